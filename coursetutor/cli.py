@@ -1,0 +1,190 @@
+"""The `coursetutor` command line: parse, call the library, print."""
+
+from __future__ import annotations
+
+import json
+import sys
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import click
+
+from . import render
+from .config import Settings, load_settings
+from .errors import CoursetutorError, InputError
+from .ingest import load_manifest
+from .types import DOC_TYPES, FileMeta, check_doc_type
+from .workspace import Workspace
+
+SAMPLE_COURSE = "numerical-methods-101"
+SAMPLE_QUESTIONS = (
+    "How does the bisection method work?",
+    "What is the order of convergence of the secant method?",
+    "When does Newton's method fail?",
+    "Come funziona il metodo di bisezione?",
+)
+
+
+class Group(click.Group):
+    """Turns every coursetutor error into one line on stderr and exit status 1."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except CoursetutorError as exc:
+            click.echo(f"Error: {exc}", err=True)
+            sys.exit(1)
+
+
+@click.group(cls=Group)
+@click.option("--config", "config_file", type=click.Path(path_type=Path), default=None,
+              help="Configuration file (default: ./coursetutor.toml if present).")
+@click.option("--data-dir", type=click.Path(path_type=Path), default=None,
+              help="Where the embedded store lives (default: .coursetutor).")
+@click.option("--tenant", default=None, help="Tenant id (default: 'default').")
+@click.version_option(package_name="coursetutor")
+@click.pass_context
+def cli(ctx: click.Context, config_file: Path | None, data_dir: Path | None,
+        tenant: str | None) -> None:
+    """coursetutor: an AI tutor that answers only from a course's own material."""
+    ctx.obj = load_settings(config_file, data_dir=data_dir, tenant=tenant)
+
+
+def _workspace(ctx: click.Context) -> Workspace:
+    settings: Settings = ctx.obj
+    return ctx.with_resource(Workspace(settings))
+
+
+@cli.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--course", required=False, help="Course id (created if new).")
+@click.option("--manifest", type=click.Path(path_type=Path), help="course.toml or YAML manifest.")
+@click.option("--type", "doc_type", type=click.Choice(DOC_TYPES), default="lecture",
+              show_default=True, help="Document type of PATHS.")
+@click.option("--topic", default="", help="Topic of PATHS.")
+@click.option("--difficulty", type=click.IntRange(1, 5), default=2, show_default=True)
+@click.option("--title", default=None, help="Document title (one file only).")
+@click.option("--language", default=None, help="Language of PATHS (default: detected).")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.pass_context
+def ingest(ctx: click.Context, paths: tuple[Path, ...], course: str | None,
+           manifest: Path | None, doc_type: str, topic: str, difficulty: int,
+           title: str | None, language: str | None, as_json: bool) -> None:
+    """Load files into a course: PDFs, Markdown, text, transcripts (.srt, .vtt, .json)."""
+    items: list[tuple[Path, FileMeta]] = []
+    course_title, course_lang = "", "en"
+    if manifest is not None:
+        m = load_manifest(manifest)
+        items.extend(m.files)
+        course = course or m.course_id
+        course_title, course_lang = m.title, m.language
+    if title and len(paths) > 1:
+        raise InputError("--title applies to a single file")
+    meta = FileMeta(check_doc_type(doc_type), topic, difficulty, title, language)
+    items.extend((p, meta) for p in _expand(paths))
+    if not course:
+        raise InputError("give --course ID (or a manifest with [course] id)")
+    if not items:
+        raise InputError("nothing to ingest: give files, folders or --manifest")
+    ws = _workspace(ctx)
+    ws.create_course(course, course_title, course_lang)
+    report = render.ingest_with_progress(ws, course, items, quiet=as_json)
+    if as_json:
+        click.echo(json.dumps(render.report_dict(report), indent=2))
+    else:
+        render.print_report(report)
+    if not report.succeeded:
+        sys.exit(1)
+
+
+def _expand(paths: tuple[Path, ...]) -> list[Path]:
+    from .ingest.loaders import LOADERS
+
+    found: list[Path] = []
+    for p in paths:
+        if p.is_dir():
+            found.extend(sorted(f for f in p.rglob("*") if f.suffix.lower() in LOADERS))
+        else:
+            found.append(p)
+    return found
+
+
+@cli.command()
+@click.argument("question")
+@click.option("--course", required=True)
+@click.option("-k", "k", type=click.IntRange(1, 100), default=5, show_default=True)
+@click.option("--mode", type=click.Choice(["hybrid", "bm25", "vector"]), default="hybrid",
+              show_default=True)
+@click.option("--type", "doc_types", multiple=True, type=click.Choice(DOC_TYPES),
+              help="Only these document types (repeatable).")
+@click.option("--max-difficulty", type=click.IntRange(1, 5), default=None)
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+def search(ctx: click.Context, question: str, course: str, k: int, mode: str,
+           doc_types: tuple[str, ...], max_difficulty: int | None, as_json: bool) -> None:
+    """Find the passages of a course that answer QUESTION."""
+    ws = _workspace(ctx)
+    types = tuple(check_doc_type(t) for t in doc_types) or None
+    hits = ws.search(question, course, k=k, mode=mode, doc_types=types,
+                     max_difficulty=max_difficulty)
+    if as_json:
+        click.echo(json.dumps([render.hit_dict(h) for h in hits], indent=2, ensure_ascii=False))
+    else:
+        render.print_hits(question, hits)
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+def courses(ctx: click.Context, as_json: bool) -> None:
+    """List the tenant's courses."""
+    render.print_courses(_workspace(ctx).courses(), as_json)
+
+
+@cli.command()
+@click.option("--course", required=True)
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+def documents(ctx: click.Context, course: str, as_json: bool) -> None:
+    """List the documents of a course."""
+    render.print_documents(_workspace(ctx).documents(course), as_json)
+
+
+@cli.command()
+@click.option("--course", required=True)
+@click.option("--document", "document_id", default=None, help="Remove only this document.")
+@click.pass_context
+def remove(ctx: click.Context, course: str, document_id: str | None) -> None:
+    """Remove a document, or a whole course with all its documents and chunks."""
+    ws = _workspace(ctx)
+    if document_id:
+        ws.remove_document(course, document_id)
+        click.echo(f"Removed document {document_id} from {course}.")
+    else:
+        ws.remove_course(course)
+        click.echo(f"Removed course {course}.")
+
+
+@cli.command()
+@click.pass_context
+def demo(ctx: click.Context) -> None:
+    """Ingest the bundled sample course and answer a few questions from it."""
+    ws = _workspace(ctx)
+    folder = resources.files("coursetutor") / "sample_course"
+    with resources.as_file(folder) as path:
+        m = load_manifest(Path(path) / "course.toml")
+        ws.create_course(SAMPLE_COURSE, m.title, m.language)
+        report = render.ingest_with_progress(ws, SAMPLE_COURSE, m.files)
+        render.print_report(report)
+    for question in SAMPLE_QUESTIONS:
+        render.print_hits(question, ws.search(question, SAMPLE_COURSE, k=3))
+
+
+from .eval.cli import eval_group  # noqa: E402
+
+cli.add_command(eval_group)
+
+
+def main() -> None:
+    cli(prog_name="coursetutor")

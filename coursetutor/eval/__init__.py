@@ -1,0 +1,1 @@
+"""Retrieval evaluation on public datasets."""

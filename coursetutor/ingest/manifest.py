@@ -1,0 +1,65 @@
+"""Course manifests (`course.toml` or YAML) listing files with their metadata."""
+
+from __future__ import annotations
+
+import dataclasses
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from ..errors import CoursetutorError, ManifestError
+from ..types import FileMeta, check_difficulty, check_doc_type
+
+
+@dataclasses.dataclass(frozen=True)
+class Manifest:
+    course_id: str | None
+    title: str
+    language: str
+    files: list[tuple[Path, FileMeta]]
+
+
+def _file_entry(entry: Any, base: Path, n: int, source: str) -> tuple[Path, FileMeta]:
+    if not isinstance(entry, dict) or "path" not in entry:
+        raise ManifestError(f"{source}: files[{n}] needs a 'path'")
+    unknown = set(entry) - {"path", "type", "topic", "difficulty", "title", "language"}
+    if unknown:
+        raise ManifestError(f"{source}: files[{n}] has unknown key(s) {', '.join(sorted(unknown))}")
+    try:
+        meta = FileMeta(
+            doc_type=check_doc_type(str(entry.get("type", "lecture"))),
+            topic=str(entry.get("topic", "")),
+            difficulty=check_difficulty(int(entry.get("difficulty", 2))),
+            title=entry.get("title"),
+            language=entry.get("language"),
+        )
+    except (CoursetutorError, ValueError) as exc:
+        raise ManifestError(f"{source}: files[{n}]: {exc}") from exc
+    return (base / str(entry["path"])).resolve(), meta
+
+
+def load_manifest(path: Path) -> Manifest:
+    """Read a course manifest; file paths are relative to the manifest's folder."""
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ManifestError(f"{path}: cannot read manifest ({exc.strerror})") from exc
+    try:
+        if path.suffix.lower() in {".yaml", ".yml"}:
+            import yaml
+
+            data = yaml.safe_load(raw)
+        else:
+            data = tomllib.loads(raw)
+    except Exception as exc:  # both parsers raise their own error types
+        raise ManifestError(f"{path}: invalid manifest ({exc})") from exc
+    if not isinstance(data, dict) or not isinstance(data.get("files"), list):
+        raise ManifestError(f"{path}: a manifest needs a 'files' list")
+    course = data.get("course") or {}
+    files = [_file_entry(e, path.parent, i, str(path)) for i, e in enumerate(data["files"])]
+    return Manifest(
+        course_id=course.get("id"),
+        title=str(course.get("title", "")),
+        language=str(course.get("language", "en")),
+        files=files,
+    )

@@ -1,0 +1,82 @@
+"""PDF loader (pypdf): one section per page, page numbers kept, cleaned text."""
+
+from __future__ import annotations
+
+import logging
+import re
+from pathlib import Path
+
+from ..errors import CorruptFileError, EmptyDocumentError, EncryptedFileError
+from ..types import Locator, Section
+from .cleaning import clean_pages, is_contents_page
+from .parsed import ParsedDocument
+
+MIN_PAGE_CHARS = 50
+_HEADING = re.compile(r"^(\d+(?:\.\d+){0,3})\.?\s+([^\n]{2,80})$")
+
+
+def _read_pages(path: Path) -> list[str]:
+    try:
+        from pypdf import PdfReader
+        from pypdf.errors import PdfReadError
+    except ImportError as exc:  # pragma: no cover - core dependency
+        raise CorruptFileError("pypdf is not installed: pip install pypdf") from exc
+    logging.getLogger("pypdf").setLevel(logging.ERROR)
+    try:
+        reader = PdfReader(str(path))
+        if reader.is_encrypted and not reader.decrypt(""):
+            raise EncryptedFileError(f"{path.name}: the PDF is password protected")
+        return [page.extract_text() or "" for page in reader.pages]
+    except EncryptedFileError:
+        raise
+    except (PdfReadError, ValueError, KeyError, TypeError, AttributeError, OSError) as exc:
+        if "encrypt" in str(exc).lower() or "password" in str(exc).lower():
+            raise EncryptedFileError(f"{path.name}: the PDF is password protected") from exc
+        raise CorruptFileError(f"{path.name}: not a readable PDF ({exc})") from exc
+    except Exception as exc:  # pypdf raises many internal types on damaged files
+        raise CorruptFileError(f"{path.name}: not a readable PDF ({type(exc).__name__})") from exc
+
+
+def heading_of(line: str) -> tuple[int, str] | None:
+    """Numbered heading ('2.1 Newton's method') -> (depth, text); None for body text."""
+    m = _HEADING.match(line.strip())
+    if not m or m.group(2).rstrip().endswith((".", ",", ";", ":")):
+        return None
+    if not m.group(2)[0].isalpha():
+        return None
+    return m.group(1).count(".") + 1, f"{m.group(1)} {m.group(2).strip()}"
+
+
+def load_pdf(path: Path) -> ParsedDocument:
+    """Read a PDF into one section per page with a running section path."""
+    raw = _read_pages(path)
+    if not raw:
+        raise EmptyDocumentError(f"{path.name}: the PDF has no pages")
+    pages = clean_pages(raw)
+    doc = ParsedDocument(title=path.stem, sections=[], kind="pages", pages=len(raw))
+    trail: list[str] = []
+    for number, text in enumerate(pages, start=1):
+        if len(text.strip()) < MIN_PAGE_CHARS:
+            doc.no_text_pages.append(number)
+            continue
+        if is_contents_page(text):
+            doc.dropped_pages.append(number)
+            continue
+        page_path = tuple(trail)
+        lines = [ln for ln in text.split("\n") if ln.strip()]
+        for i, line in enumerate(lines):
+            found = heading_of(line)
+            if found:
+                depth, title = found
+                trail = trail[: depth - 1] + [title]
+                if i < 3 or not page_path:
+                    page_path = tuple(trail)
+        doc.sections.append(Section(text=text, path=page_path, locator=Locator(page=number)))
+    if not doc.sections:
+        raise EmptyDocumentError(
+            f"{path.name}: no page has a text layer ({len(raw)} pages; scanned PDFs need OCR)"
+        )
+    first = doc.sections[0].text.strip().split("\n", 1)[0].strip()
+    if 3 <= len(first) <= 120:
+        doc.title = first
+    return doc

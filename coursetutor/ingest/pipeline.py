@@ -1,0 +1,220 @@
+"""Ingestion: load, clean, chunk, embed (once per text) and store each file atomically."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import re
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from ..config import Settings
+from ..errors import CoursetutorError, InputError
+from ..retrieval.embed import EmbeddingModel
+from ..retrieval.language import detect_language
+from ..retrieval.tokenize import tokenize
+from ..store import ChunkRow, Store
+from ..types import ChunkDraft, Document, FileMeta
+from .chunking import ChunkSizes, chunk_prose, chunk_slides, chunk_timed
+from .loaders import load
+from .parsed import ParsedDocument
+
+PIPELINE_VERSION = "1"
+
+
+@dataclasses.dataclass
+class FileResult:
+    """What happened to one file."""
+
+    path: str
+    status: str  # added, updated, unchanged, failed
+    document_id: str = ""
+    pages: int = 0
+    chunks: int = 0
+    embedded: int = 0
+    no_text_pages: list[int] = dataclasses.field(default_factory=list)
+    dropped_pages: list[int] = dataclasses.field(default_factory=list)
+    message: str = ""
+
+
+@dataclasses.dataclass
+class IngestReport:
+    """The outcome of one ingest run."""
+
+    course: str
+    files: list[FileResult]
+    seconds: float = 0.0
+
+    @property
+    def failed(self) -> list[FileResult]:
+        return [f for f in self.files if f.status == "failed"]
+
+    @property
+    def succeeded(self) -> list[FileResult]:
+        return [f for f in self.files if f.status != "failed"]
+
+    def totals(self) -> dict[str, int]:
+        return {
+            "files": len(self.files),
+            "failed": len(self.failed),
+            "pages": sum(f.pages for f in self.files),
+            "chunks": sum(f.chunks for f in self.files),
+            "embedded": sum(f.embedded for f in self.files),
+            "no_text_pages": sum(len(f.no_text_pages) for f in self.files),
+        }
+
+
+@dataclasses.dataclass(frozen=True)
+class Progress:
+    """A progress event: a stage of one file, with counts so far."""
+
+    path: str
+    stage: str  # parsed, embedding, stored, skipped, failed
+    pages: int = 0
+    chunks: int = 0
+    embedded: int = 0
+    to_embed: int = 0
+
+
+ProgressFn = Callable[[Progress], None]
+
+
+def document_id(path: Path) -> str:
+    """A stable, readable document id from the file name."""
+    return re.sub(r"[^a-z0-9]+", "-", path.name.lower()).strip("-") or "document"
+
+
+def content_hash(data: bytes, meta: FileMeta) -> str:
+    """Hash of the file bytes, its metadata and the pipeline version."""
+    h = hashlib.sha256(data)
+    h.update(json.dumps(dataclasses.asdict(meta), sort_keys=True).encode())
+    h.update(PIPELINE_VERSION.encode())
+    return h.hexdigest()
+
+
+def text_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+
+
+def index_text(title: str, path: tuple[str, ...], text: str) -> str:
+    """Contextual text for retrieval: document title and section path before the chunk."""
+    heading = " > ".join(p for p in path if p and p != title)
+    return "\n".join(x for x in (title, heading, text) if x)
+
+
+class Ingestor:
+    """Loads files into one course of one tenant."""
+
+    def __init__(self, store: Store, embedder: EmbeddingModel, settings: Settings) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.settings = settings
+        self.sizes = ChunkSizes(
+            target=settings.chunk_target_tokens,
+            maximum=settings.chunk_max_tokens,
+            overlap=settings.chunk_overlap,
+            window_seconds=settings.transcript_window_seconds,
+            max_seconds=settings.transcript_max_seconds,
+        )
+
+    def ingest(
+        self,
+        tenant: str,
+        course: str,
+        items: list[tuple[Path, FileMeta]],
+        progress: ProgressFn | None = None,
+    ) -> IngestReport:
+        """Ingest every file; a failing file is reported and the rest still go in."""
+        started = time.perf_counter()
+        info = self.store.get_course(tenant, course)
+        report = IngestReport(course=course, files=[])
+        notify = progress or (lambda _p: None)
+        for path, meta in items:
+            try:
+                result = self._one(tenant, course, info.language, path, meta, notify)
+            except CoursetutorError as exc:
+                result = FileResult(path=str(path), status="failed", message=str(exc))
+                notify(Progress(str(path), "failed"))
+            report.files.append(result)
+        report.seconds = time.perf_counter() - started
+        return report
+
+    def _one(
+        self, tenant: str, course: str, language: str, path: Path, meta: FileMeta,
+        notify: ProgressFn,
+    ) -> FileResult:
+        data = _read_checked(path, self.settings.max_file_bytes)
+        doc_id = document_id(path)
+        digest = content_hash(data, meta)
+        old = self.store.find_document(tenant, course, doc_id)
+        if old is not None and old.content_hash == digest:
+            notify(Progress(str(path), "skipped", old.pages, old.chunks))
+            return FileResult(str(path), "unchanged", doc_id, old.pages, old.chunks)
+        parsed = load(path)
+        drafts = self._chunk(parsed, meta)
+        title = meta.title or parsed.title
+        lang = meta.language or detect_language(
+            " ".join(d.text for d in drafts[:5])[:4000], default=language
+        )
+        notify(Progress(str(path), "parsed", parsed.pages, len(drafts)))
+        rows = [self._row(d, title, lang) for d in drafts]
+        embedded = self._embed(rows, title, str(path), parsed.pages, notify)
+        document = Document(
+            tenant=tenant, course=course, id=doc_id, title=title, doc_type=meta.doc_type,
+            topic=meta.topic, difficulty=meta.difficulty, language=lang,
+            source_name=path.name, content_hash=digest, pages=parsed.pages, chunks=len(rows),
+        )
+        stored = self.store.replace_document(document, rows)
+        notify(Progress(str(path), "stored", parsed.pages, stored, embedded))
+        return FileResult(
+            str(path), "updated" if old else "added", doc_id, parsed.pages, stored, embedded,
+            parsed.no_text_pages, parsed.dropped_pages,
+        )
+
+    def _chunk(self, parsed: ParsedDocument, meta: FileMeta) -> list[ChunkDraft]:
+        count = self.embedder.token_count
+        if parsed.kind == "timed":
+            return chunk_timed(parsed.sections, self.sizes, count)
+        if meta.doc_type == "slides":
+            return chunk_slides(parsed.sections, self.sizes, count)
+        return chunk_prose(parsed.sections, self.sizes, count)
+
+    def _row(self, d: ChunkDraft, title: str, language: str) -> ChunkRow:
+        context = index_text(title, d.section_path, d.text)
+        return ChunkRow(
+            id=text_hash(d.text), text=d.text, section_path=d.section_path, locator=d.locator,
+            ordinal=d.ordinal, n_tokens=d.n_tokens, terms=tuple(tokenize(context, language)),
+            vector_key=text_hash(context),
+        )
+
+    def _embed(
+        self, rows: list[ChunkRow], title: str, path: str, pages: int, notify: ProgressFn
+    ) -> int:
+        """Embed the texts not embedded before; returns how many were embedded now."""
+        model = self.embedder.model_id
+        texts = {r.vector_key: index_text(title, r.section_path, r.text) for r in rows}
+        have = self.store.get_vectors(model, list(texts))
+        todo = [k for k in texts if k not in have]
+        batch = self.settings.embed_batch_size
+        for i in range(0, len(todo), batch):
+            keys = todo[i : i + batch]
+            vectors = self.embedder.embed_batch([texts[k] for k in keys], is_query=False)
+            self.store.put_vectors(model, dict(zip(keys, vectors, strict=True)))
+            notify(Progress(path, "embedding", pages, len(rows), i + len(keys), len(todo)))
+        return len(todo)
+
+
+def _read_checked(path: Path, limit: int) -> bytes:
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror})") from exc
+    if path.is_dir():
+        raise InputError(f"{path}: is a directory")
+    if size > limit:
+        raise InputError(f"{path.name}: {size} bytes is over the {limit}-byte upload limit")
+    if size == 0:
+        raise InputError(f"{path.name}: the file is empty")
+    return path.read_bytes()

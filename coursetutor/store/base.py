@@ -1,0 +1,93 @@
+"""The store contract every backend (SQLite, PostgreSQL) fulfils and is tested against."""
+
+from __future__ import annotations
+
+import abc
+import dataclasses
+
+import numpy as np
+import numpy.typing as npt
+
+from ..types import Chunk, Course, Document, Locator, SearchFilters
+
+Vector = npt.NDArray[np.float32]
+
+
+@dataclasses.dataclass(frozen=True)
+class ChunkRow:
+    """A chunk as the ingest pipeline hands it to the store."""
+
+    id: str
+    text: str
+    section_path: tuple[str, ...]
+    locator: Locator
+    ordinal: int
+    n_tokens: int
+    terms: tuple[str, ...]
+    vector_key: str
+
+
+@dataclasses.dataclass(frozen=True)
+class KeywordResult:
+    """Keyword hits plus how much of the query's IDF mass the best hit matched."""
+
+    hits: list[tuple[str, float]]
+    evidence: float
+
+
+class Store(abc.ABC):
+    """Courses, documents, chunks, vectors and the keyword index of one deployment."""
+
+    @abc.abstractmethod
+    def close(self) -> None: ...
+
+    # courses
+    @abc.abstractmethod
+    def ensure_course(self, tenant: str, course: str, title: str = "", language: str = "en") -> Course: ...
+
+    @abc.abstractmethod
+    def get_course(self, tenant: str, course: str) -> Course: ...
+
+    @abc.abstractmethod
+    def list_courses(self, tenant: str) -> list[Course]: ...
+
+    @abc.abstractmethod
+    def remove_course(self, tenant: str, course: str) -> None: ...
+
+    # documents
+    @abc.abstractmethod
+    def find_document(self, tenant: str, course: str, document_id: str) -> Document | None: ...
+
+    @abc.abstractmethod
+    def list_documents(self, tenant: str, course: str) -> list[Document]: ...
+
+    @abc.abstractmethod
+    def replace_document(self, document: Document, chunks: list[ChunkRow]) -> int:
+        """Atomically store `document` with `chunks`, replacing any earlier version.
+
+        Returns how many chunks were stored (identical chunks in one course are stored once).
+        """
+
+    @abc.abstractmethod
+    def remove_document(self, tenant: str, course: str, document_id: str) -> None: ...
+
+    # vectors (a cache keyed by embedding model and text hash)
+    @abc.abstractmethod
+    def get_vectors(self, model: str, keys: list[str]) -> dict[str, Vector]: ...
+
+    @abc.abstractmethod
+    def put_vectors(self, model: str, vectors: dict[str, Vector]) -> None: ...
+
+    # search
+    @abc.abstractmethod
+    def keyword_search(
+        self, filters: SearchFilters, terms: list[str], limit: int
+    ) -> KeywordResult: ...
+
+    @abc.abstractmethod
+    def vector_search(
+        self, filters: SearchFilters, model: str, vector: Vector, limit: int
+    ) -> list[tuple[str, float]]: ...
+
+    @abc.abstractmethod
+    def get_chunks(self, filters: SearchFilters, chunk_ids: list[str]) -> dict[str, Chunk]: ...

@@ -1,0 +1,347 @@
+"""The embedded default store: one SQLite file in WAL mode."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import NotFoundError, StoreError
+from ..retrieval.bm25 import idf
+from ..types import Chunk, Course, Document, Locator, SearchFilters, check_doc_type
+from .base import ChunkRow, KeywordResult, Store, Vector
+from .scope_index import ScopeIndex, top_k
+
+
+def migrations() -> list[tuple[int, str]]:
+    """Numbered schema migrations shipped with the package, in order."""
+    folder = resources.files("coursetutor.store") / "migrations"
+    found = []
+    for entry in folder.iterdir():
+        if entry.name.endswith(".sql"):
+            found.append((int(entry.name.split("_", 1)[0]), entry.read_text(encoding="utf-8")))
+    return sorted(found)
+
+
+class SQLiteStore(Store):
+    """Store backed by a single SQLite database file."""
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = str(path)
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA foreign_keys=ON")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute("PRAGMA busy_timeout=10000")
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open store {self.path}: {exc}") from exc
+        self._lock = threading.RLock()
+        self._indexes: dict[tuple[str, str], ScopeIndex] = {}
+        self.migrate()
+
+    # -- plumbing ---------------------------------------------------------
+    def close(self) -> None:
+        self._db.close()
+
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+                yield self._db
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+
+    def migrate(self) -> int:
+        """Apply pending migrations; return the schema version."""
+        with self._tx() as db:
+            db.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+            row = db.execute("SELECT MAX(version) FROM schema_version").fetchone()
+            current = row[0] or 0
+            known = migrations()
+            if current > known[-1][0]:
+                raise StoreError(
+                    f"store schema version {current} is newer than this coursetutor "
+                    f"({known[-1][0]}); upgrade coursetutor"
+                )
+            for version, sql in known:
+                if version > current:
+                    for statement in sql.split(";\n"):
+                        if statement.strip():
+                            db.execute(statement)
+                    db.execute("INSERT INTO schema_version (version) VALUES (?)", (version,))
+                    current = version
+        return int(current)
+
+    def _bump(self, db: sqlite3.Connection, tenant: str, course: str) -> None:
+        db.execute(
+            "UPDATE courses SET generation = generation + 1 WHERE tenant = ? AND id = ?",
+            (tenant, course),
+        )
+
+    # -- courses ----------------------------------------------------------
+    def ensure_course(
+        self, tenant: str, course: str, title: str = "", language: str = "en"
+    ) -> Course:
+        with self._tx() as db:
+            db.execute(
+                "INSERT INTO courses (tenant, id, title, language) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT (tenant, id) DO UPDATE SET "
+                "title = CASE WHEN excluded.title != '' THEN excluded.title ELSE title END",
+                (tenant, course, title or course, language),
+            )
+        return self.get_course(tenant, course)
+
+    def _course_rows(self, tenant: str, course: str | None) -> list[sqlite3.Row]:
+        sql = (
+            "SELECT c.tenant, c.id, c.title, c.language, "
+            "(SELECT COUNT(*) FROM documents d WHERE d.tenant = c.tenant AND d.course = c.id), "
+            "(SELECT COUNT(*) FROM chunks k WHERE k.tenant = c.tenant AND k.course = c.id) "
+            "FROM courses c WHERE c.tenant = ?"
+        )
+        params: tuple[str, ...] = (tenant,)
+        if course is not None:
+            sql += " AND c.id = ?"
+            params = (tenant, course)
+        return self._db.execute(sql + " ORDER BY c.id", params).fetchall()
+
+    def get_course(self, tenant: str, course: str) -> Course:
+        rows = self._course_rows(tenant, course)
+        if not rows:
+            raise NotFoundError(f"course {course!r} does not exist")
+        return Course(*rows[0])
+
+    def list_courses(self, tenant: str) -> list[Course]:
+        return [Course(*r) for r in self._course_rows(tenant, None)]
+
+    def remove_course(self, tenant: str, course: str) -> None:
+        self.get_course(tenant, course)
+        with self._tx() as db:
+            db.execute("DELETE FROM chunks WHERE tenant = ? AND course = ?", (tenant, course))
+            db.execute("DELETE FROM documents WHERE tenant = ? AND course = ?", (tenant, course))
+            db.execute("DELETE FROM courses WHERE tenant = ? AND id = ?", (tenant, course))
+        self._indexes.pop((tenant, course), None)
+
+    # -- documents --------------------------------------------------------
+    _DOC_SQL = (
+        "SELECT d.tenant, d.course, d.id, d.title, d.doc_type, d.topic, d.difficulty, "
+        "d.language, d.source_name, d.content_hash, d.pages, "
+        "(SELECT COUNT(*) FROM chunks k WHERE k.tenant = d.tenant AND k.course = d.course "
+        "AND k.document_id = d.id) FROM documents d WHERE d.tenant = ? AND d.course = ?"
+    )
+
+    @staticmethod
+    def _document(row: tuple) -> Document:  # type: ignore[type-arg]
+        values = list(row)
+        values[4] = check_doc_type(values[4])
+        return Document(*values)
+
+    def find_document(self, tenant: str, course: str, document_id: str) -> Document | None:
+        row = self._db.execute(
+            self._DOC_SQL + " AND d.id = ?", (tenant, course, document_id)
+        ).fetchone()
+        return self._document(row) if row else None
+
+    def list_documents(self, tenant: str, course: str) -> list[Document]:
+        self.get_course(tenant, course)
+        rows = self._db.execute(self._DOC_SQL + " ORDER BY d.id", (tenant, course)).fetchall()
+        return [self._document(r) for r in rows]
+
+    def remove_document(self, tenant: str, course: str, document_id: str) -> None:
+        if self.find_document(tenant, course, document_id) is None:
+            raise NotFoundError(f"document {document_id!r} does not exist in course {course!r}")
+        with self._tx() as db:
+            db.execute(
+                "DELETE FROM chunks WHERE tenant = ? AND course = ? AND document_id = ?",
+                (tenant, course, document_id),
+            )
+            db.execute(
+                "DELETE FROM documents WHERE tenant = ? AND course = ? AND id = ?",
+                (tenant, course, document_id),
+            )
+            self._bump(db, tenant, course)
+
+    def _term_ids(self, db: sqlite3.Connection, terms: set[str]) -> dict[str, int]:
+        db.executemany("INSERT OR IGNORE INTO terms (term) VALUES (?)", [(t,) for t in terms])
+        return self._lookup_terms(db, terms)
+
+    @staticmethod
+    def _lookup_terms(db: sqlite3.Connection, terms: set[str]) -> dict[str, int]:
+        found: dict[str, int] = {}
+        items = sorted(terms)
+        for i in range(0, len(items), 500):
+            part = items[i : i + 500]
+            marks = ",".join("?" * len(part))
+            for term, tid in db.execute(
+                f"SELECT term, id FROM terms WHERE term IN ({marks})", part
+            ):
+                found[term] = tid
+        return found
+
+    def replace_document(self, document: Document, chunks: list[ChunkRow]) -> int:
+        d = document
+        with self._tx() as db:
+            db.execute(
+                "DELETE FROM chunks WHERE tenant = ? AND course = ? AND document_id = ?",
+                (d.tenant, d.course, d.id),
+            )
+            db.execute(
+                "INSERT OR REPLACE INTO documents (tenant, course, id, title, doc_type, topic, "
+                "difficulty, language, source_name, content_hash, pages) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (d.tenant, d.course, d.id, d.title, d.doc_type, d.topic, d.difficulty,
+                 d.language, d.source_name, d.content_hash, d.pages),
+            )
+            ids = self._term_ids(db, {t for c in chunks for t in c.terms})
+            stored = 0
+            for c in chunks:
+                counts = Counter(ids[t] for t in c.terms)
+                term_ids = np.fromiter(counts.keys(), dtype=np.int32, count=len(counts))
+                tfs = np.fromiter(counts.values(), dtype=np.float32, count=len(counts))
+                cur = db.execute(
+                    "INSERT OR IGNORE INTO chunks (tenant, course, document_id, id, ordinal, text, "
+                    "section_path, page, start_s, end_s, anchor, n_tokens, n_terms, term_ids, "
+                    "term_tfs, vector_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (d.tenant, d.course, d.id, c.id, c.ordinal, c.text,
+                     json.dumps(list(c.section_path), ensure_ascii=False), c.locator.page,
+                     c.locator.start, c.locator.end, c.locator.anchor, c.n_tokens,
+                     len(c.terms), term_ids.tobytes(), tfs.tobytes(), c.vector_key),
+                )
+                stored += cur.rowcount
+            self._bump(db, d.tenant, d.course)
+        return stored
+
+    # -- vectors ----------------------------------------------------------
+    def get_vectors(self, model: str, keys: list[str]) -> dict[str, Vector]:
+        found: dict[str, Vector] = {}
+        for i in range(0, len(keys), 500):
+            part = keys[i : i + 500]
+            marks = ",".join("?" * len(part))
+            for key, blob in self._db.execute(
+                f"SELECT key, vector FROM vectors WHERE model = ? AND key IN ({marks})",
+                [model, *part],
+            ):
+                found[key] = np.frombuffer(blob, dtype=np.float32)
+        return found
+
+    def put_vectors(self, model: str, vectors: dict[str, Vector]) -> None:
+        with self._tx() as db:
+            db.executemany(
+                "INSERT OR REPLACE INTO vectors (model, key, dim, vector) VALUES (?, ?, ?, ?)",
+                [(model, k, int(v.shape[0]), np.asarray(v, np.float32).tobytes())
+                 for k, v in vectors.items()],
+            )
+
+    # -- search -----------------------------------------------------------
+    def _scope(self, filters: SearchFilters, model: str | None = None) -> ScopeIndex:
+        key = (filters.tenant, filters.course)
+        row = self._db.execute(
+            "SELECT generation FROM courses WHERE tenant = ? AND id = ?", key
+        ).fetchone()
+        if row is None:
+            raise NotFoundError(f"course {filters.course!r} does not exist")
+        index = self._indexes.get(key)
+        if index is None or index.generation != row[0]:
+            with self._lock:
+                rows = self._db.execute(
+                    "SELECT k.id, d.doc_type, d.difficulty, k.n_terms, k.term_ids, k.term_tfs "
+                    "FROM chunks k JOIN documents d ON d.tenant = k.tenant AND d.course = k.course "
+                    "AND d.id = k.document_id WHERE k.tenant = ? AND k.course = ? ORDER BY k.pk",
+                    key,
+                ).fetchall()
+                index = ScopeIndex.build(row[0], rows, {})
+                self._indexes[key] = index
+        if model is not None and model not in index.vectors:
+            index.vectors[model] = self._load_vectors(filters, model, len(index.chunk_ids))
+        return index
+
+    def _load_vectors(self, filters: SearchFilters, model: str, n: int) -> Vector:
+        rows = self._db.execute(
+            "SELECT v.vector FROM chunks k LEFT JOIN vectors v ON v.model = ? AND v.key = k.vector_key "
+            "WHERE k.tenant = ? AND k.course = ? ORDER BY k.pk",
+            (model, filters.tenant, filters.course),
+        ).fetchall()
+        if any(r[0] is None for r in rows):
+            raise StoreError(f"some chunks have no {model} vector; re-ingest the course")
+        if not rows:
+            return np.zeros((0, 1), dtype=np.float32)
+        return np.vstack([np.frombuffer(r[0], dtype=np.float32) for r in rows])
+
+    def keyword_search(
+        self, filters: SearchFilters, terms: list[str], limit: int
+    ) -> KeywordResult:
+        index = self._scope(filters)
+        known = self._lookup_terms(self._db, set(terms))
+        columns = index.bm25.columns([known[t] for t in terms if t in known])
+        scores = index.bm25.scores(columns)
+        hits = top_k(scores, limit, index.mask(filters), positive_only=True)
+        evidence = self._evidence(index, terms, known, columns, hits)
+        return KeywordResult([(index.chunk_ids[i], s) for i, s in hits], evidence)
+
+    @staticmethod
+    def _evidence(
+        index: ScopeIndex, terms: list[str], known: dict[str, int], columns: list[int],
+        hits: list[tuple[int, float]],
+    ) -> float:
+        """Share of the query's IDF mass matched by the top keyword hit."""
+        bm = index.bm25
+        col_of = dict(zip([known[t] for t in terms if t in known], columns, strict=False))
+        total = 0.0
+        matched = 0.0
+        top = hits[0][0] if hits else -1
+        for t in set(terms):
+            col = col_of.get(known.get(t, -1))
+            weight = float(bm.idf[col]) if col is not None else idf(bm.n_docs, 0)
+            total += weight
+            if col is not None and top >= 0:
+                rows = bm.rows[bm.indptr[col] : bm.indptr[col + 1]]
+                if np.any(rows == top):
+                    matched += weight
+        return matched / total if total else 0.0
+
+    def vector_search(
+        self, filters: SearchFilters, model: str, vector: Vector, limit: int
+    ) -> list[tuple[str, float]]:
+        index = self._scope(filters, model)
+        matrix = index.vectors[model]
+        if matrix.shape[0] == 0:
+            return []
+        scores = matrix @ np.asarray(vector, dtype=np.float32)
+        hits = top_k(scores, limit, index.mask(filters))
+        return [(index.chunk_ids[i], s) for i, s in hits]
+
+    def get_chunks(self, filters: SearchFilters, chunk_ids: list[str]) -> dict[str, Chunk]:
+        if not chunk_ids:
+            return {}
+        marks = ",".join("?" * len(chunk_ids))
+        rows = self._db.execute(
+            "SELECT k.id, k.tenant, k.course, k.document_id, d.title, d.doc_type, d.topic, "
+            "k.section_path, d.difficulty, d.language, k.page, k.start_s, k.end_s, k.anchor, "
+            "k.text, k.vector_key, k.ordinal FROM chunks k JOIN documents d "
+            "ON d.tenant = k.tenant AND d.course = k.course AND d.id = k.document_id "
+            f"WHERE k.tenant = ? AND k.course = ? AND k.id IN ({marks})",
+            [filters.tenant, filters.course, *chunk_ids],
+        ).fetchall()
+        return {r[0]: _chunk(r) for r in rows}
+
+
+def _chunk(r: tuple) -> Chunk:  # type: ignore[type-arg]
+    return Chunk(
+        id=r[0], tenant=r[1], course=r[2], document_id=r[3], document_title=r[4],
+        doc_type=check_doc_type(r[5]), topic=r[6], section_path=tuple(json.loads(r[7])),
+        difficulty=r[8], language=r[9],
+        locator=Locator(page=r[10], start=r[11], end=r[12], anchor=r[13]),
+        text=r[14], content_hash=r[15], ordinal=r[16],
+    )

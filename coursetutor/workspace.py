@@ -1,0 +1,83 @@
+"""The library facade: one store, one embedder and one retriever built from settings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .config import Settings
+from .ingest import IngestReport, Ingestor, Progress
+from .ingest.pipeline import ProgressFn
+from .retrieval import EmbeddingModel, Retriever, SearchTrace, get_embedder
+from .store import Store, open_store
+from .types import Course, Document, DocType, FileMeta, Hit, SearchFilters
+
+__all__ = ["Progress", "Workspace"]
+
+
+class Workspace:
+    """Everything a command needs for one tenant, built once from settings."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        store: Store | None = None,
+        embedder: EmbeddingModel | None = None,
+    ) -> None:
+        self.settings = settings
+        self.tenant = settings.tenant
+        self.store = store or open_store(settings.store_url)
+        self._embedder = embedder
+
+    @property
+    def embedder(self) -> EmbeddingModel:
+        """The embedding model, loaded on first use."""
+        if self._embedder is None:
+            self._embedder = get_embedder(self.settings.embedder)
+        return self._embedder
+
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> Workspace:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def create_course(self, course: str, title: str = "", language: str = "en") -> Course:
+        return self.store.ensure_course(self.tenant, course, title, language)
+
+    def courses(self) -> list[Course]:
+        return self.store.list_courses(self.tenant)
+
+    def documents(self, course: str) -> list[Document]:
+        return self.store.list_documents(self.tenant, course)
+
+    def remove_course(self, course: str) -> None:
+        self.store.remove_course(self.tenant, course)
+
+    def remove_document(self, course: str, document_id: str) -> None:
+        self.store.remove_document(self.tenant, course, document_id)
+
+    def ingest(
+        self,
+        course: str,
+        items: list[tuple[Path, FileMeta]],
+        progress: ProgressFn | None = None,
+    ) -> IngestReport:
+        ingestor = Ingestor(self.store, self.embedder, self.settings)
+        return ingestor.ingest(self.tenant, course, items, progress)
+
+    def search(
+        self,
+        query: str,
+        course: str,
+        k: int = 5,
+        mode: str = "hybrid",
+        doc_types: tuple[DocType, ...] | None = None,
+        max_difficulty: int | None = None,
+        trace: SearchTrace | None = None,
+    ) -> list[Hit]:
+        filters = SearchFilters(self.tenant, course, doc_types, max_difficulty)
+        retriever = Retriever(self.store, self.embedder, self.settings)
+        return retriever.search(query, filters, k=k, mode=mode, trace=trace)
