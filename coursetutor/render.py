@@ -16,7 +16,7 @@ from rich.table import Table
 
 from .ingest import IngestReport
 from .ingest import Progress as IngestProgress
-from .types import Course, Document, FileMeta, Hit
+from .types import Course, Document, FileMeta, Hit, Locator
 from .workspace import Workspace
 
 console = Console(stderr=True)
@@ -100,12 +100,17 @@ def hit_dict(hit: Hit) -> dict[str, Any]:
         "title": c.document_title,
         "type": c.doc_type,
         "section": list(c.section_path),
-        "locator": {k: v for k, v in dataclasses.asdict(c.locator).items() if v is not None},
+        "locator": _locator(c.locator),
+        "cite": _locator(hit.locator),
         "language": c.language,
         "score": round(hit.score, 6),
         "ranks": hit.ranks,
         "text": c.text,
     }
+
+
+def _locator(loc: Locator) -> dict[str, Any]:
+    return {k: v for k, v in dataclasses.asdict(loc).items() if v is not None}
 
 
 def print_hits(question: str, hits: list[Hit]) -> None:
@@ -114,7 +119,7 @@ def print_hits(question: str, hits: list[Hit]) -> None:
         out.print("  no passage found")
     for i, h in enumerate(hits, start=1):
         c = h.chunk
-        where = " / ".join([c.document_title, *c.section_path[-1:], c.locator.label()])
+        where = " / ".join([c.document_title, *c.section_path[-1:], h.locator.label()])
         ranks = " ".join(f"{k}#{v}" if v else f"{k}:-" for k, v in h.ranks.items())
         snippet = " ".join(c.text.split())[:220]
         out.print(f"  \\[{i}] [cyan]{escape(where)}[/cyan] ({c.doc_type}, {ranks})")

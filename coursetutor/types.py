@@ -72,6 +72,7 @@ class FileMeta:
     difficulty: int = 2
     title: str | None = None
     language: str | None = None
+    source_name: str | None = None  # the name the document is known by (path in the course)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -92,6 +93,7 @@ class ChunkDraft:
     locator: Locator
     ordinal: int
     n_tokens: int
+    cues: tuple[tuple[float, float, int], ...] = ()  # (start s, end s, char offset) per cue
 
 
 @dataclasses.dataclass(frozen=True)
@@ -138,6 +140,7 @@ class Chunk:
     text: str
     content_hash: str
     ordinal: int
+    cues: tuple[tuple[float, float, int], ...] = ()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -148,6 +151,7 @@ class Hit:
     score: float
     ranks: dict[str, int | None]
     scores: dict[str, float | None]
+    locator: Locator  # where a citation opens: the chunk's, or the best moment of a transcript
 
 
 @dataclasses.dataclass(frozen=True)

@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from .config import Settings
-from .ingest import IngestReport, Ingestor, Progress
+from .ingest import Ingestor, IngestReport, Progress
 from .ingest.pipeline import ProgressFn
 from .retrieval import EmbeddingModel, Retriever, SearchTrace, get_embedder
 from .store import Store, open_store
-from .types import Course, Document, DocType, FileMeta, Hit, SearchFilters
+from .types import Course, DocType, Document, FileMeta, Hit, SearchFilters
 
 __all__ = ["Progress", "Workspace"]
 
@@ -32,7 +32,7 @@ class Workspace:
     def embedder(self) -> EmbeddingModel:
         """The embedding model, loaded on first use."""
         if self._embedder is None:
-            self._embedder = get_embedder(self.settings.embedder)
+            self._embedder = get_embedder(self.settings.embedder, self.settings.embed_threads)
         return self._embedder
 
     def close(self) -> None:

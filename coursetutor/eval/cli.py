@@ -2,9 +2,74 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import click
+
+from ..config import Settings
+from ..errors import InputError
+from ..workspace import Workspace
+from . import datasets
+from .retrieval import eval_tvqa, eval_units
 
 
 @click.group("eval")
 def eval_group() -> None:
     """Measure retrieval quality on real datasets."""
+
+
+def _language(path: Path, default: str) -> str:
+    tail = path.stem.rsplit("-", 1)[-1]
+    return tail if len(tail) == 2 and tail.isalpha() else default
+
+
+@eval_group.command("retrieval")
+@click.option("--dataset", type=click.Choice(datasets.DATASETS), required=True)
+@click.option("--path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              required=True, help="The dataset file (questions; units too except for tvqa).")
+@click.option("--query-lang", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="XQuAD-R file of another language to take the questions from.")
+@click.option("--videos", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="TutorialVQA transcripts (tvqa-videos.json).")
+@click.option("--limit", type=click.IntRange(1), default=None, help="Only the first N questions.")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+def retrieval(ctx: click.Context, dataset: str, path: Path, query_lang: Path | None,
+              videos: Path | None, limit: int | None, as_json: bool) -> None:
+    """R@1, R@5, R@10 and MRR@10 for BM25 alone, vectors alone and hybrid."""
+    settings: Settings = ctx.obj
+    ws = ctx.with_resource(Workspace(settings))
+    ws.tenant = "eval"
+    progress = None if as_json else _progress
+    if dataset == "tvqa":
+        if videos is None:
+            raise InputError("--videos FILE (tvqa-videos.json) is required for tvqa")
+        result = eval_tvqa(ws, videos, path, progress)
+    else:
+        if dataset == "xquadr":
+            units = datasets.load_xquadr(path, _language(path, "en"))
+        elif dataset == "squad":
+            units = datasets.load_squad(path, _language(path, "it"))
+        else:
+            units = datasets.load_clapnq(path)
+        if limit:
+            units.questions = units.questions[:limit]
+        queries = datasets.xquadr_questions(query_lang) if query_lang else None
+        name = dataset if query_lang is None else f"{dataset}-{_language(query_lang, 'xx')}"
+        result = eval_units(ws, f"{name}-{units.language}", units, queries, progress)
+    if as_json:
+        click.echo(json.dumps(result, indent=2))
+        return
+    click.echo(f"\n{result['dataset']}: {result['questions']} questions, "
+               f"{result['units']} units, {result['seconds']} s")
+    click.echo(f"{'':8}{'R@1':>8}{'R@5':>8}{'R@10':>8}{'MRR@10':>8}")
+    for mode in ("bm25", "vector", "hybrid"):
+        m = result[mode]
+        click.echo(f"{mode:8}" + "".join(f"{m[k]:>8.3f}" for k in ("R@1", "R@5", "R@10",
+                                                                    "MRR@10")))
+
+
+def _progress(done: int, total: int) -> None:
+    if done % 100 == 0 or done == total:
+        click.echo(f"  {done}/{total} questions", err=True)

@@ -10,7 +10,9 @@ from ..types import ChunkDraft, Locator, Section
 
 Counter = Callable[[str], int]
 
-_SENTENCE_END = re.compile(r"(?<=[.!?;:])\s+(?=[\"'(\[]?[A-ZÀ-ÖØ-Þ0-9])|(?<=[。！？；])")
+_SENTENCE_END = re.compile(
+    r"[.!?;:][\"'”’)\]]*(\s+)(?=[\"'“‘(\[]?[A-ZÀ-ÖØ-Þ0-9])|[。！？；][”’」』)]*()"
+)
 _ENDS_SENTENCE = re.compile(r"[.!?。！？…]['\")\]]*$")
 
 
@@ -26,7 +28,14 @@ class ChunkSizes:
 
 def split_sentences(text: str) -> list[str]:
     """Split text into sentences at terminal punctuation followed by a capital (or CJK stops)."""
-    parts = [p.strip() for p in _SENTENCE_END.split(text.replace("\n", " "))]
+    text = text.replace("\n", " ")
+    parts: list[str] = []
+    start = 0
+    for m in _SENTENCE_END.finditer(text):
+        cut = m.start(1) if m.group(1) is not None else m.end()
+        parts.append(text[start:cut].strip())
+        start = cut
+    parts.append(text[start:].strip())
     return [p for p in parts if p]
 
 
@@ -155,8 +164,12 @@ def chunk_timed(cues: list[Section], sizes: ChunkSizes, count: Counter) -> list[
         nonlocal tokens
         text = " ".join(c.text for c in window)
         start, end = window[0].locator.start or 0.0, window[-1].locator.end or 0.0
+        offsets, pos = [], 0
+        for c in window:
+            offsets.append((c.locator.start or 0.0, c.locator.end or 0.0, pos))
+            pos += len(c.text) + 1
         drafts.append(ChunkDraft(text, window[0].path, Locator(start=start, end=end),
-                                 len(drafts), tokens))
+                                 len(drafts), tokens, tuple(offsets)))
         window.clear()
         tokens = 0
 
@@ -170,7 +183,8 @@ def chunk_timed(cues: list[Section], sizes: ChunkSizes, count: Counter) -> list[
         tokens += n
         span = (cue.locator.end or 0.0) - (window[0].locator.start or 0.0)
         nxt = cues[i + 1] if i + 1 < len(cues) else None
-        pause = nxt is not None and (nxt.locator.start or 0.0) - (cue.locator.end or 0.0) >= sizes.pause_seconds
+        gap = (nxt.locator.start or 0.0) - (cue.locator.end or 0.0) if nxt else 0.0
+        pause = gap >= sizes.pause_seconds
         if span >= sizes.window_seconds and (pause or _ENDS_SENTENCE.search(cue.text)):
             close()
     if window:

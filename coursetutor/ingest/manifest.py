@@ -32,8 +32,9 @@ def _file_entry(entry: Any, base: Path, n: int, source: str) -> tuple[Path, File
             difficulty=check_difficulty(int(entry.get("difficulty", 2))),
             title=entry.get("title"),
             language=entry.get("language"),
+            source_name=str(entry["path"]),
         )
-    except (CoursetutorError, ValueError) as exc:
+    except (CoursetutorError, ValueError, TypeError) as exc:
         raise ManifestError(f"{source}: files[{n}]: {exc}") from exc
     return (base / str(entry["path"])).resolve(), meta
 
@@ -56,6 +57,8 @@ def load_manifest(path: Path) -> Manifest:
     if not isinstance(data, dict) or not isinstance(data.get("files"), list):
         raise ManifestError(f"{path}: a manifest needs a 'files' list")
     course = data.get("course") or {}
+    if not isinstance(course, dict):
+        raise ManifestError(f"{path}: 'course' must be a table with id, title and language")
     files = [_file_entry(e, path.parent, i, str(path)) for i, e in enumerate(data["files"])]
     return Manifest(
         course_id=course.get("id"),

@@ -37,14 +37,31 @@ def _read_pages(path: Path) -> list[str]:
         raise CorruptFileError(f"{path.name}: not a readable PDF ({type(exc).__name__})") from exc
 
 
-def heading_of(line: str) -> tuple[int, str] | None:
-    """Numbered heading ('2.1 Newton's method') -> (depth, text); None for body text."""
+def heading_of(line: str) -> tuple[tuple[int, ...], str] | None:
+    """A numbered heading ('2.1 Newton's method') -> ((2, 1), text); None for body text."""
     m = _HEADING.match(line.strip())
-    if not m or m.group(2).rstrip().endswith((".", ",", ";", ":")):
+    if not m:
         return None
-    if not m.group(2)[0].isalpha():
+    title = m.group(2).strip()
+    if title.endswith((".", ",", ";", ":")) or not title[0].isupper() or len(title) > 60:
         return None
-    return m.group(1).count(".") + 1, f"{m.group(1)} {m.group(2).strip()}"
+    return tuple(int(x) for x in m.group(1).split(".")), f"{m.group(1)} {title}"
+
+
+def continues(outline: tuple[int, ...], numbers: tuple[int, ...]) -> bool:
+    """True when `numbers` is the next heading after `outline` (a sibling, child or uncle).
+
+    Body lines that start with a number ('10 iterations are enough') rarely continue the
+    outline, so they are not taken for headings.
+    """
+    if not outline:
+        return len(numbers) <= 2
+    depth = len(numbers)
+    if depth > len(outline) + 1:
+        return False
+    if depth == len(outline) + 1:
+        return numbers[:-1] == outline and numbers[-1] == 1
+    return numbers[:-1] == outline[: depth - 1] and numbers[-1] == outline[depth - 1] + 1
 
 
 def load_pdf(path: Path) -> ParsedDocument:
@@ -55,6 +72,7 @@ def load_pdf(path: Path) -> ParsedDocument:
     pages = clean_pages(raw)
     doc = ParsedDocument(title=path.stem, sections=[], kind="pages", pages=len(raw))
     trail: list[str] = []
+    outline: tuple[int, ...] = ()
     for number, text in enumerate(pages, start=1):
         if len(text.strip()) < MIN_PAGE_CHARS:
             doc.no_text_pages.append(number)
@@ -66,9 +84,9 @@ def load_pdf(path: Path) -> ParsedDocument:
         lines = [ln for ln in text.split("\n") if ln.strip()]
         for i, line in enumerate(lines):
             found = heading_of(line)
-            if found:
-                depth, title = found
-                trail = trail[: depth - 1] + [title]
+            if found and continues(outline, found[0]):
+                outline, title = found
+                trail = [*trail[: len(outline) - 1], title]
                 if i < 3 or not page_path:
                     page_path = tuple(trail)
         doc.sections.append(Section(text=text, path=page_path, locator=Locator(page=number)))

@@ -67,6 +67,18 @@ class IngestReport:
 
 
 @dataclasses.dataclass(frozen=True)
+class DraftDocument:
+    """A document already cut into chunk drafts, ready to embed and store."""
+
+    id: str
+    title: str
+    source_name: str
+    content_hash: str
+    pages: int
+    drafts: list[ChunkDraft]
+
+
+@dataclasses.dataclass(frozen=True)
 class Progress:
     """A progress event: a stage of one file, with counts so far."""
 
@@ -81,9 +93,9 @@ class Progress:
 ProgressFn = Callable[[Progress], None]
 
 
-def document_id(path: Path) -> str:
-    """A stable, readable document id from the file name."""
-    return re.sub(r"[^a-z0-9]+", "-", path.name.lower()).strip("-") or "document"
+def document_id(name: str) -> str:
+    """A stable, readable document id from the file's name in the course."""
+    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "document"
 
 
 def content_hash(data: bytes, meta: FileMeta) -> str:
@@ -131,7 +143,16 @@ class Ingestor:
         info = self.store.get_course(tenant, course)
         report = IngestReport(course=course, files=[])
         notify = progress or (lambda _p: None)
+        seen: dict[str, Path] = {}
         for path, meta in items:
+            doc_id = document_id(meta.source_name or path.name)
+            if doc_id in seen:
+                report.files.append(FileResult(
+                    str(path), "failed", doc_id, message=f"{path}: same document id "
+                    f"{doc_id!r} as {seen[doc_id]} in this batch; rename one of them"))
+                notify(Progress(str(path), "failed"))
+                continue
+            seen[doc_id] = path
             try:
                 result = self._one(tenant, course, info.language, path, meta, notify)
             except CoursetutorError as exc:
@@ -146,7 +167,8 @@ class Ingestor:
         notify: ProgressFn,
     ) -> FileResult:
         data = _read_checked(path, self.settings.max_file_bytes)
-        doc_id = document_id(path)
+        source_name = meta.source_name or path.name
+        doc_id = document_id(source_name)
         digest = content_hash(data, meta)
         old = self.store.find_document(tenant, course, doc_id)
         if old is not None and old.content_hash == digest:
@@ -154,24 +176,34 @@ class Ingestor:
             return FileResult(str(path), "unchanged", doc_id, old.pages, old.chunks)
         parsed = load(path)
         drafts = self._chunk(parsed, meta)
-        title = meta.title or parsed.title
-        lang = meta.language or detect_language(
-            " ".join(d.text for d in drafts[:5])[:4000], default=language
-        )
         notify(Progress(str(path), "parsed", parsed.pages, len(drafts)))
-        rows = [self._row(d, title, lang) for d in drafts]
-        embedded = self._embed(rows, title, str(path), parsed.pages, notify)
-        document = Document(
-            tenant=tenant, course=course, id=doc_id, title=title, doc_type=meta.doc_type,
-            topic=meta.topic, difficulty=meta.difficulty, language=lang,
-            source_name=path.name, content_hash=digest, pages=parsed.pages, chunks=len(rows),
-        )
-        stored = self.store.replace_document(document, rows)
+        doc = DraftDocument(doc_id, meta.title or parsed.title, source_name, digest, parsed.pages,
+                            drafts)
+        stored, embedded, _ = self.add(tenant, course, language, doc, meta, notify)
         notify(Progress(str(path), "stored", parsed.pages, stored, embedded))
         return FileResult(
             str(path), "updated" if old else "added", doc_id, parsed.pages, stored, embedded,
             parsed.no_text_pages, parsed.dropped_pages,
         )
+
+    def add(
+        self, tenant: str, course: str, course_language: str, doc: DraftDocument,
+        meta: FileMeta, notify: ProgressFn | None = None,
+    ) -> tuple[int, int, str]:
+        """Embed and store already chunked text; returns (stored, embedded, language)."""
+        lang = meta.language or detect_language(
+            " ".join(d.text for d in doc.drafts[:5])[:4000], default=course_language
+        )
+        rows = [self._row(doc.id, d, doc.title, lang) for d in doc.drafts]
+        embedded = self._embed(rows, doc.title, doc.source_name, doc.pages,
+                               notify or (lambda _p: None))
+        document = Document(
+            tenant=tenant, course=course, id=doc.id, title=doc.title, doc_type=meta.doc_type,
+            topic=meta.topic, difficulty=meta.difficulty, language=lang,
+            source_name=doc.source_name, content_hash=doc.content_hash, pages=doc.pages,
+            chunks=len(rows),
+        )
+        return self.store.replace_document(document, rows), embedded, lang
 
     def _chunk(self, parsed: ParsedDocument, meta: FileMeta) -> list[ChunkDraft]:
         count = self.embedder.token_count
@@ -181,12 +213,15 @@ class Ingestor:
             return chunk_slides(parsed.sections, self.sizes, count)
         return chunk_prose(parsed.sections, self.sizes, count)
 
-    def _row(self, d: ChunkDraft, title: str, language: str) -> ChunkRow:
+    def _row(self, doc_id: str, d: ChunkDraft, title: str, language: str) -> ChunkRow:
+        """A storable chunk: its id hashes document and text, so each document keeps its own
+        locator for text that also occurs elsewhere; `content_hash` lets search dedupe them."""
         context = index_text(title, d.section_path, d.text)
         return ChunkRow(
-            id=text_hash(d.text), text=d.text, section_path=d.section_path, locator=d.locator,
+            id=text_hash(f"{doc_id}\n{d.text}"), content_hash=text_hash(d.text), text=d.text,
+            section_path=d.section_path, locator=d.locator,
             ordinal=d.ordinal, n_tokens=d.n_tokens, terms=tuple(tokenize(context, language)),
-            vector_key=text_hash(context),
+            vector_key=text_hash(context), cues=d.cues,
         )
 
     def _embed(

@@ -60,10 +60,12 @@ class BM25Index:
 
     def columns(self, term_ids: list[int]) -> list[int]:
         """Positions in the vocabulary of the given global term ids (unknown ids dropped)."""
+        if self.vocab.shape[0] == 0 or not term_ids:
+            return []
         arr = np.asarray(term_ids, dtype=np.int64)
         pos = np.searchsorted(self.vocab, arr)
         ok = (pos < self.vocab.shape[0]) & (self.vocab[np.minimum(pos, len(self.vocab) - 1)] == arr)
-        return [int(p) for p in pos[ok]] if self.vocab.shape[0] else []
+        return [int(p) for p in pos[ok]]
 
     def scores(self, columns: list[int]) -> FloatArray:
         """BM25 score of every document for a query given as vocabulary columns (with repeats)."""

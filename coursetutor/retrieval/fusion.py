@@ -1,7 +1,10 @@
-"""Rank fusion: weighted reciprocal rank fusion and the keyword-evidence weight.
+"""Fusing ranked lists: relative score fusion, reciprocal rank fusion, keyword evidence.
 
-RRF (Cormack, Clarke & Büttcher 2009):  score(d) = sum over lists i of  w_i / (k + rank_i(d))
-with 1-based ranks and k = 60.
+Relative score fusion (min-max normalized scores, as in Weaviate's relativeScoreFusion):
+    norm_i(d)  = (s_i(d) - min s_i) / (max s_i - min s_i)      (1 when a list has one score)
+    score(d)   = sum over lists i of  w_i * norm_i(d)            (a list missing d adds 0)
+RRF (Cormack, Clarke & Büttcher 2009):
+    score(d)   = sum over lists i of  w_i / (k + rank_i(d))      (1-based ranks, k = 60)
 """
 
 from __future__ import annotations
@@ -28,6 +31,34 @@ def rrf(
     return sorted(fused.items(), key=lambda kv: (-kv[1], order[kv[0]]))
 
 
+def min_max(scored: Sequence[tuple[Hashable, float]]) -> dict[Hashable, float]:
+    """Scores rescaled to [0, 1] within their list."""
+    if not scored:
+        return {}
+    lo = min(s for _, s in scored)
+    hi = max(s for _, s in scored)
+    return {item: (s - lo) / (hi - lo) if hi > lo else 1.0 for item, s in scored}
+
+
+def relative_score_fusion(
+    scored: Mapping[str, Sequence[tuple[Hashable, float]]],
+    weights: Mapping[str, float] | None = None,
+) -> list[tuple[Hashable, float]]:
+    """Fuse (item, score) lists by weighted sums of min-max normalized scores, best first.
+
+    Unlike RRF this keeps how far apart candidates are inside each list, so a clear vector
+    winner is not overturned by a keyword list that only narrowly prefers another item.
+    """
+    fused: dict[Hashable, float] = {}
+    order: dict[Hashable, tuple[int, int]] = {}
+    for li, (name, items) in enumerate(scored.items()):
+        w = 1.0 if weights is None else weights.get(name, 1.0)
+        for rank, (item, norm) in enumerate(min_max(items).items(), start=1):
+            fused[item] = fused.get(item, 0.0) + w * norm
+            order.setdefault(item, (li, rank))
+    return sorted(fused.items(), key=lambda kv: (-kv[1], order[kv[0]]))
+
+
 def keyword_evidence(matched_idf: float, query_idf: float) -> float:
     """Share of the query's IDF mass that the best keyword hit matches (0..1).
 
@@ -40,5 +71,10 @@ def keyword_evidence(matched_idf: float, query_idf: float) -> float:
 
 
 def keyword_weight(evidence: float) -> float:
-    """RRF weight of the keyword list given its evidence (the vector list weighs 1)."""
-    return evidence
+    """Weight of the keyword list given its evidence (the vector list weighs 1).
+
+    Linear in the evidence: a keyword list whose best hit matches none of the question's
+    informative terms (another language) adds nothing, one that matches all of them counts
+    as much as the vectors.
+    """
+    return max(0.0, min(1.0, evidence))

@@ -11,8 +11,9 @@ from ..errors import EmptyQueryError
 from ..store import Store
 from ..types import Hit, SearchFilters
 from .embed import EmbeddingModel
-from .fusion import keyword_weight, rrf
+from .fusion import keyword_weight, relative_score_fusion, rrf
 from .language import detect_language
+from .moment import best_moment
 from .tokenize import tokenize
 
 MODES = ("hybrid", "bm25", "vector")
@@ -51,7 +52,7 @@ class Retriever:
         if not query or not _HAS_WORD.search(query):
             raise EmptyQueryError("the question is empty")
         trace = trace or SearchTrace()
-        n = max(k * self.settings.candidate_factor, k)
+        n = max(k * self.settings.candidate_factor, self.settings.min_candidates, k)
         rankings: dict[str, list[str]] = {}
         scores: dict[str, dict[str, float]] = {}
         if mode in ("hybrid", "vector"):
@@ -77,8 +78,14 @@ class Retriever:
         if mode == "hybrid":
             trace.keyword_weight = keyword_weight(trace.keyword_evidence)
             weights["bm25"] = trace.keyword_weight
-        fused = rrf(rankings, k=self.settings.rrf_k, weights=weights)[:k]
-        hits = self._hits(filters, fused, rankings, scores)
+        if self.settings.fusion == "rrf":
+            fused = rrf(rankings, k=self.settings.rrf_k, weights=weights)
+        else:
+            fused = relative_score_fusion(
+                {name: list(scores[name].items()) for name in rankings}, weights
+            )
+        fused = fused[: 2 * k]
+        hits = _unique(self._hits(filters, fused, rankings, scores, query, trace.language))[:k]
         trace.timings["fuse"] = (time.perf_counter() - t0) * 1000
         return hits
 
@@ -88,6 +95,8 @@ class Retriever:
         fused: list[tuple[object, float]],
         rankings: dict[str, list[str]],
         scores: dict[str, dict[str, float]],
+        query: str,
+        language: str,
     ) -> list[Hit]:
         ids = [str(cid) for cid, _ in fused]
         chunks = self.store.get_chunks(filters, ids)
@@ -98,7 +107,19 @@ class Retriever:
                 score=score,
                 ranks={name: positions[name].get(cid) for name in rankings},
                 scores={name: scores[name].get(cid) for name in rankings},
+                locator=best_moment(chunks[cid], query, language or chunks[cid].language),
             )
             for cid, score in ((str(c), s) for c, s in fused)
             if cid in chunks
         ]
+
+
+def _unique(hits: list[Hit]) -> list[Hit]:
+    """Drop hits whose text already appeared higher up (the same text in two documents)."""
+    seen: set[str] = set()
+    out: list[Hit] = []
+    for h in hits:
+        if h.chunk.content_hash not in seen:
+            seen.add(h.chunk.content_hash)
+            out.append(h)
+    return out

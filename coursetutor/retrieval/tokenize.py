@@ -1,4 +1,10 @@
-"""Keyword tokenization for BM25: Unicode words, Snowball stems, CJK character bigrams."""
+"""Keyword tokenization for BM25: Unicode words, Snowball stems, CJK characters and bigrams.
+
+For Chinese, Japanese and Korean every character and every overlapping pair of characters is a
+term. Measured on XQuAD-R zh (1,190 questions, BM25 R@1 / hybrid R@1): bigrams alone
+0.719 / 0.757, bigrams + characters 0.733 / 0.765, jieba words 0.716 / 0.771, jieba words +
+bigrams 0.726 / 0.761. Bigrams + characters need no dictionary and serve all three scripts.
+"""
 
 from __future__ import annotations
 
@@ -47,11 +53,9 @@ def normalize(text: str) -> str:
     return unicodedata.normalize("NFKC", text).casefold()
 
 
-def cjk_bigrams(run: str) -> list[str]:
-    """Overlapping character bigrams of a CJK run; a single character stands alone."""
-    if len(run) == 1:
-        return [run]
-    return [run[i : i + 2] for i in range(len(run) - 1)]
+def cjk_terms(run: str) -> list[str]:
+    """Every character of a CJK run, then its overlapping character bigrams."""
+    return list(run) + [run[i : i + 2] for i in range(len(run) - 1)]
 
 
 def tokenize(text: str, language: str = "en", stem: bool = True) -> list[str]:
@@ -62,7 +66,7 @@ def tokenize(text: str, language: str = "en", stem: bool = True) -> list[str]:
     pos = 0
     for match in _CJK.finditer(text):
         words.extend(_TOKEN.findall(text[pos : match.start()]))
-        terms.extend(cjk_bigrams(match.group()))
+        terms.extend(cjk_terms(match.group()))
         pos = match.end()
     words.extend(_TOKEN.findall(text[pos:]))
     words = [w for w in words if w.strip("_")]

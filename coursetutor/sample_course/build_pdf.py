@@ -12,7 +12,7 @@ Requires fpdf2.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from fpdf import FPDF
@@ -22,7 +22,7 @@ HERE = Path(__file__).resolve().parent
 OUTPUT = HERE / "lecture-02-convergence.pdf"
 
 HEADER_TEXT = "Numerical Methods 101 - Lecture 2"
-FIXED_DATE = datetime(2026, 1, 1, tzinfo=timezone.utc)
+FIXED_DATE = datetime(2026, 1, 1, tzinfo=UTC)
 LINE_H = 5.4
 
 # ---------------------------------------------------------------------------
@@ -373,7 +373,7 @@ def _table(pdf: FPDF, spec: dict) -> None:
     for i, row in enumerate(spec["rows"]):
         pdf.set_x(left)
         pdf.set_font("Helvetica", "B" if i == 0 else "", 9.5)
-        for w, cell in zip(widths, row):
+        for w, cell in zip(widths, row, strict=True):
             pdf.cell(w, 5.6, cell, border=1, align="C")
         pdf.ln(5.6)
     pdf.ln(2)
@@ -426,7 +426,10 @@ def build(output: Path = OUTPUT) -> Path:
     pdf.set_title("Lecture 2: Convergence of iterative methods")
     pdf.set_author("coursetutor sample course")
     pdf.set_subject("Numerical Methods 101 - fixed-point iteration, order of convergence")
-    pdf.set_keywords("fixed-point iteration, contraction, order of convergence, Newton, secant, bisection, multiple roots")
+    pdf.set_keywords(
+        "fixed-point iteration, contraction, order of convergence, Newton, secant, bisection, "
+        "multiple roots"
+    )
     pdf.set_creator("coursetutor/sample_course/build_pdf.py")
     pdf.set_lang("en")
     pdf.set_creation_date(FIXED_DATE)

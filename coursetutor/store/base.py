@@ -25,6 +25,8 @@ class ChunkRow:
     n_tokens: int
     terms: tuple[str, ...]
     vector_key: str
+    content_hash: str = ""
+    cues: tuple[tuple[float, float, int], ...] = ()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -43,7 +45,9 @@ class Store(abc.ABC):
 
     # courses
     @abc.abstractmethod
-    def ensure_course(self, tenant: str, course: str, title: str = "", language: str = "en") -> Course: ...
+    def ensure_course(
+        self, tenant: str, course: str, title: str = "", language: str = "en"
+    ) -> Course: ...
 
     @abc.abstractmethod
     def get_course(self, tenant: str, course: str) -> Course: ...

@@ -85,11 +85,19 @@ class SQLiteStore(Store):
                     current = version
         return int(current)
 
+    @staticmethod
+    def _next_generation(db: sqlite3.Connection) -> int:
+        """A store-wide counter, so a re-created course never reuses a generation."""
+        db.execute("UPDATE counters SET value = value + 1 WHERE name = 'generation'")
+        return int(db.execute("SELECT value FROM counters WHERE name = 'generation'").fetchone()[0])
+
     def _bump(self, db: sqlite3.Connection, tenant: str, course: str) -> None:
-        db.execute(
-            "UPDATE courses SET generation = generation + 1 WHERE tenant = ? AND id = ?",
-            (tenant, course),
+        cur = db.execute(
+            "UPDATE courses SET generation = ? WHERE tenant = ? AND id = ?",
+            (self._next_generation(db), tenant, course),
         )
+        if cur.rowcount == 0:
+            raise NotFoundError(f"course {course!r} does not exist")
 
     # -- courses ----------------------------------------------------------
     def ensure_course(
@@ -97,10 +105,10 @@ class SQLiteStore(Store):
     ) -> Course:
         with self._tx() as db:
             db.execute(
-                "INSERT INTO courses (tenant, id, title, language) VALUES (?, ?, ?, ?) "
-                "ON CONFLICT (tenant, id) DO UPDATE SET "
-                "title = CASE WHEN excluded.title != '' THEN excluded.title ELSE title END",
-                (tenant, course, title or course, language),
+                "INSERT INTO courses (tenant, id, title, language, generation) "
+                "VALUES (?, ?, ?, ?, ?) ON CONFLICT (tenant, id) DO UPDATE SET "
+                "title = CASE WHEN ? != '' THEN excluded.title ELSE courses.title END",
+                (tenant, course, title or course, language, self._next_generation(db), title),
             )
         return self.get_course(tenant, course)
 
@@ -193,6 +201,7 @@ class SQLiteStore(Store):
     def replace_document(self, document: Document, chunks: list[ChunkRow]) -> int:
         d = document
         with self._tx() as db:
+            self._bump(db, d.tenant, d.course)
             db.execute(
                 "DELETE FROM chunks WHERE tenant = ? AND course = ? AND document_id = ?",
                 (d.tenant, d.course, d.id),
@@ -213,14 +222,15 @@ class SQLiteStore(Store):
                 cur = db.execute(
                     "INSERT OR IGNORE INTO chunks (tenant, course, document_id, id, ordinal, text, "
                     "section_path, page, start_s, end_s, anchor, n_tokens, n_terms, term_ids, "
-                    "term_tfs, vector_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "term_tfs, vector_key, cues, content_hash) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (d.tenant, d.course, d.id, c.id, c.ordinal, c.text,
                      json.dumps(list(c.section_path), ensure_ascii=False), c.locator.page,
                      c.locator.start, c.locator.end, c.locator.anchor, c.n_tokens,
-                     len(c.terms), term_ids.tobytes(), tfs.tobytes(), c.vector_key),
+                     len(c.terms), term_ids.tobytes(), tfs.tobytes(), c.vector_key,
+                     json.dumps(c.cues), c.content_hash),
                 )
                 stored += cur.rowcount
-            self._bump(db, d.tenant, d.course)
         return stored
 
     # -- vectors ----------------------------------------------------------
@@ -269,7 +279,8 @@ class SQLiteStore(Store):
 
     def _load_vectors(self, filters: SearchFilters, model: str, n: int) -> Vector:
         rows = self._db.execute(
-            "SELECT v.vector FROM chunks k LEFT JOIN vectors v ON v.model = ? AND v.key = k.vector_key "
+            "SELECT v.vector FROM chunks k "
+            "LEFT JOIN vectors v ON v.model = ? AND v.key = k.vector_key "
             "WHERE k.tenant = ? AND k.course = ? ORDER BY k.pk",
             (model, filters.tenant, filters.course),
         ).fetchall()
@@ -329,7 +340,7 @@ class SQLiteStore(Store):
         rows = self._db.execute(
             "SELECT k.id, k.tenant, k.course, k.document_id, d.title, d.doc_type, d.topic, "
             "k.section_path, d.difficulty, d.language, k.page, k.start_s, k.end_s, k.anchor, "
-            "k.text, k.vector_key, k.ordinal FROM chunks k JOIN documents d "
+            "k.text, k.content_hash, k.ordinal, k.cues FROM chunks k JOIN documents d "
             "ON d.tenant = k.tenant AND d.course = k.course AND d.id = k.document_id "
             f"WHERE k.tenant = ? AND k.course = ? AND k.id IN ({marks})",
             [filters.tenant, filters.course, *chunk_ids],
@@ -344,4 +355,5 @@ def _chunk(r: tuple) -> Chunk:  # type: ignore[type-arg]
         difficulty=r[8], language=r[9],
         locator=Locator(page=r[10], start=r[11], end=r[12], anchor=r[13]),
         text=r[14], content_hash=r[15], ordinal=r[16],
+        cues=tuple((float(a), float(b), int(c)) for a, b, c in json.loads(r[17])),
     )

@@ -48,6 +48,7 @@ CREATE TABLE chunks (
     term_ids BLOB NOT NULL,
     term_tfs BLOB NOT NULL,
     vector_key TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
     UNIQUE (tenant, course, id),
     FOREIGN KEY (tenant, course, document_id)
         REFERENCES documents (tenant, course, id) ON DELETE CASCADE

@@ -1,0 +1,116 @@
+"""Readers for the public evaluation sets: XQuAD-R, SQuAD-it, ClapNQ and TutorialVQA."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError
+
+DATASETS = ("xquadr", "squad", "clapnq", "tvqa")
+
+
+@dataclasses.dataclass(frozen=True)
+class Unit:
+    """One retrievable unit of a dataset (a sentence, a paragraph, a passage)."""
+
+    id: str
+    document: str
+    title: str
+    text: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Question:
+    id: str
+    text: str
+    gold: frozenset[str]
+
+
+@dataclasses.dataclass
+class UnitSet:
+    """Units grouped in documents plus questions with their gold unit ids."""
+
+    language: str
+    units: list[Unit]
+    questions: list[Question]
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise InputError(f"{path}: cannot read dataset ({exc})") from exc
+
+
+def _read_jsonl(path: Path) -> list[Any]:
+    try:
+        return [json.loads(ln) for ln in path.read_text(encoding="utf-8").splitlines() if ln]
+    except (OSError, json.JSONDecodeError) as exc:
+        raise InputError(f"{path}: cannot read dataset ({exc})") from exc
+
+
+def xquadr_questions(path: Path) -> dict[str, str]:
+    """Question id -> question text of an XQuAD-R file."""
+    data = _read_json(path)
+    return {
+        qa["id"]: qa["question"]
+        for art in data["data"] for par in art["paragraphs"] for qa in par["qas"]
+    }
+
+
+def load_xquadr(path: Path, language: str) -> UnitSet:
+    """Every sentence is a unit; the gold unit holds the answer's first character."""
+    data = _read_json(path)
+    units: list[Unit] = []
+    questions: list[Question] = []
+    for a, art in enumerate(data["data"]):
+        for p, par in enumerate(art["paragraphs"]):
+            doc = f"a{a}-p{p}"
+            breaks = par["sentence_breaks"]
+            for s, sentence in enumerate(par["sentences"]):
+                units.append(Unit(f"{doc}-s{s}", doc, art.get("title", ""), sentence))
+            for qa in par["qas"]:
+                start = qa["answers"][0]["answer_start"]
+                gold = {f"{doc}-s{s}" for s, (b0, b1) in enumerate(breaks) if b0 <= start <= b1}
+                if gold:
+                    questions.append(Question(qa["id"], qa["question"], frozenset(gold)))
+    return UnitSet(language, units, questions)
+
+
+def load_squad(path: Path, language: str = "it") -> UnitSet:
+    """Paragraph retrieval: every paragraph is a unit."""
+    data = _read_json(path)
+    units: list[Unit] = []
+    questions: list[Question] = []
+    for a, art in enumerate(data["data"]):
+        for p, par in enumerate(art["paragraphs"]):
+            uid = f"a{a}-p{p}"
+            units.append(Unit(uid, uid, art.get("title", ""), par["context"]))
+            questions.extend(Question(qa["id"], qa["question"], frozenset({uid}))
+                             for qa in par["qas"])
+    return UnitSet(language, units, questions)
+
+
+def load_clapnq(path: Path) -> UnitSet:
+    """All passages of the answerable and unanswerable files pooled; answerable questions."""
+    pooled: dict[str, Unit] = {}
+    files = [path]
+    sibling = path.with_name(path.name.replace("-ans", "-unans"))
+    if sibling != path and sibling.is_file():
+        files.append(sibling)
+    questions: list[Question] = []
+    for f in files:
+        for row in _read_jsonl(f):
+            gold = set()
+            for passage in row["passages"]:
+                key = passage["text"].strip()
+                if key not in pooled:
+                    pooled[key] = Unit(f"u{len(pooled)}", f"u{len(pooled)}", passage["title"], key)
+                gold.add(pooled[key].id)
+            answers = [o for o in row.get("output", []) if o.get("answer")]
+            if f == path and answers:
+                questions.append(Question(row["id"], row["input"], frozenset(gold)))
+    return UnitSet("en", list(pooled.values()), questions)

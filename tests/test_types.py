@@ -1,0 +1,51 @@
+"""The plain records: locator labels and the document-type and difficulty checks."""
+
+from __future__ import annotations
+
+import pytest
+
+from coursetutor.errors import InputError
+from coursetutor.types import DOC_TYPES, Locator, check_difficulty, check_doc_type
+
+
+@pytest.mark.parametrize(
+    ("locator", "label"),
+    [
+        (Locator(page=3), "p. 3"),
+        (Locator(page=3, anchor="x"), "p. 3"),
+        (Locator(start=62.4, end=150.9), "01:02-02:30"),
+        (Locator(start=0.0, end=59.99), "00:00-00:59"),
+        (Locator(start=3723.45, end=7322.0), "1:02:03-2:02:02"),
+        (Locator(anchor="43-order-of-convergence"), "#43-order-of-convergence"),
+        (Locator(start=5.0), ""),
+        (Locator(), ""),
+    ],
+)
+def test_locator_label(locator: Locator, label: str) -> None:
+    assert locator.label() == label
+
+
+@pytest.mark.parametrize("value", DOC_TYPES)
+def test_check_doc_type_accepts_every_type(value: str) -> None:
+    assert check_doc_type(value) == value
+
+
+def test_check_doc_type_lists_valid_types() -> None:
+    with pytest.raises(InputError) as exc:
+        check_doc_type("Lecture")
+    assert str(exc.value) == (
+        "unknown document type 'Lecture'; valid: lecture, slides, textbook, exercise, "
+        "solution, exam, transcript, summary"
+    )
+
+
+@pytest.mark.parametrize("value", [1, 2, 3, 4, 5])
+def test_check_difficulty(value: int) -> None:
+    assert check_difficulty(value) == value
+
+
+@pytest.mark.parametrize("value", [0, 6, -1])
+def test_check_difficulty_out_of_range(value: int) -> None:
+    with pytest.raises(InputError) as exc:
+        check_difficulty(value)
+    assert str(exc.value) == f"difficulty must be 1-5, got {value}"
