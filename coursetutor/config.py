@@ -38,6 +38,7 @@ class Settings:
     candidate_factor: int = 2
     min_candidates: int = 20
     max_file_bytes: int = 100 * 1024 * 1024
+    ocr: str = "auto"  # auto (when the ocr extra is installed), on, off
 
     @property
     def store_url(self) -> str:
@@ -113,5 +114,7 @@ def _validate(s: Settings) -> None:
         raise ConfigError("chunk_target_tokens must not exceed chunk_max_tokens")
     if s.fusion not in FUSIONS:
         raise ConfigError(f"fusion must be one of {', '.join(FUSIONS)}, got {s.fusion!r}")
+    if s.ocr not in ("auto", "on", "off"):
+        raise ConfigError(f"ocr must be auto, on or off, got {s.ocr!r}")
     if s.rrf_k < 1 or s.candidate_factor < 1:
         raise ConfigError("rrf_k and candidate_factor must be positive")

@@ -16,6 +16,8 @@ from rich.table import Table
 
 from .ingest import IngestReport
 from .ingest import Progress as IngestProgress
+from .ingest.ocr import INSTALL_HINT as OCR_HINT
+from .ingest.ocr import available as ocr_available
 from .types import Course, Document, FileMeta, Hit, Locator
 from .workspace import Workspace
 
@@ -75,7 +77,10 @@ def print_report(report: IngestReport) -> None:
     for f in report.files:
         notes = f.message
         if f.no_text_pages:
-            notes += f"no text layer on page(s) {_pages(f.no_text_pages)} (skipped) "
+            hint = "" if ocr_available() else f"; OCR: {OCR_HINT}"
+            notes += f"no text layer on page(s) {_pages(f.no_text_pages)} (skipped{hint}) "
+        if f.ocr_pages:
+            notes += f"OCR on page(s) {_pages(f.ocr_pages)} "
         if f.dropped_pages:
             notes += f"contents page(s) {_pages(f.dropped_pages)} dropped"
         style = "red" if f.status == "failed" else None
@@ -85,7 +90,8 @@ def print_report(report: IngestReport) -> None:
     t = report.totals()
     out.print(f"{t['files'] - t['failed']} of {t['files']} files ingested, {t['pages']} pages, "
               f"{t['chunks']} chunks, {t['embedded']} embedded, "
-              f"{t['no_text_pages']} pages without text, in {report.seconds:.1f} s")
+              f"{t['no_text_pages']} pages without text, {t['ocr_pages']} read by OCR, "
+              f"in {report.seconds:.1f} s")
 
 
 def _pages(pages: list[int]) -> str:

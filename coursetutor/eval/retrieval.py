@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..errors import EmptyQueryError
 from ..ingest.pipeline import DraftDocument, Ingestor
 from ..retrieval.retriever import MODES
 from ..types import ChunkDraft, FileMeta, Hit, Locator
@@ -57,7 +58,10 @@ def run_modes(
     flags: dict[str, list[list[bool]]] = {m: [] for m in MODES}
     for n, q in enumerate(questions):
         for mode in MODES:
-            hits = ws.search(text_of(q), course, k=K, mode=mode)
+            try:
+                hits = ws.search(text_of(q), course, k=K, mode=mode)
+            except EmptyQueryError:  # a dataset question with no words counts as a miss
+                hits = []
             flags[mode].append(judge(q, hits))
         if progress:
             progress(n + 1, len(questions))

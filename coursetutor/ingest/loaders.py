@@ -8,6 +8,7 @@ from pathlib import Path
 from ..errors import UnsupportedFileError
 from .exercises import load_json
 from .markdown import load_markdown
+from .ocr import OcrFn
 from .parsed import ParsedDocument
 from .pdf import load_pdf
 from .transcript import load_transcript
@@ -23,8 +24,10 @@ LOADERS: dict[str, Callable[[Path], ParsedDocument]] = {
 }
 
 
-def load(path: Path) -> ParsedDocument:
-    """Parse `path` with the loader for its extension."""
+def load(path: Path, ocr: OcrFn | None = None) -> ParsedDocument:
+    """Parse `path` with the loader for its extension (PDFs may use `ocr`)."""
+    if path.suffix.lower() == ".pdf":
+        return load_pdf(path, ocr)
     loader = LOADERS.get(path.suffix.lower())
     if loader is None:
         valid = ", ".join(sorted(LOADERS))

@@ -17,4 +17,5 @@ class ParsedDocument:
     pages: int = 0
     no_text_pages: list[int] = dataclasses.field(default_factory=list)
     dropped_pages: list[int] = dataclasses.field(default_factory=list)
+    ocr_pages: list[int] = dataclasses.field(default_factory=list)
     language: str | None = None

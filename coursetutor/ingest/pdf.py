@@ -9,6 +9,7 @@ from pathlib import Path
 from ..errors import CorruptFileError, EmptyDocumentError, EncryptedFileError
 from ..types import Locator, Section
 from .cleaning import clean_pages, is_contents_page
+from .ocr import INSTALL_HINT, OcrFn
 from .parsed import ParsedDocument
 
 MIN_PAGE_CHARS = 50
@@ -64,13 +65,27 @@ def continues(outline: tuple[int, ...], numbers: tuple[int, ...]) -> bool:
     return numbers[:-1] == outline[: depth - 1] and numbers[-1] == outline[depth - 1] + 1
 
 
-def load_pdf(path: Path) -> ParsedDocument:
-    """Read a PDF into one section per page with a running section path."""
+def load_pdf(path: Path, ocr: OcrFn | None = None) -> ParsedDocument:
+    """Read a PDF into one section per page with a running section path.
+
+    Pages without a text layer are read with `ocr` when given, else reported and skipped.
+    """
     raw = _read_pages(path)
     if not raw:
         raise EmptyDocumentError(f"{path.name}: the PDF has no pages")
+    ocr_pages: list[int] = []
+    if ocr is not None:
+        for i, text in enumerate(raw):
+            if len(text.strip()) < MIN_PAGE_CHARS:
+                try:
+                    raw[i] = ocr(path, i + 1)
+                except Exception as exc:  # an OCR failure loses the page, not the file
+                    logging.getLogger(__name__).warning("OCR failed on page %d: %s", i + 1, exc)
+                    continue
+                ocr_pages.append(i + 1)
     pages = clean_pages(raw)
-    doc = ParsedDocument(title=path.stem, sections=[], kind="pages", pages=len(raw))
+    doc = ParsedDocument(title=path.stem, sections=[], kind="pages", pages=len(raw),
+                         ocr_pages=ocr_pages)
     trail: list[str] = []
     outline: tuple[int, ...] = ()
     for number, text in enumerate(pages, start=1):
@@ -92,7 +107,8 @@ def load_pdf(path: Path) -> ParsedDocument:
         doc.sections.append(Section(text=text, path=page_path, locator=Locator(page=number)))
     if not doc.sections:
         raise EmptyDocumentError(
-            f"{path.name}: no page has a text layer ({len(raw)} pages; scanned PDFs need OCR)"
+            f"{path.name}: no page has a text layer ({len(raw)} pages)"
+            + ("" if ocr else f"; to read scanned pages: {INSTALL_HINT}")
         )
     first = doc.sections[0].text.strip().split("\n", 1)[0].strip()
     if 3 <= len(first) <= 120:

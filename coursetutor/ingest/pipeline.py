@@ -19,9 +19,17 @@ from ..store import ChunkRow, Store
 from ..types import ChunkDraft, Document, FileMeta
 from .chunking import ChunkSizes, chunk_prose, chunk_slides, chunk_timed
 from .loaders import load
+from .ocr import OcrFn, make_ocr
 from .parsed import ParsedDocument
 
 PIPELINE_VERSION = "1"
+
+
+def _no_ocr(path: Path, page: int) -> str:
+    return ""
+
+
+_NO_OCR: OcrFn = _no_ocr
 
 
 @dataclasses.dataclass
@@ -36,6 +44,7 @@ class FileResult:
     embedded: int = 0
     no_text_pages: list[int] = dataclasses.field(default_factory=list)
     dropped_pages: list[int] = dataclasses.field(default_factory=list)
+    ocr_pages: list[int] = dataclasses.field(default_factory=list)
     message: str = ""
 
 
@@ -63,6 +72,7 @@ class IngestReport:
             "chunks": sum(f.chunks for f in self.files),
             "embedded": sum(f.embedded for f in self.files),
             "no_text_pages": sum(len(f.no_text_pages) for f in self.files),
+            "ocr_pages": sum(len(f.ocr_pages) for f in self.files),
         }
 
 
@@ -130,6 +140,7 @@ class Ingestor:
             window_seconds=settings.transcript_window_seconds,
             max_seconds=settings.transcript_max_seconds,
         )
+        self._ocr_fn: OcrFn | None = None
 
     def ingest(
         self,
@@ -174,7 +185,7 @@ class Ingestor:
         if old is not None and old.content_hash == digest:
             notify(Progress(str(path), "skipped", old.pages, old.chunks))
             return FileResult(str(path), "unchanged", doc_id, old.pages, old.chunks)
-        parsed = load(path)
+        parsed = load(path, self._ocr())
         drafts = self._chunk(parsed, meta)
         notify(Progress(str(path), "parsed", parsed.pages, len(drafts)))
         doc = DraftDocument(doc_id, meta.title or parsed.title, source_name, digest, parsed.pages,
@@ -183,7 +194,7 @@ class Ingestor:
         notify(Progress(str(path), "stored", parsed.pages, stored, embedded))
         return FileResult(
             str(path), "updated" if old else "added", doc_id, parsed.pages, stored, embedded,
-            parsed.no_text_pages, parsed.dropped_pages,
+            parsed.no_text_pages, parsed.dropped_pages, parsed.ocr_pages,
         )
 
     def add(
@@ -204,6 +215,12 @@ class Ingestor:
             chunks=len(rows),
         )
         return self.store.replace_document(document, rows), embedded, lang
+
+    def _ocr(self) -> OcrFn | None:
+        """The OCR engine, built on first use (its models take a moment to load)."""
+        if self._ocr_fn is None and self.settings.ocr != "off":
+            self._ocr_fn = make_ocr(self.settings.ocr) or _NO_OCR
+        return None if self._ocr_fn is _NO_OCR else self._ocr_fn
 
     def _chunk(self, parsed: ParsedDocument, meta: FileMeta) -> list[ChunkDraft]:
         count = self.embedder.token_count
