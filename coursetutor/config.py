@@ -31,8 +31,10 @@ class Settings:
     chunk_target_tokens: int = 400
     chunk_max_tokens: int = 500
     chunk_overlap: float = 0.12
-    transcript_window_seconds: float = 90.0
-    transcript_max_seconds: float = 120.0
+    # Measured on TutorialVQA dev (hybrid hit@1 / hit@5): 90 s windows 0.275 / 0.537,
+    # 25 s windows 0.372 / 0.612; a citation must land where the answer is.
+    transcript_window_seconds: float = 25.0
+    transcript_max_seconds: float = 40.0
     fusion: str = "relative"  # relative (min-max score fusion) or rrf
     rrf_k: int = 60
     candidate_factor: int = 2

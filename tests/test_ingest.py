@@ -52,6 +52,7 @@ def test_first_ingest_adds_every_file(sample: Sample) -> None:
         "files": 6, "failed": 0, "pages": pdf_pages,
         "chunks": sum(f.chunks for f in files), "embedded": sum(f.chunks for f in files),
         "no_text_pages": 0,
+        "ocr_pages": 0,
     }
 
 
@@ -150,7 +151,8 @@ def test_corrupt_pdf_fails_and_good_markdown_is_stored(
     )
     assert report.failed == [failed] and report.succeeded == [added]
     assert report.totals() == {
-        "files": 2, "failed": 1, "pages": 0, "chunks": 1, "embedded": 1, "no_text_pages": 0
+        "files": 2, "failed": 1, "pages": 0, "chunks": 1, "embedded": 1, "no_text_pages": 0,
+        "ocr_pages": 0,
     }
     assert [d.id for d in sample_store.list_documents(TENANT, "mixed")] == ["good-md"]
     assert [(Path(e.path).name, e.stage) for e in events] == [

@@ -445,7 +445,8 @@ def test_pdf_without_text_layer_is_empty(tmp_path: Path) -> None:
     with pytest.raises(EmptyDocumentError) as exc:
         load(path)
     assert str(exc.value) == (
-        "scan.pdf: no page has a text layer (3 pages; scanned PDFs need OCR)"
+        "scan.pdf: no page has a text layer (3 pages); "
+        "to read scanned pages: pip install 'coursetutor[ocr]'"
     )
 
 

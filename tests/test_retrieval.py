@@ -6,6 +6,7 @@ import math
 import random
 from collections import Counter
 from collections.abc import Iterator
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -23,10 +24,11 @@ from coursetutor.retrieval.fusion import (
 )
 from coursetutor.retrieval.language import detect_language, script_language
 from coursetutor.retrieval.tokenize import cjk_terms, normalize, tokenize
-from coursetutor.types import SearchFilters
+from coursetutor.store import SQLiteStore
+from coursetutor.types import FileMeta, SearchFilters
 from coursetutor.workspace import Workspace
 
-from .support import SAMPLE_COURSE, Sample
+from .support import SAMPLE_COURSE, TENANT, ListChunks, Sample
 
 SECANT = "What is the order of convergence of the secant method?"
 BISECTION_IT = "Come funziona il metodo di bisezione?"
@@ -375,3 +377,62 @@ def test_detect_language(text: str, language: str) -> None:
 def test_detect_language_falls_back_to_default() -> None:
     assert detect_language("Newton Raphson", default="it") == "it"
     assert script_language("12345 ...") is None
+
+
+# -- the same text in two documents ----------------------------------------------------
+
+SHARED = ("Regula falsi keeps a bracket like bisection but cuts it where the secant line "
+          "crosses zero.")
+SHARED_QUERY = "regula falsi secant line crosses zero"
+
+
+def course_with_copies(
+    tmp_path: Path, store: SQLiteStore, embedder: EmbeddingModel, notes: dict[str, str]
+) -> Workspace:
+    """A course 'dupes' of Markdown notes: each a section of its own, then SHARED."""
+    items = []
+    for name, head in notes.items():
+        path = tmp_path / name
+        path.write_text(f"{head}\n\n## Regula falsi\n\n{SHARED}\n", encoding="utf-8")
+        items.append((path, FileMeta(doc_type="lecture", language="en")))
+    ws = Workspace(Settings(), store=store, embedder=embedder)
+    ws.create_course("dupes", "Duplicates", "en")
+    assert {f.status for f in ws.ingest("dupes", items).files} == {"added"}
+    return ws
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_the_same_text_in_two_documents_comes_back_once(
+    tmp_path: Path, sample_store: SQLiteStore, embedder: EmbeddingModel,
+    list_chunks: ListChunks, mode: str,
+) -> None:
+    ws = course_with_copies(tmp_path, sample_store, embedder, {
+        "week-3.md": "# Week 3 notes\n\n## Intro\n\nWe revisit bracketing methods this week.",
+        "exam-review.md": "# Exam review\n\n## Summary\n\nThe exam covers every method so far.",
+    })
+    stored = [c for c in list_chunks(sample_store, TENANT, "dupes") if c.text == SHARED]
+    assert [c.document_id for c in stored] == ["exam-review-md", "week-3-md"]
+    assert stored[0].content_hash == stored[1].content_hash == text_hash(SHARED)
+
+    hits = ws.search(SHARED_QUERY, "dupes", k=5, mode=mode)
+    shared = [h for h in hits if h.chunk.text == SHARED]
+    assert len(shared) == 1
+    assert shared[0].chunk.document_id in {"exam-review-md", "week-3-md"}
+    assert len({h.chunk.content_hash for h in hits}) == len(hits)
+    if mode != "bm25":  # every chunk is a vector candidate: four chunks, three texts
+        assert len(hits) == 3
+
+
+@pytest.mark.parametrize("mode", ["hybrid", "vector"])
+def test_repeated_text_does_not_cost_hits(
+    tmp_path: Path, sample_store: SQLiteStore, embedder: EmbeddingModel, mode: str
+) -> None:
+    titles = ["Week 3 notes", "Exam review", "Cheat sheet", "Lab handout", "Study guide"]
+    ws = course_with_copies(tmp_path, sample_store, embedder, {
+        f"note-{i}.md": f"# {t}\n\n## Other\n\nUnrelated words about topic {i}."
+        for i, t in enumerate(titles)
+    })
+    # ten chunks, six distinct texts: two hits are there to give
+    hits = ws.search(SHARED_QUERY, "dupes", k=2, mode=mode)
+    assert [h.chunk.text for h in hits][:1] == [SHARED]
+    assert len(hits) == 2

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -12,6 +14,8 @@ from ..errors import InputError
 from ..workspace import Workspace
 from . import datasets
 from .retrieval import eval_tvqa, eval_units
+
+Progress = Callable[[int, int], None]
 
 
 @click.group("eval")
@@ -42,22 +46,10 @@ def retrieval(ctx: click.Context, dataset: str, path: Path, query_lang: Path | N
     ws = ctx.with_resource(Workspace(settings))
     ws.tenant = "eval"
     progress = None if as_json else _progress
-    if dataset == "tvqa":
-        if videos is None:
-            raise InputError("--videos FILE (tvqa-videos.json) is required for tvqa")
-        result = eval_tvqa(ws, videos, path, progress)
-    else:
-        if dataset == "xquadr":
-            units = datasets.load_xquadr(path, _language(path, "en"))
-        elif dataset == "squad":
-            units = datasets.load_squad(path, _language(path, "it"))
-        else:
-            units = datasets.load_clapnq(path)
-        if limit:
-            units.questions = units.questions[:limit]
-        queries = datasets.xquadr_questions(query_lang) if query_lang else None
-        name = dataset if query_lang is None else f"{dataset}-{_language(query_lang, 'xx')}"
-        result = eval_units(ws, f"{name}-{units.language}", units, queries, progress)
+    try:
+        result = _run(ws, dataset, path, query_lang, videos, limit, progress)
+    except (KeyError, TypeError, IndexError, AttributeError) as exc:
+        raise InputError(f"{path}: not a {dataset} dataset file (missing {exc})") from exc
     if as_json:
         click.echo(json.dumps(result, indent=2))
         return
@@ -68,6 +60,28 @@ def retrieval(ctx: click.Context, dataset: str, path: Path, query_lang: Path | N
         m = result[mode]
         click.echo(f"{mode:8}" + "".join(f"{m[k]:>8.3f}" for k in ("R@1", "R@5", "R@10",
                                                                     "MRR@10")))
+
+
+def _run(
+    ws: Workspace, dataset: str, path: Path, query_lang: Path | None, videos: Path | None,
+    limit: int | None, progress: Progress | None,
+) -> dict[str, Any]:
+    """Load the dataset and evaluate it."""
+    if dataset == "tvqa":
+        if videos is None:
+            raise InputError("--videos FILE (tvqa-videos.json) is required for tvqa")
+        return eval_tvqa(ws, videos, path, progress, limit)
+    if dataset == "xquadr":
+        units = datasets.load_xquadr(path, _language(path, "en"))
+    elif dataset == "squad":
+        units = datasets.load_squad(path, _language(path, "it"))
+    else:
+        units = datasets.load_clapnq(path)
+    if limit:
+        units.questions = units.questions[:limit]
+    queries = datasets.xquadr_questions(query_lang) if query_lang else None
+    name = dataset if query_lang is None else f"{dataset}-{_language(query_lang, 'xx')}"
+    return eval_units(ws, f"{name}-{units.language}", units, queries, progress)
 
 
 def _progress(done: int, total: int) -> None:

@@ -93,7 +93,7 @@ def eval_units(
 
 def eval_tvqa(
     ws: Workspace, videos: Path, questions_path: Path,
-    progress: Callable[[int, int], None] | None = None,
+    progress: Callable[[int, int], None] | None = None, limit: int | None = None,
 ) -> dict[str, Any]:
     """Ingest every transcript through the real loader and chunker, then judge time hits."""
     started = time.perf_counter()
@@ -101,9 +101,11 @@ def eval_tvqa(
     ws.create_course(course, "TutorialVQA", "en")
     with tempfile.TemporaryDirectory() as tmp:
         files = tvqa.write_segments(videos, Path(tmp))
-        meta = FileMeta(doc_type="transcript", language="en")
-        report = ws.ingest(course, [(f, meta) for f in files])
-    questions = tvqa.load_questions(videos, questions_path)
+        # the video's title is its document title, as a teacher would give it
+        items = [(f, FileMeta(doc_type="transcript", language="en", title=title))
+                 for f, title in files]
+        report = ws.ingest(course, items)
+    questions = tvqa.load_questions(videos, questions_path)[:limit]
 
     def judge(q: tvqa.TimedQuestion, hits: list[Hit]) -> list[bool]:
         return [tvqa.is_hit(q, _video_of(h.chunk.document_id), h.locator) for h in hits]

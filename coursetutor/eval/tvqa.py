@@ -46,8 +46,9 @@ def sentence_times(video: dict[str, Any]) -> list[tuple[float, float]]:
     for seg in sorted(video["segments"], key=lambda s: float(s["timestamps"]["end"]) -
                       float(s["timestamps"]["start"])):
         lo, hi = seg["sentence_indexes"]["start"], seg["sentence_indexes"]["end"]
-        idx = [i for i in range(lo, min(hi, len(sentences) - 1) + 1) if i not in known]
-        if len(idx) != hi - lo + 1:
+        hi = min(hi, len(sentences) - 1)
+        idx = [i for i in range(lo, hi + 1) if i not in known]
+        if not idx or len(idx) != hi - lo + 1:
             continue  # overlaps a tighter segment already placed
         times = _spread([sentences[i] for i in idx], float(seg["timestamps"]["start"]),
                         float(seg["timestamps"]["end"]))
@@ -78,9 +79,9 @@ def sentence_times(video: dict[str, Any]) -> list[tuple[float, float]]:
     return [t for t in out if t is not None]
 
 
-def write_segments(videos_path: Path, folder: Path) -> list[Path]:
-    """Write each video's transcript as a JSON segment file; returns the files."""
-    files: list[Path] = []
+def write_segments(videos_path: Path, folder: Path) -> list[tuple[Path, str]]:
+    """Write each video's transcript as a JSON segment file; returns (file, video title)."""
+    files: list[tuple[Path, str]] = []
     for video in json.loads(videos_path.read_text(encoding="utf-8")):
         times = sentence_times(video)
         segments = [
@@ -89,7 +90,7 @@ def write_segments(videos_path: Path, folder: Path) -> list[Path]:
         ]
         path = folder / f"video-{video['video_id']}.json"
         path.write_text(json.dumps({"segments": segments}), encoding="utf-8")
-        files.append(path)
+        files.append((path, str(video.get("video_title") or path.stem)))
     return files
 
 

@@ -21,8 +21,8 @@ class ChunkSizes:
     target: int = 400
     maximum: int = 500
     overlap: float = 0.12
-    window_seconds: float = 90.0
-    max_seconds: float = 120.0
+    window_seconds: float = 25.0
+    max_seconds: float = 40.0
     pause_seconds: float = 1.5
 
 

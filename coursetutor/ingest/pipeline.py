@@ -108,10 +108,16 @@ def document_id(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "document"
 
 
-def content_hash(data: bytes, meta: FileMeta) -> str:
-    """Hash of the file bytes, its metadata and the pipeline version."""
+def content_hash(data: bytes, meta: FileMeta, sizes: ChunkSizes | None = None) -> str:
+    """Hash of the file bytes, its metadata, the chunk sizes and the pipeline version.
+
+    Changing any of them makes the next ingest re-chunk the file (embeddings of unchanged
+    chunk texts still come from the vector cache).
+    """
     h = hashlib.sha256(data)
     h.update(json.dumps(dataclasses.asdict(meta), sort_keys=True).encode())
+    if sizes is not None:
+        h.update(json.dumps(dataclasses.asdict(sizes), sort_keys=True).encode())
     h.update(PIPELINE_VERSION.encode())
     return h.hexdigest()
 
@@ -180,7 +186,7 @@ class Ingestor:
         data = _read_checked(path, self.settings.max_file_bytes)
         source_name = meta.source_name or path.name
         doc_id = document_id(source_name)
-        digest = content_hash(data, meta)
+        digest = content_hash(data, meta, self.sizes)
         old = self.store.find_document(tenant, course, doc_id)
         if old is not None and old.content_hash == digest:
             notify(Progress(str(path), "skipped", old.pages, old.chunks))

@@ -66,7 +66,7 @@ class Retriever:
             scores["vector"] = dict(found)
         if mode in ("hybrid", "bm25"):
             t0 = time.perf_counter()
-            course_lang = self.store.get_course(filters.tenant, filters.course).language
+            course_lang = self.store.course_language(filters.tenant, filters.course)
             trace.language = detect_language(query, default=course_lang)
             result = self.store.keyword_search(filters, tokenize(query, trace.language), n)
             trace.timings["bm25"] = (time.perf_counter() - t0) * 1000
@@ -84,7 +84,6 @@ class Retriever:
             fused = relative_score_fusion(
                 {name: list(scores[name].items()) for name in rankings}, weights
             )
-        fused = fused[: 2 * k]
         hits = _unique(self._hits(filters, fused, rankings, scores, query, trace.language))[:k]
         trace.timings["fuse"] = (time.perf_counter() - t0) * 1000
         return hits

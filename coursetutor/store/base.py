@@ -52,6 +52,10 @@ class Store(abc.ABC):
     @abc.abstractmethod
     def get_course(self, tenant: str, course: str) -> Course: ...
 
+    def course_language(self, tenant: str, course: str) -> str:
+        """The course's language (backends override this with a cheaper query)."""
+        return self.get_course(tenant, course).language
+
     @abc.abstractmethod
     def list_courses(self, tenant: str) -> list[Course]: ...
 

@@ -131,6 +131,14 @@ class SQLiteStore(Store):
             raise NotFoundError(f"course {course!r} does not exist")
         return Course(*rows[0])
 
+    def course_language(self, tenant: str, course: str) -> str:
+        row = self._db.execute(
+            "SELECT language FROM courses WHERE tenant = ? AND id = ?", (tenant, course)
+        ).fetchone()
+        if row is None:
+            raise NotFoundError(f"course {course!r} does not exist")
+        return str(row[0])
+
     def list_courses(self, tenant: str) -> list[Course]:
         return [Course(*r) for r in self._course_rows(tenant, None)]
 

