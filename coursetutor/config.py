@@ -39,6 +39,7 @@ class Settings:
     rrf_k: int = 60
     candidate_factor: int = 2
     min_candidates: int = 20
+    vector_exact_limit: int = 50_000  # larger courses: binary-code prefilter + exact rescoring
     max_file_bytes: int = 100 * 1024 * 1024
     ocr: str = "auto"  # auto (when the ocr extra is installed), on, off
 

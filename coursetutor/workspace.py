@@ -25,7 +25,7 @@ class Workspace:
     ) -> None:
         self.settings = settings
         self.tenant = settings.tenant
-        self.store = store or open_store(settings.store_url)
+        self.store = store or open_store(settings.store_url, settings.vector_exact_limit)
         self._embedder = embedder
 
     @property

@@ -8,6 +8,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..retrieval.bm25 import BM25Index
+from ..retrieval.vectors import VectorIndex
 from ..types import SearchFilters
 
 
@@ -20,14 +21,14 @@ class ScopeIndex:
     doc_types: npt.NDArray[np.str_]
     difficulty: npt.NDArray[np.int16]
     bm25: BM25Index
-    vectors: dict[str, npt.NDArray[np.float32]]
+    vectors: dict[str, VectorIndex]
 
     @classmethod
     def build(
         cls,
         generation: int,
         rows: list[tuple[str, str, int, int, bytes, bytes]],
-        vectors: dict[str, npt.NDArray[np.float32]],
+        vectors: dict[str, VectorIndex],
     ) -> ScopeIndex:
         """Build from (chunk id, doc type, difficulty, n_terms, term id blob, tf blob) rows."""
         n = len(rows)

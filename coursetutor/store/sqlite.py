@@ -15,6 +15,7 @@ import numpy as np
 
 from ..errors import NotFoundError, StoreError
 from ..retrieval.bm25 import idf
+from ..retrieval.vectors import EXACT_LIMIT, VectorIndex
 from ..types import Chunk, Course, Document, Locator, SearchFilters, check_doc_type
 from .base import ChunkRow, KeywordResult, Store, Vector
 from .scope_index import ScopeIndex, top_k
@@ -33,8 +34,9 @@ def migrations() -> list[tuple[int, str]]:
 class SQLiteStore(Store):
     """Store backed by a single SQLite database file."""
 
-    def __init__(self, path: Path | str) -> None:
+    def __init__(self, path: Path | str, vector_exact_limit: int = EXACT_LIMIT) -> None:
         self.path = str(path)
+        self.vector_exact_limit = vector_exact_limit
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         try:
@@ -282,7 +284,9 @@ class SQLiteStore(Store):
                 index = ScopeIndex.build(row[0], rows, {})
                 self._indexes[key] = index
         if model is not None and model not in index.vectors:
-            index.vectors[model] = self._load_vectors(filters, model, len(index.chunk_ids))
+            index.vectors[model] = VectorIndex(
+                self._load_vectors(filters, model, len(index.chunk_ids)), self.vector_exact_limit
+            )
         return index
 
     def _load_vectors(self, filters: SearchFilters, model: str, n: int) -> Vector:
@@ -334,12 +338,13 @@ class SQLiteStore(Store):
         self, filters: SearchFilters, model: str, vector: Vector, limit: int
     ) -> list[tuple[str, float]]:
         index = self._scope(filters, model)
-        matrix = index.vectors[model]
-        if matrix.shape[0] == 0:
+        vectors = index.vectors[model]
+        if len(vectors) == 0:
             return []
-        scores = matrix @ np.asarray(vector, dtype=np.float32)
-        hits = top_k(scores, limit, index.mask(filters))
-        return [(index.chunk_ids[i], s) for i, s in hits]
+        mask = index.mask(filters)
+        scores, rows = vectors.scores(np.asarray(vector, dtype=np.float32), limit, mask)
+        hits = top_k(scores, limit, None if mask is None else mask[rows])
+        return [(index.chunk_ids[rows[i]], s) for i, s in hits]
 
     def get_chunks(self, filters: SearchFilters, chunk_ids: list[str]) -> dict[str, Chunk]:
         if not chunk_ids:
