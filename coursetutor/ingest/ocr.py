@@ -49,10 +49,24 @@ class PageOCR:
         return "\n".join(str(line[1]) for line in result or [])
 
 
+class LazyOCR:
+    """Builds the OCR engine (about a second and 150 MiB) on the first page that needs it."""
+
+    def __init__(self) -> None:
+        self._engine: PageOCR | None = None
+
+    def __call__(self, path: Path, page: int) -> str:
+        if self._engine is None:
+            self._engine = PageOCR()
+        return self._engine(path, page)
+
+
 def make_ocr(mode: str) -> OcrFn | None:
     """The OCR function for the `ocr` setting: 'auto' (if installed), 'on' or 'off'."""
+    if mode not in ("auto", "on", "off"):
+        raise ConfigError(f"ocr must be auto, on or off, got {mode!r}")
     if mode == "off" or (mode == "auto" and not available()):
         return None
-    if mode not in ("auto", "on"):
-        raise ConfigError(f"ocr must be auto, on or off, got {mode!r}")
-    return PageOCR()
+    if not available():
+        raise MissingDependencyError(f"ocr = on needs the ocr extra: {INSTALL_HINT}")
+    return LazyOCR()

@@ -84,6 +84,8 @@ class Retriever:
             fused = relative_score_fusion(
                 {name: list(scores[name].items()) for name in rankings}, weights
             )
+        # a few spare candidates let duplicates of one text drop out without costing hits
+        fused = fused[: 2 * k + 10]
         hits = _unique(self._hits(filters, fused, rankings, scores, query, trace.language))[:k]
         trace.timings["fuse"] = (time.perf_counter() - t0) * 1000
         return hits

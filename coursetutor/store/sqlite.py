@@ -266,27 +266,36 @@ class SQLiteStore(Store):
 
     # -- search -----------------------------------------------------------
     def _scope(self, filters: SearchFilters, model: str | None = None) -> ScopeIndex:
+        """The course's in-memory index, rebuilt when the course changed since it was built.
+
+        The generation check, the rows and the vectors are read in one read transaction under
+        the store's lock, so concurrent searches never build from a half-written course.
+        """
         key = (filters.tenant, filters.course)
-        row = self._db.execute(
-            "SELECT generation FROM courses WHERE tenant = ? AND id = ?", key
-        ).fetchone()
-        if row is None:
-            raise NotFoundError(f"course {filters.course!r} does not exist")
-        index = self._indexes.get(key)
-        if index is None or index.generation != row[0]:
-            with self._lock:
-                rows = self._db.execute(
-                    "SELECT k.id, d.doc_type, d.difficulty, k.n_terms, k.term_ids, k.term_tfs "
-                    "FROM chunks k JOIN documents d ON d.tenant = k.tenant AND d.course = k.course "
-                    "AND d.id = k.document_id WHERE k.tenant = ? AND k.course = ? ORDER BY k.pk",
-                    key,
-                ).fetchall()
-                index = ScopeIndex.build(row[0], rows, {})
-                self._indexes[key] = index
-        if model is not None and model not in index.vectors:
-            index.vectors[model] = VectorIndex(
-                self._load_vectors(filters, model, len(index.chunk_ids)), self.vector_exact_limit
-            )
+        with self._lock:
+            self._db.execute("BEGIN")
+            try:
+                row = self._db.execute(
+                    "SELECT generation FROM courses WHERE tenant = ? AND id = ?", key
+                ).fetchone()
+                if row is None:
+                    raise NotFoundError(f"course {filters.course!r} does not exist")
+                index = self._indexes.get(key)
+                if index is None or index.generation != row[0]:
+                    rows = self._db.execute(
+                        "SELECT k.id, d.doc_type, d.difficulty, k.n_terms, k.term_ids, "
+                        "k.term_tfs FROM chunks k JOIN documents d ON d.tenant = k.tenant "
+                        "AND d.course = k.course AND d.id = k.document_id "
+                        "WHERE k.tenant = ? AND k.course = ? ORDER BY k.pk",
+                        key,
+                    ).fetchall()
+                    index = ScopeIndex.build(row[0], rows, {})
+                    self._indexes[key] = index
+                if model is not None and model not in index.vectors:
+                    matrix = self._load_vectors(filters, model, len(index.chunk_ids))
+                    index.vectors[model] = VectorIndex(matrix, self.vector_exact_limit)
+            finally:
+                self._db.execute("COMMIT")
         return index
 
     def _load_vectors(self, filters: SearchFilters, model: str, n: int) -> Vector:
@@ -298,6 +307,8 @@ class SQLiteStore(Store):
         ).fetchall()
         if any(r[0] is None for r in rows):
             raise StoreError(f"some chunks have no {model} vector; re-ingest the course")
+        if len(rows) != n:
+            raise StoreError("the course changed while its index was loading; search again")
         if not rows:
             return np.zeros((0, 1), dtype=np.float32)
         return np.vstack([np.frombuffer(r[0], dtype=np.float32) for r in rows])
