@@ -25,12 +25,6 @@ from .parsed import ParsedDocument
 PIPELINE_VERSION = "1"
 
 
-def _no_ocr(path: Path, page: int) -> str:
-    return ""
-
-
-_NO_OCR: OcrFn = _no_ocr
-
 
 @dataclasses.dataclass
 class FileResult:
@@ -146,7 +140,8 @@ class Ingestor:
             window_seconds=settings.transcript_window_seconds,
             max_seconds=settings.transcript_max_seconds,
         )
-        self._ocr_fn: OcrFn | None = None
+        # the engine itself is built on the first page that needs it
+        self.ocr: OcrFn | None = make_ocr(settings.ocr)
 
     def ingest(
         self,
@@ -191,7 +186,7 @@ class Ingestor:
         if old is not None and old.content_hash == digest:
             notify(Progress(str(path), "skipped", old.pages, old.chunks))
             return FileResult(str(path), "unchanged", doc_id, old.pages, old.chunks)
-        parsed = load(path, self._ocr())
+        parsed = load(path, self.ocr)
         drafts = self._chunk(parsed, meta)
         notify(Progress(str(path), "parsed", parsed.pages, len(drafts)))
         doc = DraftDocument(doc_id, meta.title or parsed.title, source_name, digest, parsed.pages,
@@ -221,12 +216,6 @@ class Ingestor:
             chunks=len(rows),
         )
         return self.store.replace_document(document, rows), embedded, lang
-
-    def _ocr(self) -> OcrFn | None:
-        """The OCR engine, built on first use (its models take a moment to load)."""
-        if self._ocr_fn is None and self.settings.ocr != "off":
-            self._ocr_fn = make_ocr(self.settings.ocr) or _NO_OCR
-        return None if self._ocr_fn is _NO_OCR else self._ocr_fn
 
     def _chunk(self, parsed: ParsedDocument, meta: FileMeta) -> list[ChunkDraft]:
         count = self.embedder.token_count
