@@ -160,9 +160,22 @@ def test_best_moment_stems_the_query_in_its_language(language: str, start: float
 
 @pytest.fixture(scope="module")
 def ws(sample: Sample, embedder: EmbeddingModel) -> Iterator[Workspace]:
-    """The session's sample store, searched only (never written) by this module."""
-    with Workspace(Settings(data_dir=sample.db_path.parent), embedder=embedder) as workspace:
+    """The session's sample store, searched only (never written), citing moments in every window."""
+    settings = Settings(data_dir=sample.db_path.parent, moment_min_seconds=0)
+    with Workspace(settings, embedder=embedder) as workspace:
         yield workspace
+
+
+def test_short_windows_are_cited_at_their_start_by_default(
+    sample: Sample, embedder: EmbeddingModel
+) -> None:
+    settings = Settings(data_dir=sample.db_path.parent)
+    assert settings.moment_min_seconds == 45.0
+    with Workspace(settings, embedder=embedder) as workspace:
+        hits = workspace.search("What happens if the tangent is horizontal?", SAMPLE_COURSE, k=5)
+    hit = next(h for h in hits if h.chunk.doc_type == "transcript")
+    assert hit.chunk.locator == Locator(start=395.148, end=427.425)
+    assert hit.locator == hit.chunk.locator
 
 
 @pytest.mark.parametrize(

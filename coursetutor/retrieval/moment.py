@@ -30,10 +30,17 @@ def cue_scores(query_terms: set[str], cues: list[set[str]]) -> list[float]:
     return [own[i] + (0.5 * own[i + 1] if i + 1 < n else 0.0) for i in range(n)]
 
 
-def best_moment(chunk: Chunk, query: str, language: str) -> Locator:
-    """Where to open the chunk for `query`: the best cue's start, else the chunk's start."""
-    if not chunk.cues or chunk.locator.end is None:
-        return chunk.locator
+def best_moment(chunk: Chunk, query: str, language: str, min_window: float = 0.0) -> Locator:
+    """Where to open the chunk for `query`: the best cue's start, else the chunk's start.
+
+    Windows shorter than `min_window` seconds open at their start: the lead-in is short, and
+    picking a cue by shared words errs more often than that costs (measured on TutorialVQA:
+    25 s windows cited at their start hit 0.386 at rank 1, at their best cue 0.372; 90 s
+    windows 0.187 at their start, 0.275 at their best cue).
+    """
+    loc = chunk.locator
+    if not chunk.cues or loc.end is None or (loc.end - (loc.start or 0.0)) < min_window:
+        return loc
     terms = set(tokenize(query, language))
     scores = cue_scores(terms, [set(tokenize(t, chunk.language)) for t in cue_texts(chunk)])
     best = max(range(len(scores)), key=lambda i: (scores[i], -i))

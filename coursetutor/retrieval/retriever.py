@@ -108,7 +108,8 @@ class Retriever:
                 score=score,
                 ranks={name: positions[name].get(cid) for name in rankings},
                 scores={name: scores[name].get(cid) for name in rankings},
-                locator=best_moment(chunks[cid], query, language or chunks[cid].language),
+                locator=best_moment(chunks[cid], query, language or chunks[cid].language,
+                                    self.settings.moment_min_seconds),
             )
             for cid, score in ((str(c), s) for c, s in fused)
             if cid in chunks
