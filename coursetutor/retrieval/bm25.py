@@ -44,11 +44,14 @@ class BM25Index:
     ) -> None:
         self.n_docs = int(doc_lens.shape[0])
         avgdl = float(doc_lens.mean()) if self.n_docs else 1.0
-        order = np.argsort(term_ids, kind="stable")
+        order = np.argsort(term_ids.astype(np.int32, copy=False))
         term_sorted = term_ids[order]
         self.rows = rows[order].astype(np.int32)
-        self.vocab, starts, dfs = np.unique(term_sorted, return_index=True, return_counts=True)
+        # one sort serves both the postings order and the vocabulary (np.unique would sort again)
+        starts = np.flatnonzero(np.diff(term_sorted, prepend=-1)) if term_sorted.size else order
+        self.vocab = term_sorted[starts]
         self.indptr = np.append(starts, term_sorted.shape[0]).astype(np.int64)
+        dfs = np.diff(self.indptr)
         n = max(self.n_docs, 1)
         idfs = np.log1p((n - dfs + 0.5) / (dfs + 0.5)).astype(np.float32)
         self.idf = idfs
