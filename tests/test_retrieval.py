@@ -436,3 +436,29 @@ def test_repeated_text_does_not_cost_hits(
     hits = ws.search(SHARED_QUERY, "dupes", k=2, mode=mode)
     assert [h.chunk.text for h in hits][:1] == [SHARED]
     assert len(hits) == 2
+
+
+def test_keyword_evidence_ignores_terms_known_only_to_other_courses(tmp_path: Path) -> None:
+    """A term in the shared term table but not in this course weighs as an unknown term."""
+    from coursetutor.store import ChunkRow, SQLiteStore
+    from coursetutor.types import Document, Locator
+
+    store = SQLiteStore(tmp_path / "t.db")
+
+    def add(course: str, cid: str, terms: str) -> None:
+        store.ensure_course("t", course)
+        document = Document("t", course, "d", "D", "lecture", "", 2, "en", "d.md", "h", 0, 1)
+        row = ChunkRow(cid, terms, (), Locator(anchor=cid), 0, 2, tuple(terms.split()), cid, cid)
+        store.put_vectors("m", {cid: np.ones(4, dtype=np.float32) / 2})
+        store.replace_document(document, [row])
+
+    add("other", "o", "zebra")  # 'zebra' now has a term id, but only in course "other"
+    add("mine", "a", "newton tangent")
+    filters = SearchFilters("t", "mine")
+    # a repeated term after one known elsewhere once paired 'zebra' with newton's column
+    both = store.keyword_search(filters, ["zebra", "newton", "newton"], 5).evidence
+    alone = store.keyword_search(filters, ["nothere", "newton"], 5).evidence
+    assert both == pytest.approx(alone)
+    assert 0.0 < both < 1.0
+    assert store.keyword_search(filters, ["newton"], 5).evidence == pytest.approx(1.0)
+    store.close()

@@ -13,6 +13,8 @@ import math
 import numpy as np
 import numpy.typing as npt
 
+from .fusion import keyword_evidence
+
 K1 = 0.9
 B = 0.4
 
@@ -69,6 +71,22 @@ class BM25Index:
         pos = np.searchsorted(self.vocab, arr)
         ok = (pos < self.vocab.shape[0]) & (self.vocab[np.minimum(pos, len(self.vocab) - 1)] == arr)
         return [int(p) for p in pos[ok]]
+
+    def evidence(self, columns: list[int], unknown: int, top: int | None) -> float:
+        """Share of a query's IDF mass that document row `top` matches.
+
+        `columns` are the distinct query terms found in this index, `unknown` how many distinct
+        query terms it lacks (each weighs the largest possible IDF, that of a term in no document).
+        """
+        total = unknown * self.max_idf
+        matched = 0.0
+        for col in columns:
+            weight = float(self.idf[col])
+            total += weight
+            postings = self.rows[self.indptr[col] : self.indptr[col + 1]]
+            if top is not None and np.any(postings == top):
+                matched += weight
+        return keyword_evidence(matched, total)
 
     def scores(self, columns: list[int]) -> FloatArray:
         """BM25 score of every document for a query given as vocabulary columns (with repeats)."""

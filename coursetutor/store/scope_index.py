@@ -28,7 +28,6 @@ class ScopeIndex:
         cls,
         generation: int,
         rows: list[tuple[str, str, int, int, bytes, bytes]],
-        vectors: dict[str, VectorIndex],
     ) -> ScopeIndex:
         """Build from (chunk id, doc type, difficulty, n_terms, term id blob, tf blob) rows."""
         n = len(rows)
@@ -45,7 +44,7 @@ class ScopeIndex:
             doc_types=np.array([r[1] for r in rows], dtype=np.str_),
             difficulty=np.array([r[2] for r in rows], dtype=np.int16),
             bm25=BM25Index(doc_rows, terms, tfs, lens),
-            vectors=vectors,
+            vectors={},  # filled per embedding model on first use
         )
 
     def mask(self, filters: SearchFilters) -> npt.NDArray[np.bool_] | None:

@@ -14,7 +14,6 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import NotFoundError, StoreError
-from ..retrieval.bm25 import idf
 from ..retrieval.vectors import EXACT_LIMIT, VectorIndex
 from ..types import Chunk, Course, Document, Locator, SearchFilters, check_doc_type
 from .base import ChunkRow, KeywordResult, Store, Vector
@@ -289,7 +288,7 @@ class SQLiteStore(Store):
                         "WHERE k.tenant = ? AND k.course = ? ORDER BY k.pk",
                         key,
                     ).fetchall()
-                    index = ScopeIndex.build(row[0], rows, {})
+                    index = ScopeIndex.build(row[0], rows)
                     self._indexes[key] = index
                 if model is not None and model not in index.vectors:
                     matrix = self._load_vectors(filters, model, len(index.chunk_ids))
@@ -321,29 +320,12 @@ class SQLiteStore(Store):
         columns = index.bm25.columns([known[t] for t in terms if t in known])
         scores = index.bm25.scores(columns)
         hits = top_k(scores, limit, index.mask(filters), positive_only=True)
-        evidence = self._evidence(index, terms, known, columns, hits)
+        distinct = sorted({known[t] for t in terms if t in known})
+        present = index.bm25.columns(distinct)
+        evidence = index.bm25.evidence(
+            present, len(set(terms)) - len(present), hits[0][0] if hits else None
+        )
         return KeywordResult([(index.chunk_ids[i], s) for i, s in hits], evidence)
-
-    @staticmethod
-    def _evidence(
-        index: ScopeIndex, terms: list[str], known: dict[str, int], columns: list[int],
-        hits: list[tuple[int, float]],
-    ) -> float:
-        """Share of the query's IDF mass matched by the top keyword hit."""
-        bm = index.bm25
-        col_of = dict(zip([known[t] for t in terms if t in known], columns, strict=False))
-        total = 0.0
-        matched = 0.0
-        top = hits[0][0] if hits else -1
-        for t in set(terms):
-            col = col_of.get(known.get(t, -1))
-            weight = float(bm.idf[col]) if col is not None else idf(bm.n_docs, 0)
-            total += weight
-            if col is not None and top >= 0:
-                rows = bm.rows[bm.indptr[col] : bm.indptr[col + 1]]
-                if np.any(rows == top):
-                    matched += weight
-        return matched / total if total else 0.0
 
     def vector_search(
         self, filters: SearchFilters, model: str, vector: Vector, limit: int
