@@ -184,9 +184,11 @@ def demo(ctx: click.Context) -> None:
         render.print_hits(question, ws.search(question, SAMPLE_COURSE, k=3))
 
 
+from .cli_tutor import ask, chat, models, policy  # noqa: E402
 from .eval.cli import eval_group  # noqa: E402
 
-cli.add_command(eval_group)
+for command in (ask, chat, models, policy, eval_group):
+    cli.add_command(command)
 
 
 def main() -> None:

@@ -16,6 +16,7 @@ from .errors import ConfigError
 
 ENV_PREFIX = "COURSETUTOR_"
 FUSIONS = ("relative", "rrf")
+LLM_BACKENDS = ("local", "ollama", "openai", "none")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -43,6 +44,29 @@ class Settings:
     vector_exact_limit: int = 50_000  # larger courses: binary-code prefilter + exact rescoring
     max_file_bytes: int = 100 * 1024 * 1024
     ocr: str = "auto"  # auto (when the ocr extra is installed), on, off
+    # generation
+    llm_backend: str = "local"  # local (llama.cpp), ollama, openai, none
+    llm_model: str = ""  # local: a GGUF path (empty: the bundled model); else the model name
+    llm_model_answer: str = ""  # per-task models; empty: llm_model
+    llm_model_categorize: str = ""
+    llm_model_grade: str = ""
+    llm_model_summarize: str = ""
+    llm_base_url: str = ""  # empty: http://127.0.0.1:11434 (ollama), http://127.0.0.1:8000/v1
+    llm_api_key: str = ""
+    llm_timeout: float = 120.0  # seconds without a byte from the backend
+    llm_retries: int = 3
+    llm_threads: int = 0  # llama.cpp threads; 0: all cores
+    llm_context_tokens: int = 4096  # llama.cpp context window
+    llm_temperature: float = 0.2
+    llm_max_tokens: int = 320
+    llm_price_input: float = 0.0  # price per million prompt tokens, for the cost estimate
+    llm_price_output: float = 0.0  # price per million completion tokens
+    # the tutor
+    context_budget_tokens: int = 0  # 0: 1,500 for the local model, 2,600 for server backends
+    max_question_chars: int = 4000
+    grade_correct: float = 0.50  # evidence score at or above which the tutor answers
+    grade_incorrect: float = 0.36  # below which it says the course does not cover the question
+    history_turns: int = 6  # recent turns used to rewrite follow-ups and shown to the model
 
     @property
     def store_url(self) -> str:
@@ -120,5 +144,15 @@ def _validate(s: Settings) -> None:
         raise ConfigError(f"fusion must be one of {', '.join(FUSIONS)}, got {s.fusion!r}")
     if s.ocr not in ("auto", "on", "off"):
         raise ConfigError(f"ocr must be auto, on or off, got {s.ocr!r}")
+    if s.llm_backend not in LLM_BACKENDS:
+        raise ConfigError(
+            f"llm_backend must be one of {', '.join(LLM_BACKENDS)}, got {s.llm_backend!r}"
+        )
+    if not 0 <= s.llm_temperature <= 0.4:
+        raise ConfigError("llm_temperature must be in [0, 0.4]: a tutor answers from its sources")
+    if not 0 <= s.grade_incorrect <= s.grade_correct <= 1:
+        raise ConfigError("need 0 <= grade_incorrect <= grade_correct <= 1")
+    if s.llm_retries < 0 or s.llm_timeout <= 0 or s.max_question_chars < 1:
+        raise ConfigError("llm_retries must be >= 0, llm_timeout and max_question_chars > 0")
     if s.rrf_k < 1 or s.candidate_factor < 1:
         raise ConfigError("rrf_k and candidate_factor must be positive")

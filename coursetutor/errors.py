@@ -13,7 +13,11 @@ CoursetutorError
  ├── NotFoundError          a course, document or chunk that does not exist (for this caller)
  ├── StoreError             the store failed or holds data from a newer version
  └── BackendError           an embedding or generation backend is missing or down
-      └── MissingDependencyError
+      ├── MissingDependencyError
+      ├── BackendUnavailableError   the server cannot be reached or keeps failing
+      ├── BackendTimeoutError       no reply (or no next token) within the timeout
+      ├── ModelNotFoundError        the backend has no such model (or a bad model file)
+      └── IncompleteAnswerError     the reply stopped in the middle (partial text attached)
 """
 
 from __future__ import annotations
@@ -73,3 +77,23 @@ class BackendError(CoursetutorError):
 
 class MissingDependencyError(BackendError):
     """An optional dependency is not installed."""
+
+
+class BackendUnavailableError(BackendError):
+    """The backend cannot be reached, or keeps answering with errors after retries."""
+
+
+class BackendTimeoutError(BackendError):
+    """The backend did not answer (or stopped streaming) within the timeout."""
+
+
+class ModelNotFoundError(BackendError):
+    """The configured model does not exist on the backend, or its file is wrong."""
+
+
+class IncompleteAnswerError(BackendError):
+    """Generation broke off mid-stream; `partial` holds what was received."""
+
+    def __init__(self, message: str, partial: str = "") -> None:
+        super().__init__(message)
+        self.partial = partial

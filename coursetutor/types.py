@@ -104,6 +104,7 @@ class Course:
     language: str
     documents: int = 0
     chunks: int = 0
+    allow_solutions: bool = False  # students may see solution documents and full solutions
 
 
 @dataclasses.dataclass(frozen=True)
@@ -162,3 +163,109 @@ class SearchFilters:
     course: str
     doc_types: tuple[DocType, ...] | None = None
     max_difficulty: int | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Citation:
+    """A source the tutor cited as [number]: where it opens and what it says."""
+
+    number: int
+    chunk_id: str
+    document_id: str
+    title: str
+    doc_type: DocType
+    locator: Locator
+    snippet: str
+
+    def label(self) -> str:
+        """'Title, p. 3' or 'Title, 01:02-02:30'."""
+        where = self.locator.label()
+        return f"{self.title}, {where}" if where else self.title
+
+
+@dataclasses.dataclass(frozen=True)
+class Session:
+    """A student's conversation in one course."""
+
+    id: str
+    tenant: str
+    course: str
+    student: str
+    created: float
+    updated: float
+    ended: float | None = None
+    turns: int = 0
+
+
+@dataclasses.dataclass(frozen=True)
+class Turn:
+    """One question and the tutor's reply, as remembered for later turns."""
+
+    session_id: str
+    ordinal: int
+    tenant: str
+    course: str
+    student: str
+    question: str
+    answer: str
+    category: str
+    intent: str
+    grade: str
+    level: str = ""  # scaffolding level on exercise help
+    exercise_key: str = ""  # which exercise it was about, to climb the ladder
+    complete: bool = True
+    sources: tuple[Citation, ...] = ()
+    created: float = 0.0
+
+
+@dataclasses.dataclass(frozen=True)
+class Answer:
+    """One tutor turn: the reply, its cited sources and how it was produced."""
+
+    text: str
+    sources: tuple[Citation, ...]
+    category: str
+    intent: str
+    grade: str  # correct, ambiguous, incorrect, or "" when nothing was retrieved
+    evidence: float
+    language: str
+    level: str = ""  # scaffolding level of exercise help
+    complete: bool = True
+    covered: bool = True  # False when the course material does not cover the question
+    note: str = ""
+    session_id: str = ""
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float = 0.0
+    timings: dict[str, float] = dataclasses.field(default_factory=dict)  # ms per stage
+    calls: tuple[dict[str, object], ...] = ()  # every model call: task, model, tokens, cost
+
+
+@dataclasses.dataclass(frozen=True)
+class MetaEvent:
+    """Sent before the answer streams: what kind of turn this is."""
+
+    session_id: str
+    category: str
+    intent: str
+    level: str
+    grade: str
+    language: str
+
+
+@dataclasses.dataclass(frozen=True)
+class TokenEvent:
+    text: str
+
+
+@dataclasses.dataclass(frozen=True)
+class SourcesEvent:
+    sources: tuple[Citation, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class DoneEvent:
+    answer: Answer
+
+
+StreamEvent = MetaEvent | TokenEvent | SourcesEvent | DoneEvent

@@ -8,7 +8,7 @@ import dataclasses
 import numpy as np
 import numpy.typing as npt
 
-from ..types import Chunk, Course, Document, Locator, SearchFilters
+from ..types import Chunk, Course, Document, Locator, SearchFilters, Session, Turn
 
 Vector = npt.NDArray[np.float32]
 
@@ -48,6 +48,10 @@ class Store(abc.ABC):
     def ensure_course(
         self, tenant: str, course: str, title: str = "", language: str = "en"
     ) -> Course: ...
+
+    @abc.abstractmethod
+    def set_course_policy(self, tenant: str, course: str, allow_solutions: bool) -> Course:
+        """Whether students of `course` may see solution documents and full solutions."""
 
     @abc.abstractmethod
     def get_course(self, tenant: str, course: str) -> Course: ...
@@ -99,3 +103,34 @@ class Store(abc.ABC):
 
     @abc.abstractmethod
     def get_chunks(self, filters: SearchFilters, chunk_ids: list[str]) -> dict[str, Chunk]: ...
+
+    # sessions and turns (the tutor's memory of a conversation)
+    @abc.abstractmethod
+    def start_session(self, tenant: str, course: str, student: str) -> Session: ...
+
+    @abc.abstractmethod
+    def get_session(self, tenant: str, course: str, session_id: str) -> Session:
+        """The session, or NotFoundError when it is not in this tenant and course."""
+
+    @abc.abstractmethod
+    def list_sessions(self, tenant: str, course: str, student: str) -> list[Session]:
+        """A student's sessions in a course, most recent first."""
+
+    @abc.abstractmethod
+    def end_session(self, tenant: str, course: str, session_id: str) -> Session: ...
+
+    @abc.abstractmethod
+    def add_turn(self, turn: Turn) -> Turn:
+        """Append `turn` to its session (the ordinal is assigned by the store)."""
+
+    @abc.abstractmethod
+    def list_turns(
+        self, tenant: str, course: str, session_id: str, last: int | None = None
+    ) -> list[Turn]:
+        """The session's turns in order (only the `last` ones when given)."""
+
+    @abc.abstractmethod
+    def count_exercise_turns(
+        self, tenant: str, course: str, student: str, exercise_key: str
+    ) -> int:
+        """How many earlier turns this student spent on the exercise `exercise_key`."""

@@ -18,6 +18,7 @@ from ..retrieval.vectors import EXACT_LIMIT, VectorIndex
 from ..types import Chunk, Course, Document, Locator, SearchFilters, check_doc_type
 from .base import ChunkRow, KeywordResult, Store, Vector
 from .scope_index import ScopeIndex, top_k
+from .sqlite_sessions import SQLiteSessions
 
 
 def migrations() -> list[tuple[int, str]]:
@@ -30,7 +31,7 @@ def migrations() -> list[tuple[int, str]]:
     return sorted(found)
 
 
-class SQLiteStore(Store):
+class SQLiteStore(SQLiteSessions, Store):
     """Store backed by a single SQLite database file."""
 
     def __init__(self, path: Path | str, vector_exact_limit: int = EXACT_LIMIT) -> None:
@@ -113,12 +114,20 @@ class SQLiteStore(Store):
             )
         return self.get_course(tenant, course)
 
+    def set_course_policy(self, tenant: str, course: str, allow_solutions: bool) -> Course:
+        with self._tx() as db:
+            cur = db.execute("UPDATE courses SET allow_solutions = ? WHERE tenant = ? AND id = ?",
+                             (int(allow_solutions), tenant, course))
+            if cur.rowcount == 0:
+                raise NotFoundError(f"course {course!r} does not exist")
+        return self.get_course(tenant, course)
+
     def _course_rows(self, tenant: str, course: str | None) -> list[sqlite3.Row]:
         sql = (
             "SELECT c.tenant, c.id, c.title, c.language, "
             "(SELECT COUNT(*) FROM documents d WHERE d.tenant = c.tenant AND d.course = c.id), "
-            "(SELECT COUNT(*) FROM chunks k WHERE k.tenant = c.tenant AND k.course = c.id) "
-            "FROM courses c WHERE c.tenant = ?"
+            "(SELECT COUNT(*) FROM chunks k WHERE k.tenant = c.tenant AND k.course = c.id), "
+            "c.allow_solutions FROM courses c WHERE c.tenant = ?"
         )
         params: tuple[str, ...] = (tenant,)
         if course is not None:
@@ -130,7 +139,7 @@ class SQLiteStore(Store):
         rows = self._course_rows(tenant, course)
         if not rows:
             raise NotFoundError(f"course {course!r} does not exist")
-        return Course(*rows[0])
+        return _course(rows[0])
 
     def course_language(self, tenant: str, course: str) -> str:
         row = self._db.execute(
@@ -141,11 +150,13 @@ class SQLiteStore(Store):
         return str(row[0])
 
     def list_courses(self, tenant: str) -> list[Course]:
-        return [Course(*r) for r in self._course_rows(tenant, None)]
+        return [_course(r) for r in self._course_rows(tenant, None)]
 
     def remove_course(self, tenant: str, course: str) -> None:
         self.get_course(tenant, course)
         with self._tx() as db:
+            db.execute("DELETE FROM turns WHERE tenant = ? AND course = ?", (tenant, course))
+            db.execute("DELETE FROM sessions WHERE tenant = ? AND course = ?", (tenant, course))
             db.execute("DELETE FROM chunks WHERE tenant = ? AND course = ?", (tenant, course))
             db.execute("DELETE FROM documents WHERE tenant = ? AND course = ?", (tenant, course))
             db.execute("DELETE FROM courses WHERE tenant = ? AND id = ?", (tenant, course))
@@ -352,6 +363,10 @@ class SQLiteStore(Store):
             [filters.tenant, filters.course, *chunk_ids],
         ).fetchall()
         return {r[0]: _chunk(r) for r in rows}
+
+
+def _course(r: sqlite3.Row) -> Course:
+    return Course(r[0], r[1], r[2], r[3], int(r[4]), int(r[5]), bool(r[6]))
 
 
 def _chunk(r: tuple) -> Chunk:  # type: ignore[type-arg]

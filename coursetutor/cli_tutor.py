@@ -1,0 +1,111 @@
+"""CLI commands that talk to the tutor: ask, chat, models, policy."""
+
+from __future__ import annotations
+
+import json
+
+import click
+from rich.table import Table
+
+from . import render_answer
+from .config import Settings
+from .errors import CoursetutorError
+from .llm.status import backend_status
+from .render import out
+from .tutor import Tutor
+from .workspace import Workspace
+
+CHAT_HELP = "Type a question; /new starts a new session, /quit (or Ctrl-D) leaves."
+
+
+def _tutor(ctx: click.Context) -> Tutor:
+    ws = ctx.with_resource(Workspace(ctx.obj))
+    tutor = Tutor(ws)
+    ctx.call_on_close(tutor.router.close)
+    return tutor
+
+
+@click.command()
+@click.argument("question")
+@click.option("--course", required=True)
+@click.option("--student", default="cli", show_default=True, help="Student id (memory, ladder).")
+@click.option("--session", "session_id", default=None, help="Continue this session.")
+@click.option("--level", type=click.IntRange(1, 5), default=3, show_default=True,
+              help="The student's level, 1 (beginner) to 5.")
+@click.option("--json", "as_json", is_flag=True, help="Print the whole answer as JSON.")
+@click.pass_context
+def ask(ctx: click.Context, question: str, course: str, student: str, session_id: str | None,
+        level: int, as_json: bool) -> None:
+    """Ask the tutor QUESTION about a course; the answer streams, then its sources."""
+    tutor = _tutor(ctx)
+    if as_json:
+        answer = tutor.ask(question, course, student, session_id, level)
+        click.echo(json.dumps(render_answer.answer_dict(answer), indent=2, ensure_ascii=False))
+    else:
+        render_answer.stream_to_terminal(tutor.stream(question, course, student, session_id,
+                                                      level))
+
+
+@click.command()
+@click.option("--course", required=True)
+@click.option("--student", default="cli", show_default=True)
+@click.option("--level", type=click.IntRange(1, 5), default=3, show_default=True)
+@click.pass_context
+def chat(ctx: click.Context, course: str, student: str, level: int) -> None:
+    """An interactive session with the tutor (history and the exercise ladder carry over)."""
+    tutor = _tutor(ctx)
+    tutor.ws.store.get_course(tutor.ws.tenant, course)
+    out.print(f"[bold]{course}[/bold] · {CHAT_HELP}")
+    session_id: str | None = None
+    while True:
+        try:
+            question = click.prompt("you", prompt_suffix="> ").strip()
+        except (EOFError, click.Abort):
+            out.print()
+            break
+        if question in ("/quit", "/exit"):
+            break
+        if question == "/new":
+            session_id = None
+            out.print("[dim]new session[/dim]")
+            continue
+        try:
+            answer = render_answer.stream_to_terminal(
+                tutor.stream(question, course, student, session_id, level))
+        except CoursetutorError as exc:  # one bad turn does not end the session
+            click.echo(f"Error: {exc}", err=True)
+            continue
+        session_id = answer.session_id
+
+
+@click.command()
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+def models(ctx: click.Context, as_json: bool) -> None:
+    """Show the generation backends and whether each is ready."""
+    settings: Settings = ctx.obj
+    rows = backend_status(settings)
+    if as_json:
+        click.echo(json.dumps([r.__dict__ for r in rows], indent=2))
+        return
+    table = Table("backend", "model", "ready", "detail")
+    for r in rows:
+        name = f"{r.name} (configured)" if r.configured else r.name
+        table.add_row(name, r.model, "yes" if r.ready else "no", r.detail)
+    out.print(table)
+
+
+@click.command()
+@click.option("--course", required=True)
+@click.option("--allow-solutions/--hide-solutions", default=None,
+              help="Whether students may see solution documents and full solutions.")
+@click.pass_context
+def policy(ctx: click.Context, course: str, allow_solutions: bool | None) -> None:
+    """Show or set a course's policy on solutions."""
+    ws = ctx.with_resource(Workspace(ctx.obj))
+    if allow_solutions is None:
+        info = ws.store.get_course(ws.tenant, course)
+    else:
+        info = ws.store.set_course_policy(ws.tenant, course, allow_solutions)
+    state = "allowed" if info.allow_solutions else "hidden from students"
+    click.echo(f"{course}: solutions {state}")

@@ -1,0 +1,90 @@
+"""llama.cpp through llama-cpp-python: the bundled default model or any GGUF file."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any, cast
+
+from ..config import Settings
+from ..errors import BackendError, MissingDependencyError, ModelNotFoundError
+from .base import LLM, Delta, GenParams, Message, Usage
+from .bundled import INSTALL_HINT, bundled_model_path
+
+# llama.cpp keeps the evaluated prompt; this RAM cache also keeps the states of other prompts
+# (categorize, grade, answer), so each task's fixed system prompt is evaluated once.
+PROMPT_CACHE_BYTES = 1 << 30
+
+
+class LocalLLM(LLM):
+    """A GGUF model run in-process by llama.cpp (one generation at a time)."""
+
+    backend = "local"
+    default_context_budget = 1500
+
+    def __init__(self, model_path: Path, threads: int = 0, context_tokens: int = 4096) -> None:
+        super().__init__(str(model_path))
+        try:
+            import llama_cpp
+        except ImportError as exc:
+            raise MissingDependencyError(f"the local backend needs llama-cpp-python; "
+                                         f"{INSTALL_HINT}") from exc
+        if not model_path.is_file():
+            raise ModelNotFoundError(f"no model file at {model_path} (llm_model)")
+        try:
+            self._llama = llama_cpp.Llama(
+                model_path=str(model_path),
+                n_ctx=context_tokens,
+                n_threads=threads or os.cpu_count() or 1,  # llama.cpp's default is half
+                verbose=False,
+            )
+        except ValueError as exc:  # llama-cpp-python's way of saying the file is not a model
+            raise ModelNotFoundError(f"cannot load {model_path} as a GGUF model") from exc
+        from llama_cpp.llama_cache import LlamaRAMCache
+
+        self._llama.set_cache(LlamaRAMCache(capacity_bytes=PROMPT_CACHE_BYTES))
+        self._lock = threading.Lock()
+        self.context_tokens = context_tokens
+
+    @classmethod
+    def from_settings(cls, settings: Settings, model: str) -> LocalLLM:
+        models = settings.data_dir / "models"
+        path = Path(model).expanduser() if model else bundled_model_path(models)
+        return cls(path, settings.llm_threads, settings.llm_context_tokens)
+
+    def count_tokens(self, text: str) -> int:
+        return len(self._llama.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+
+    def stream(self, messages: Sequence[Message], params: GenParams) -> Iterator[Delta]:
+        kwargs: dict[str, Any] = {
+            "messages": [{"role": m.role, "content": m.content} for m in messages],
+            "temperature": params.temperature,
+            "max_tokens": params.max_tokens,
+            "stop": list(params.stop) or None,
+            "seed": params.seed,
+            "stream": True,
+        }
+        if params.json:
+            kwargs["response_format"] = {"type": "json_object"}
+        with self._lock:
+            yield from self._generate(kwargs)
+
+    def _generate(self, kwargs: dict[str, Any]) -> Iterator[Delta]:
+        pieces = 0
+        finish = "stop"
+        try:
+            chunks = cast(Iterator[dict[str, Any]], self._llama.create_chat_completion(**kwargs))
+            for chunk in chunks:
+                choice = chunk["choices"][0]
+                text = str(choice.get("delta", {}).get("content") or "")
+                if text:
+                    pieces += 1
+                    yield Delta(text)
+                if choice.get("finish_reason"):
+                    finish = str(choice["finish_reason"])
+        except ValueError as exc:  # e.g. the prompt exceeds the context window
+            raise BackendError(f"local model: {exc}") from exc
+        prompt = max(0, self._llama.n_tokens - pieces)
+        yield Delta(usage=Usage(prompt, pieces), finish=finish)

@@ -1,0 +1,57 @@
+"""Rendering tutor turns in the terminal and as JSON."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+from typing import Any
+
+from rich.markup import escape
+
+from .render import console, out
+from .types import Answer, Citation, DoneEvent, MetaEvent, StreamEvent, TokenEvent
+
+
+def citation_dict(c: Citation) -> dict[str, Any]:
+    loc = {k: v for k, v in dataclasses.asdict(c.locator).items() if v is not None}
+    return {"number": c.number, "chunk_id": c.chunk_id, "document_id": c.document_id,
+            "title": c.title, "type": c.doc_type, "locator": loc, "label": c.label(),
+            "snippet": c.snippet}
+
+
+def answer_dict(a: Answer) -> dict[str, Any]:
+    data = dataclasses.asdict(a)
+    data["sources"] = [citation_dict(c) for c in a.sources]
+    data["calls"] = list(a.calls)
+    return data
+
+
+def stream_to_terminal(events: Iterable[StreamEvent], show_meta: bool = True) -> Answer:
+    """Print tokens as they arrive, then the sources and a one-line summary."""
+    answer: Answer | None = None
+    for event in events:
+        if isinstance(event, MetaEvent) and show_meta:
+            level = f", {event.level}" if event.level else ""
+            console.print(f"[dim]{event.category} / {event.intent}{level} · evidence "
+                          f"{event.grade or '-'}[/dim]")
+        elif isinstance(event, TokenEvent):
+            out.print(event.text, end="", markup=False, highlight=False, soft_wrap=True)
+        elif isinstance(event, DoneEvent):
+            answer = event.answer
+    out.print()
+    assert answer is not None
+    print_sources(answer)
+    return answer
+
+
+def print_sources(a: Answer) -> None:
+    if a.sources:
+        out.print("\n[bold]Sources[/bold]")
+        for c in a.sources:
+            out.print(f"  \\[{c.number}] [cyan]{escape(c.label())}[/cyan] ({c.doc_type})")
+    if not a.complete:
+        console.print("[yellow]The answer is incomplete: the model stopped mid-way.[/yellow]")
+    stages = " · ".join(f"{k} {v / 1000:.1f}s" for k, v in a.timings.items() if v >= 1)
+    cost = f" · cost {a.cost:.5f}" if a.cost else ""
+    console.print(f"[dim]{a.prompt_tokens}+{a.completion_tokens} tokens{cost}"
+                  f"{' · ' + stages if stages else ''}[/dim]")

@@ -1,0 +1,66 @@
+"""Turning session records into rows and back (shared by every SQL backend)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..types import Citation, Locator, Session, Turn, check_doc_type
+
+TURN_COLUMNS = (
+    "session_id, ordinal, tenant, course, student, question, answer, category, intent, grade, "
+    "level, exercise_key, complete, sources, created"
+)
+SESSION_COLUMNS = (
+    "s.id, s.tenant, s.course, s.student, s.created, s.updated, s.ended, "
+    "(SELECT COUNT(*) FROM turns t WHERE t.session_id = s.id)"
+)
+
+
+def citations_json(citations: tuple[Citation, ...]) -> str:
+    """Citations as a JSON array."""
+    return json.dumps([
+        {
+            "number": c.number, "chunk_id": c.chunk_id, "document_id": c.document_id,
+            "title": c.title, "doc_type": c.doc_type, "page": c.locator.page,
+            "start": c.locator.start, "end": c.locator.end, "anchor": c.locator.anchor,
+            "snippet": c.snippet,
+        }
+        for c in citations
+    ], ensure_ascii=False)
+
+
+def citations_from_json(raw: str) -> tuple[Citation, ...]:
+    return tuple(
+        Citation(
+            number=int(d["number"]), chunk_id=d["chunk_id"], document_id=d["document_id"],
+            title=d["title"], doc_type=check_doc_type(d["doc_type"]),
+            locator=Locator(d.get("page"), d.get("start"), d.get("end"), d.get("anchor")),
+            snippet=d["snippet"],
+        )
+        for d in json.loads(raw or "[]")
+    )
+
+
+def turn_values(turn: Turn, ordinal: int, created: float) -> tuple[Any, ...]:
+    return (
+        turn.session_id, ordinal, turn.tenant, turn.course, turn.student, turn.question,
+        turn.answer, turn.category, turn.intent, turn.grade, turn.level, turn.exercise_key,
+        int(turn.complete), citations_json(turn.sources), created,
+    )
+
+
+def turn_from_row(row: tuple[Any, ...]) -> Turn:
+    v = list(row)
+    return Turn(
+        session_id=v[0], ordinal=int(v[1]), tenant=v[2], course=v[3], student=v[4],
+        question=v[5], answer=v[6], category=v[7], intent=v[8], grade=v[9], level=v[10],
+        exercise_key=v[11], complete=bool(v[12]), sources=citations_from_json(v[13]),
+        created=float(v[14]),
+    )
+
+
+def session_from_row(row: tuple[Any, ...]) -> Session:
+    v = list(row)
+    return Session(v[0], v[1], v[2], v[3], float(v[4]), float(v[5]),
+                   None if v[6] is None else float(v[6]), int(v[7]))

@@ -1,0 +1,96 @@
+"""Sessions and turns in the SQLite store."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import AbstractContextManager
+from typing import TYPE_CHECKING
+
+from ..errors import NotFoundError
+from ..types import Course, Session, Turn
+from .records import SESSION_COLUMNS, TURN_COLUMNS, session_from_row, turn_from_row, turn_values
+
+
+class SQLiteSessions:
+    """Mixin for SQLiteStore: the tutor's conversation memory."""
+
+    _db: sqlite3.Connection
+
+    if TYPE_CHECKING:  # provided by SQLiteStore
+
+        def _tx(self) -> AbstractContextManager[sqlite3.Connection]: ...
+
+        def get_course(self, tenant: str, course: str) -> Course: ...
+
+    def start_session(self, tenant: str, course: str, student: str) -> Session:
+        self.get_course(tenant, course)
+        now = time.time()
+        sid = uuid.uuid4().hex
+        with self._tx() as db:
+            db.execute(
+                "INSERT INTO sessions (id, tenant, course, student, created, updated) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (sid, tenant, course, student, now, now),
+            )
+        return Session(sid, tenant, course, student, now, now)
+
+    def _sessions(self, where: str, params: tuple[object, ...]) -> Iterator[Session]:
+        sql = f"SELECT {SESSION_COLUMNS} FROM sessions s WHERE {where} ORDER BY s.updated DESC"
+        for row in self._db.execute(sql, params).fetchall():
+            yield session_from_row(tuple(row))
+
+    def get_session(self, tenant: str, course: str, session_id: str) -> Session:
+        found = list(self._sessions("s.tenant = ? AND s.course = ? AND s.id = ?",
+                                    (tenant, course, session_id)))
+        if not found:
+            raise NotFoundError(f"session {session_id!r} does not exist")
+        return found[0]
+
+    def list_sessions(self, tenant: str, course: str, student: str) -> list[Session]:
+        return list(self._sessions("s.tenant = ? AND s.course = ? AND s.student = ?",
+                                   (tenant, course, student)))
+
+    def end_session(self, tenant: str, course: str, session_id: str) -> Session:
+        self.get_session(tenant, course, session_id)
+        with self._tx() as db:
+            db.execute("UPDATE sessions SET ended = COALESCE(ended, ?) WHERE id = ?",
+                       (time.time(), session_id))
+        return self.get_session(tenant, course, session_id)
+
+    def add_turn(self, turn: Turn) -> Turn:
+        session = self.get_session(turn.tenant, turn.course, turn.session_id)
+        if session.student != turn.student:
+            raise NotFoundError(f"session {turn.session_id!r} does not exist")
+        now = time.time()
+        with self._tx() as db:
+            row = db.execute("SELECT COALESCE(MAX(ordinal), 0) + 1 FROM turns WHERE session_id = ?",
+                             (turn.session_id,)).fetchone()
+            values = turn_values(turn, int(row[0]), now)
+            marks = ", ".join("?" * len(values))
+            db.execute(f"INSERT INTO turns ({TURN_COLUMNS}) VALUES ({marks})", values)
+            db.execute("UPDATE sessions SET updated = ? WHERE id = ?", (now, turn.session_id))
+        return turn_from_row(values)
+
+    def list_turns(
+        self, tenant: str, course: str, session_id: str, last: int | None = None
+    ) -> list[Turn]:
+        self.get_session(tenant, course, session_id)
+        rows = self._db.execute(
+            f"SELECT {TURN_COLUMNS} FROM turns WHERE session_id = ? AND tenant = ? "
+            "AND course = ? ORDER BY ordinal DESC LIMIT ?",
+            (session_id, tenant, course, -1 if last is None else last),
+        ).fetchall()
+        return [turn_from_row(tuple(r)) for r in reversed(rows)]
+
+    def count_exercise_turns(
+        self, tenant: str, course: str, student: str, exercise_key: str
+    ) -> int:
+        row = self._db.execute(
+            "SELECT COUNT(*) FROM turns WHERE tenant = ? AND course = ? AND student = ? "
+            "AND exercise_key = ? AND exercise_key != ''",
+            (tenant, course, student, exercise_key),
+        ).fetchone()
+        return int(row[0])

@@ -1,0 +1,51 @@
+"""After generation: which [n] markers are real, and which sources were actually cited."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from ..types import Citation
+from .context import Source
+
+_MARK = re.compile(r"\[(\d{1,3}(?:\s*[,;]\s*\d{1,3})*)\]")
+SNIPPET_CHARS = 240
+
+
+def cited_numbers(text: str) -> list[int]:
+    """Numbers cited as [n] or [n, m], in order of first appearance."""
+    seen: list[int] = []
+    for m in _MARK.finditer(text):
+        for part in re.split(r"[,;]", m.group(1)):
+            n = int(part)
+            if n not in seen:
+                seen.append(n)
+    return seen
+
+
+def strip_invalid(text: str, valid: set[int]) -> str:
+    """Remove citation markers that point at no source (the model invented them)."""
+    def fix(m: re.Match[str]) -> str:
+        kept = [p.strip() for p in re.split(r"[,;]", m.group(1)) if int(p) in valid]
+        return f"[{', '.join(kept)}]" if kept else ""
+
+    return re.sub(r" +([.,;:!?])", r"\1", _MARK.sub(fix, text))
+
+
+def snippet(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= SNIPPET_CHARS else text[: SNIPPET_CHARS - 1].rstrip() + "…"
+
+
+def to_citation(source: Source) -> Citation:
+    chunk = source.hit.chunk
+    return Citation(source.number, chunk.id, chunk.document_id, chunk.document_title,
+                    chunk.doc_type, source.hit.locator, snippet(source.text))
+
+
+def check_citations(text: str, sources: Sequence[Source]) -> tuple[str, tuple[Citation, ...]]:
+    """Drop markers to unknown sources; return the text and the cited sources in order."""
+    valid = {s.number for s in sources}
+    clean = strip_invalid(text, valid)
+    by_number = {s.number: s for s in sources}
+    return clean, tuple(to_citation(by_number[n]) for n in cited_numbers(clean) if n in by_number)

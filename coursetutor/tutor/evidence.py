@@ -1,0 +1,123 @@
+"""Retrieve and grade (corrective RAG): answer, widen the search, or say it is not covered."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from collections.abc import Sequence
+
+from ..llm import GenParams, Message
+from ..llm.router import CallRecord, Router
+from ..retrieval.grading import Grade, evidence_score, grade
+from ..retrieval.language import STOPWORDS
+from ..retrieval.retriever import SearchTrace
+from ..types import DocType, Hit
+from ..workspace import Workspace
+from . import prompts
+from .context import source_header, trim_to_question
+from .pedagogy import preferred_types
+
+PREFERENCE_BOOST = 1.15  # preferred document types rank first among close candidates
+_QUESTION_WORDS = frozenset(
+    "what which who how why when where does do did is are can could would should explain tell "
+    "me please about give".split()
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class Evidence:
+    """The graded passages for one question."""
+
+    hits: list[Hit]
+    score: float
+    grade: Grade
+    widened: bool = False
+    checked_by_model: bool = False
+
+
+def keyword_query(query: str) -> str:
+    """The question without question and stop words (a second, sharper query)."""
+    stop = _QUESTION_WORDS.union(*STOPWORDS.values())
+    words = [w for w in re.findall(r"\w+", query) if w.lower() not in stop]
+    return " ".join(words) or query
+
+
+def prefer(hits: list[Hit], types: Sequence[str]) -> list[Hit]:
+    """Re-rank so preferred document types win among close candidates."""
+    def key(h: Hit) -> float:
+        return h.score * (PREFERENCE_BOOST if h.chunk.doc_type in types else 1.0)
+
+    return sorted(hits, key=key, reverse=True)
+
+
+class EvidenceFinder:
+    """Searches a course for a question and grades what it found."""
+
+    def __init__(self, workspace: Workspace, router: Router, log: list[CallRecord]) -> None:
+        self.ws = workspace
+        self.settings = workspace.settings
+        self.router = router
+        self.log = log
+
+    def _search(self, query: str, course: str, types: tuple[DocType, ...], k: int,
+                intent: str) -> tuple[list[Hit], float]:
+        trace = SearchTrace()
+        hits = self.ws.search(query, course, k=k, doc_types=types, trace=trace)
+        return prefer(hits, preferred_types(intent)), evidence_score(hits, trace.keyword_evidence)
+
+    def find(self, query: str, course: str, types: tuple[DocType, ...], intent: str,
+             k: int = 6, pinned: Hit | None = None) -> Evidence:
+        """Search, grade, and on an ambiguous grade widen the search and decide again.
+
+        A `pinned` passage (the exercise the student names) comes first and makes the
+        evidence sufficient: the question is about the course's own material.
+        """
+        hits, score = self._search(query, course, types, k, intent)
+        if pinned is not None:
+            rest = [h for h in hits if h.chunk.id != pinned.chunk.id]
+            return Evidence([pinned, *rest][:k], score, "correct")
+        verdict = grade(score, self.settings.grade_correct, self.settings.grade_incorrect)
+        if verdict != "ambiguous":
+            return Evidence(hits, score, verdict)
+        sharper = keyword_query(query)
+        more, more_score = self._search(sharper, course, types, 2 * k, intent)
+        merged = _merge(hits, more, 2 * k)
+        score = max(score, more_score)
+        verdict = grade(score, self.settings.grade_correct, self.settings.grade_incorrect)
+        if verdict != "ambiguous" or not self.router.enabled:
+            return Evidence(merged, score, verdict, widened=True)
+        supported = self._model_check(query, merged[:3])
+        return Evidence(merged, score, "correct" if supported else "incorrect", True, True)
+
+    def _model_check(self, question: str, hits: Sequence[Hit]) -> bool:
+        """Ask the grading model whether the passages hold the answer (JSON yes/no)."""
+        llm = self.router.llm("grade")
+        language = self.ws.store.course_language(self.ws.tenant, hits[0].chunk.course)
+        blocks = [
+            source_header(i + 1, h) + "\n"
+            + trim_to_question(h.chunk.text, question, language, 180, llm.count_tokens)
+            for i, h in enumerate(hits)
+        ]
+        prompt = prompts.render("grade", sources="\n\n".join(blocks), question=question)
+        reply = self.router.complete(
+            "grade", [Message("user", prompt)], GenParams(temperature=0.0, max_tokens=16,
+                                                          json=True), self.log)
+        return parse_supported(reply.text)
+
+
+def parse_supported(raw: str) -> bool:
+    """Read {"supported": bool}; anything unreadable counts as not supported."""
+    match = re.search(r"\{.*?\}", raw, re.DOTALL)
+    try:
+        data = json.loads(match.group(0)) if match else None
+    except json.JSONDecodeError:
+        data = None
+    if isinstance(data, dict) and isinstance(data.get("supported"), bool):
+        return bool(data["supported"])
+    return raw.strip().lower().startswith(("yes", "true"))
+
+
+def _merge(first: list[Hit], second: list[Hit], k: int) -> list[Hit]:
+    seen = {h.chunk.id for h in first}
+    return (first + [h for h in second if h.chunk.id not in seen])[:k]

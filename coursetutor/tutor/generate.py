@@ -1,0 +1,56 @@
+"""Streaming the answer: hold back a NOT_COVERED reply, note an interrupted stream."""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Iterator, Sequence
+
+from ..errors import BackendTimeoutError, IncompleteAnswerError
+from ..llm import GenParams, Message
+from ..llm.router import CallRecord, Router
+
+NOT_COVERED = "NOT_COVERED"
+
+
+@dataclasses.dataclass
+class Draft:
+    """What the model said so far, and how the stream ended."""
+
+    text: str = ""
+    complete: bool = True
+    declined: bool = False  # the model answered NOT_COVERED
+    first_token_ms: float | None = None
+
+
+def stream_answer(router: Router, messages: Sequence[Message], params: GenParams,
+                  log: list[CallRecord], draft: Draft, started: float,
+                  emit: bool = True) -> Iterator[str]:
+    """Yield text pieces as they come (none when `emit` is False); fill `draft`."""
+    held = ""
+    try:
+        for delta in router.stream("answer", messages, params, log):
+            if not delta.text:
+                continue
+            if draft.first_token_ms is None:
+                draft.first_token_ms = (time.perf_counter() - started) * 1000
+            draft.text += delta.text
+            if not draft.text.lstrip().startswith(NOT_COVERED[: len(draft.text.lstrip())]):
+                piece, held = held + delta.text, ""
+                if emit:
+                    yield piece
+            elif NOT_COVERED in draft.text:
+                draft.declined = True
+            else:
+                held += delta.text
+    except (IncompleteAnswerError, BackendTimeoutError) as exc:
+        if isinstance(exc, BackendTimeoutError) and not draft.text:
+            raise
+        draft.complete = False
+    if held and not draft.declined and emit:
+        yield held
+    stripped = draft.text.strip()
+    # a short reply that says NOT_COVERED anywhere is a refusal, whatever surrounds it
+    draft.declined = draft.declined or stripped.startswith(NOT_COVERED) or (
+        NOT_COVERED in stripped and len(stripped) < 200
+    )

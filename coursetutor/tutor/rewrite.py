@@ -1,0 +1,35 @@
+"""Follow-ups ("and the other one?") rewritten into a standalone search query."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..llm import GenParams, Message
+from ..llm.router import CallRecord, Router
+from ..types import Turn
+from . import prompts
+
+MAX_REWRITE_CHARS = 300
+
+
+def concatenated(message: str, history: Sequence[Turn]) -> str:
+    """The previous question followed by the follow-up: a query that needs no model."""
+    previous = next((t.question for t in reversed(history) if t.question), "")
+    return f"{previous} {message}".strip()
+
+
+def rewrite_followup(router: Router, message: str, history: Sequence[Turn],
+                     log: list[CallRecord]) -> str:
+    """A standalone question from the model, or the concatenated query when it cannot help."""
+    fallback = concatenated(message, history)
+    if not router.enabled or not history:
+        return fallback
+    lines = "\n".join(f"Student: {t.question}\nTutor: {t.answer[:300]}" for t in history[-2:])
+    prompt = prompts.render("rewrite", history=lines, message=message)
+    text = router.complete("categorize", [Message("user", prompt)],
+                           GenParams(temperature=0.0, max_tokens=60), log).text.strip()
+    text = text.strip('"').splitlines()[0].strip() if text else ""
+    if not text or len(text) > MAX_REWRITE_CHARS:
+        return fallback
+    # the model's question plus the earlier one: the search keeps the conversation's topic
+    return f"{text} {fallback}"

@@ -1,0 +1,309 @@
+"""One turn of the tutor: categorize, retrieve, grade, build the context, teach, check."""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Iterator
+
+from ..errors import EmptyQueryError, InputError, NotFoundError
+from ..llm import GenParams, Message
+from ..llm.router import CallRecord, Router
+from ..types import (
+    DOC_TYPES,
+    Answer,
+    Citation,
+    DocType,
+    DoneEvent,
+    MetaEvent,
+    SourcesEvent,
+    StreamEvent,
+    TokenEvent,
+    Turn,
+)
+from ..workspace import Workspace
+from . import prompts
+from .categorize import Categorization, categorize_rules, parse_llm_categorization
+from .citations import check_citations, snippet, to_citation
+from .context import Budget, Context, build_context, render_sources
+from .evidence import Evidence, EvidenceFinder
+from .exercise import current_exercise, exercise_hit, find_exercise, solution_text
+from .generate import Draft, stream_answer
+from .guard import guard_leak
+from .pedagogy import Level, level_hint, max_tokens, scaffold_level, task_prompt
+from .replies import language_name, reply
+from .rewrite import rewrite_followup
+
+ANSWERED = ("lecture", "followup")
+# the small models like to go on with an invented next question; cut them there
+STOP = ("\nStudent:", "\nQuestion:", "\nNOT_COVERED", "\n\nNOT_COVERED")
+
+
+@dataclasses.dataclass
+class _Turn:
+    """Working state of one turn."""
+
+    question: str
+    course: str
+    student: str
+    session_id: str
+    level: int
+    started: float
+    history: list[Turn]
+    allow_solutions: bool
+    log: list[CallRecord] = dataclasses.field(default_factory=list)
+    timings: dict[str, float] = dataclasses.field(default_factory=dict)
+
+    def lap(self, stage: str, since: float) -> float:
+        now = time.perf_counter()
+        self.timings[stage] = round((now - since) * 1000, 1)
+        return now
+
+
+class Tutor:
+    """Answers students' questions from one workspace's courses."""
+
+    def __init__(self, workspace: Workspace, router: Router | None = None) -> None:
+        self.ws = workspace
+        self.settings = workspace.settings
+        self.router = router or Router(workspace.settings)
+
+    def ask(self, question: str, course: str, student: str = "anonymous",
+            session_id: str | None = None, level: int = 3) -> Answer:
+        """Run one turn and return the whole answer."""
+        answer: Answer | None = None
+        for event in self.stream(question, course, student, session_id, level):
+            if isinstance(event, DoneEvent):
+                answer = event.answer
+        assert answer is not None  # stream always ends with DoneEvent
+        return answer
+
+    def stream(self, question: str, course: str, student: str = "anonymous",
+               session_id: str | None = None, level: int = 3) -> Iterator[StreamEvent]:
+        """Run one turn as events: meta, tokens, sources, and always a final done."""
+        turn = self._open(question, course, student, session_id, level)
+        yield from self._run(turn)
+
+    # -- set-up and validation (errors here are raised before anything streams) ------------
+    def _open(self, question: str, course: str, student: str, session_id: str | None,
+              level: int) -> _Turn:
+        question = question.strip()
+        if not question:
+            raise EmptyQueryError("the question is empty")
+        if len(question) > self.settings.max_question_chars:
+            raise InputError(
+                f"the question has {len(question)} characters; the limit is "
+                f"{self.settings.max_question_chars} (max_question_chars): shorten it"
+            )
+        if not student.strip():
+            raise InputError("the student id is empty")
+        info = self.ws.store.get_course(self.ws.tenant, course)
+        if info.chunks == 0:
+            raise NotFoundError(f"course {course!r} has no documents yet: ingest some first")
+        if self.router.enabled:
+            self.router.llm("answer")  # load the model or reach the server before streaming
+        if session_id:
+            session = self.ws.store.get_session(self.ws.tenant, course, session_id)
+            if session.student != student:
+                raise NotFoundError(f"session {session_id!r} does not exist")
+        else:
+            session = self.ws.store.start_session(self.ws.tenant, course, student)
+        history = self.ws.store.list_turns(self.ws.tenant, course, session.id,
+                                           last=self.settings.history_turns)
+        return _Turn(question, course, student, session.id, level, time.perf_counter(),
+                     history, info.allow_solutions)
+
+    # -- the pipeline -----------------------------------------------------------------------
+    def _run(self, t: _Turn) -> Iterator[StreamEvent]:
+        since = t.started
+        language = self.ws.store.course_language(self.ws.tenant, t.course)
+        cat = categorize_rules(t.question, bool(t.history), language)
+        since = t.lap("categorize", since)
+        if cat.category not in ANSWERED:
+            yield from self._canned(t, cat, reply(cat.category, cat.language))
+            return
+        query = t.question
+        if cat.category == "followup":
+            query = rewrite_followup(self.router, t.question, t.history, t.log)
+            since = t.lap("rewrite", since)
+        finder = EvidenceFinder(self.ws, self.router, t.log)
+        followup = cat.category == "followup"
+        if followup and _previous_intent(t.history) == "exercise":
+            cat = dataclasses.replace(cat, intent="exercise")
+        pinned = (find_exercise(self.ws, t.course, query, t.history, followup)
+                  if cat.intent == "exercise" else None)
+        evidence = finder.find(query, t.course, self._allowed_types(t), cat.intent,
+                               pinned=pinned)
+        since = t.lap("retrieve_grade", since)
+        if not cat.sure and evidence.grade != "correct" and self.router.enabled:
+            cat = self._categorize_with_model(t, cat)
+            t.lap("categorize_model", since)
+            if cat.category not in ANSWERED:
+                yield from self._canned(t, cat, reply(cat.category, cat.language))
+                return
+        if evidence.grade == "incorrect" or not evidence.hits:
+            yield from self._not_covered(t, cat, evidence)
+            return
+        if not self.router.enabled:
+            yield from self._passages_only(t, cat, evidence)
+            return
+        yield from self._answer(t, cat, evidence, query)
+
+    def _allowed_types(self, t: _Turn) -> tuple[DocType, ...]:
+        """Every document type a student may see in this course."""
+        return tuple(d for d in DOC_TYPES if t.allow_solutions or d != "solution")
+
+    def _categorize_with_model(self, t: _Turn, cat: Categorization) -> Categorization:
+        history = "\n".join(f"Student: {h.question}" for h in t.history[-2:])
+        prompt = prompts.render("categorize", course=t.course, history=history,
+                                message=t.question)
+        raw = self.router.complete("categorize", [Message("user", prompt)],
+                                   GenParams(temperature=0.0, max_tokens=60, json=True), t.log)
+        return parse_llm_categorization(raw.text, cat)
+
+    def _answer(self, t: _Turn, cat: Categorization, ev: Evidence,
+                query: str) -> Iterator[StreamEvent]:
+        llm = self.router.llm("answer")
+        budget = Budget.split(self.settings.context_budget_tokens or llm.default_context_budget)
+        ctx = build_context(ev.hits, query, cat.language, budget, llm.count_tokens, t.history)
+        level: Level | None = None
+        key = ""
+        if cat.intent == "exercise":
+            key = current_exercise(ev.hits, t.history, cat.category == "followup")
+            earlier = self.ws.store.count_exercise_turns(self.ws.tenant, t.course, t.student,
+                                                         key) if key else 0
+            level = scaffold_level(earlier, t.allow_solutions, cat.wants_answer)
+        yield MetaEvent(t.session_id, cat.category, cat.intent, level or "", ev.grade,
+                        cat.language)
+        messages = self._messages(t, cat, ctx, level)
+        params = GenParams(temperature=self.settings.llm_temperature,
+                           max_tokens=max_tokens(level, self.settings.llm_max_tokens),
+                           stop=STOP)
+        # exercise help is checked for a leaked result before the student sees any of it
+        buffered = level is not None and level != "solution"
+        draft = Draft()
+        since = time.perf_counter()
+        for piece in stream_answer(self.router, messages, params, t.log, draft, t.started,
+                                   emit=not buffered):
+            yield TokenEvent(piece)
+        since = t.lap("generate", since)
+        if draft.first_token_ms is not None and not buffered:
+            t.timings["first_token"] = round(draft.first_token_ms, 1)
+        if draft.declined and level is not None and ctx.sources:
+            # the small model refused an exercise it was given: ask where the student is stuck
+            draft.text = f"{reply('withheld', cat.language)} [1]"
+        elif draft.declined:
+            yield from self._not_covered(t, cat, ev, meta_sent=True)
+            return
+        text, cited = check_citations(draft.text.strip(), ctx.sources)
+        if not cited and ctx.sources and draft.text.strip():
+            text, cited = _attribute(text, ctx)
+        if buffered:
+            hit = exercise_hit(ev.hits)
+            solution = solution_text(self.ws, t.course, hit) if hit else ""
+            text = guard_leak(self.router, text, solution, hit.chunk.text if hit else "",
+                              cat.language, t.log)
+            text, cited = check_citations(text, ctx.sources)
+            t.lap("leak_check", since)
+            t.timings["first_token"] = round((time.perf_counter() - t.started) * 1000, 1)
+            yield TokenEvent(text)
+        if not draft.complete:
+            marker = reply("incomplete", cat.language)
+            text = f"{text}\n\n{marker}"
+            yield TokenEvent(f"\n\n{marker}")
+        yield SourcesEvent(cited)
+        yield self._done(t, cat, ev, text, cited, level or "", key, complete=draft.complete,
+                         context_over=ctx.over_budget)
+
+    def _messages(self, t: _Turn, cat: Categorization, ctx: Context,
+                  level: Level | None) -> list[Message]:
+        history = f"\nEarlier in this conversation:\n{ctx.history}\n" if ctx.history else ""
+        user = prompts.render(
+            "answer", sources=render_sources(ctx.sources), history=history,
+            task=prompts.load(task_prompt(cat.intent, level)), level=t.level,
+            level_hint=level_hint(t.level), language=language_name(cat.language),
+            question=t.question,
+        )
+        return [Message("system", prompts.load("system")), Message("user", user)]
+
+    # -- replies that need no generation ------------------------------------------------------
+    def _canned(self, t: _Turn, cat: Categorization, text: str) -> Iterator[StreamEvent]:
+        yield MetaEvent(t.session_id, cat.category, cat.intent, "", "", cat.language)
+        yield TokenEvent(text)
+        yield SourcesEvent(())
+        yield self._done(t, cat, None, text, (), "", "", covered=cat.category == "platform")
+
+    def _not_covered(self, t: _Turn, cat: Categorization, ev: Evidence,
+                     meta_sent: bool = False) -> Iterator[StreamEvent]:
+        if not meta_sent:
+            yield MetaEvent(t.session_id, cat.category, cat.intent, "", "incorrect",
+                            cat.language)
+        text = reply("not_covered", cat.language)
+        topics = _closest_topics(ev)
+        if topics:
+            text += " " + reply("closest", cat.language, topics=topics)
+        yield TokenEvent(text)
+        yield SourcesEvent(())
+        yield self._done(t, cat, ev, text, (), "", "", covered=False, grade="incorrect")
+
+    def _passages_only(self, t: _Turn, cat: Categorization,
+                       ev: Evidence) -> Iterator[StreamEvent]:
+        yield MetaEvent(t.session_id, cat.category, cat.intent, "", ev.grade, cat.language)
+        cited = tuple(
+            Citation(i + 1, h.chunk.id, h.chunk.document_id, h.chunk.document_title,
+                     h.chunk.doc_type, h.locator, snippet(h.chunk.text))
+            for i, h in enumerate(ev.hits[:5])
+        )
+        text = reply("no_llm", cat.language)
+        yield TokenEvent(text)
+        yield SourcesEvent(cited)
+        yield self._done(t, cat, ev, text, cited, "", "", note="passages only")
+
+    def _done(self, t: _Turn, cat: Categorization, ev: Evidence | None, text: str,
+              cited: tuple[Citation, ...], level: str, key: str, complete: bool = True,
+              covered: bool = True, grade: str | None = None, note: str = "",
+              context_over: bool = False) -> DoneEvent:
+        t.lap("total", t.started)
+        verdict = grade if grade is not None else (ev.grade if ev else "")
+        self.ws.store.add_turn(Turn(
+            t.session_id, 0, self.ws.tenant, t.course, t.student, t.question, text,
+            cat.category, cat.intent, verdict, level, key, complete, cited,
+        ))
+        prompt_tokens = sum(c.usage.prompt_tokens for c in t.log)
+        completion_tokens = sum(c.usage.completion_tokens for c in t.log)
+        if context_over:
+            note = (note + "; " if note else "") + "context over budget"
+        return DoneEvent(Answer(
+            text=text, sources=cited, category=cat.category, intent=cat.intent, grade=verdict,
+            evidence=round(ev.score, 4) if ev else 0.0, language=cat.language, level=level,
+            complete=complete, covered=covered, note=note, session_id=t.session_id,
+            prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
+            cost=sum(c.cost for c in t.log), timings=dict(t.timings),
+            calls=tuple({"task": c.task, "backend": c.backend, "model": c.model,
+                         "prompt_tokens": c.usage.prompt_tokens,
+                         "completion_tokens": c.usage.completion_tokens,
+                         "cost": c.cost, "ms": round(c.seconds * 1000, 1)} for c in t.log),
+        ))
+
+
+def _previous_intent(history: list[Turn]) -> str:
+    """The intent of the last answered turn."""
+    return next((h.intent for h in reversed(history) if h.grade != "incorrect"), "")
+
+
+def _closest_topics(ev: Evidence) -> str:
+    """Up to three section or document names the course does cover, nearest first."""
+    seen: list[str] = []
+    for h in ev.hits:
+        name = h.chunk.section_path[-1] if h.chunk.section_path else h.chunk.document_title
+        if name and name not in seen:
+            seen.append(name)
+    return "; ".join(seen[:3])
+
+
+def _attribute(text: str, ctx: Context) -> tuple[str, tuple[Citation, ...]]:
+    """The model cited nothing: cite the source whose words the answer shares most."""
+    words = set(text.lower().split())
+    best = max(ctx.sources, key=lambda s: len(words & set(s.text.lower().split())))
+    marked = f"{text} [{best.number}]"
+    return marked, (to_citation(best),)
