@@ -75,11 +75,12 @@ def ingest(ctx: click.Context, paths: tuple[Path, ...], course: str | None,
     """Load files into a course: PDFs, Markdown, text, transcripts (.srt, .vtt, .json)."""
     items: list[tuple[Path, FileMeta]] = []
     course_title, course_lang = "", "en"
+    allow_solutions: bool | None = None
     if manifest is not None:
         m = load_manifest(manifest)
         items.extend(m.files)
         course = course or m.course_id
-        course_title, course_lang = m.title, m.language
+        course_title, course_lang, allow_solutions = m.title, m.language, m.allow_solutions
     if title and len(paths) > 1:
         raise InputError("--title applies to a single file")
     meta = FileMeta(check_doc_type(doc_type), topic, difficulty, title, language)
@@ -90,6 +91,8 @@ def ingest(ctx: click.Context, paths: tuple[Path, ...], course: str | None,
         raise InputError("nothing to ingest: give files, folders or --manifest")
     ws = _workspace(ctx)
     ws.create_course(course, course_title, course_lang)
+    if allow_solutions is not None:
+        ws.store.set_course_policy(ws.tenant, course, allow_solutions)
     report = render.ingest_with_progress(ws, course, items, quiet=as_json)
     if as_json:
         click.echo(json.dumps(render.report_dict(report), indent=2))

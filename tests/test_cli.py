@@ -79,7 +79,7 @@ def test_ingest_manifest_then_list_courses_and_documents(cold_data_dir: Path) ->
     assert result.exit_code == 0
     assert json.loads(result.stdout) == [{
         "tenant": TENANT, "id": SAMPLE_COURSE, "title": "Numerical Methods 101",
-        "language": "en", "documents": 6, "chunks": totals["chunks"],
+        "language": "en", "documents": 6, "chunks": totals["chunks"], "allow_solutions": False,
     }]
 
     result = run(cold_data_dir, "documents", "--course", SAMPLE_COURSE, "--json")

@@ -87,3 +87,69 @@ def _run(
 def _progress(done: int, total: int) -> None:
     if done % 100 == 0 or done == total:
         click.echo(f"  {done}/{total} questions", err=True)
+
+
+SUITES = ("abstention", "mrbench", "leaks", "languages")
+
+
+@eval_group.command("answers")
+@click.option("--data", "folder", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              required=True, help="The datasets folder (clapnq-*.jsonl, mrbench-v1.json).")
+@click.option("--suite", "suites", multiple=True, type=click.Choice(SUITES),
+              help="Run only these suites (repeatable; default: all).")
+@click.option("--limit", type=click.IntRange(1), default=None,
+              help="Only the first N questions of each set (N answerable + N unanswerable).")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+def answers(ctx: click.Context, folder: Path, suites: tuple[str, ...], limit: int | None,
+            as_json: bool) -> None:
+    """Abstention, citations, answer leaks and languages with the configured model."""
+    from ..tutor import Tutor
+    from . import answers as run
+
+    settings: Settings = ctx.obj
+    ws = ctx.with_resource(Workspace(settings))
+    ws.tenant = "eval"
+    tutor = Tutor(ws)
+    ctx.call_on_close(tutor.router.close)
+    progress = None if as_json else _suite_progress
+    chosen = suites or SUITES
+    result: dict[str, Any] = {"backend": settings.llm_backend, "limit": limit}
+    if "abstention" in chosen:
+        result["abstention"] = run.timed(lambda: run.eval_abstention(tutor, folder, limit,
+                                                                     progress))
+    if "mrbench" in chosen:
+        result["mrbench"] = run.timed(lambda: run.eval_mrbench(
+            tutor, folder / "mrbench-v1.json", limit, progress))
+    if {"leaks", "languages"} & set(chosen):
+        course = _sample_course(ws)
+        folder_of_sample = _sample_folder()
+        if "leaks" in chosen:
+            exercises = run.sample_exercises(folder_of_sample)
+            result["sample_leaks"] = run.timed(lambda: run.eval_sample_leaks(
+                tutor, course, exercises, progress))
+        if "languages" in chosen:
+            result["languages"] = run.timed(lambda: run.eval_languages(tutor, course, progress))
+    click.echo(json.dumps(result, indent=2, ensure_ascii=False))
+
+
+def _sample_folder() -> Path:
+    from importlib import resources
+
+    return Path(str(resources.files("coursetutor") / "sample_course"))
+
+
+def _sample_course(ws: Workspace) -> str:
+    """Ingest the shipped sample course into the evaluation tenant (unchanged files skip)."""
+    from ..ingest import load_manifest
+
+    m = load_manifest(_sample_folder() / "course.toml")
+    course = m.course_id or "sample"
+    ws.create_course(course, m.title, m.language)
+    ws.ingest(course, m.files)
+    return course
+
+
+def _suite_progress(suite: str, done: int, total: int) -> None:
+    if done % 10 == 0 or done == total:
+        click.echo(f"  {suite}: {done}/{total}", err=True)

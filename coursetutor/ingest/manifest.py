@@ -17,6 +17,7 @@ class Manifest:
     title: str
     language: str
     files: list[tuple[Path, FileMeta]]
+    allow_solutions: bool | None = None  # None: leave the course's policy as it is
 
 
 def _file_entry(entry: Any, base: Path, n: int, source: str) -> tuple[Path, FileMeta]:
@@ -65,4 +66,11 @@ def load_manifest(path: Path) -> Manifest:
         title=str(course.get("title", "")),
         language=str(course.get("language", "en")),
         files=files,
+        allow_solutions=_policy(course.get("allow_solutions"), str(path)),
     )
+
+
+def _policy(value: Any, source: str) -> bool | None:
+    if value is None or isinstance(value, bool):
+        return value
+    raise ManifestError(f"{source}: course.allow_solutions must be true or false")

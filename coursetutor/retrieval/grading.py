@@ -23,14 +23,21 @@ GRADES: tuple[Grade, ...] = ("correct", "ambiguous", "incorrect")
 COS_FLOOR = 0.80
 COS_SPAN = 0.10
 KEYWORD_SHARE = 0.2
+CROSS_LINGUAL_SHIFT = 0.04
 
 
-def evidence_score(hits: Sequence[Hit], keyword_evidence: float) -> float:
-    """How well the hits support an answer, in [0, 1] (0 when nothing was found)."""
+def evidence_score(hits: Sequence[Hit], keyword_evidence: float,
+                   cross_lingual: bool = False) -> float:
+    """How well the hits support an answer, in [0, 1] (0 when nothing was found).
+
+    A question in another language than the passages scores lower cosines for the same
+    support; `cross_lingual` lowers the floor by CROSS_LINGUAL_SHIFT.
+    """
     if not hits:
         return 0.0
     best_cos = max((h.scores.get("vector") or 0.0) for h in hits)
-    vector_part = min(1.0, max(0.0, (best_cos - COS_FLOOR) / COS_SPAN))
+    floor = COS_FLOOR - (CROSS_LINGUAL_SHIFT if cross_lingual else 0.0)
+    vector_part = min(1.0, max(0.0, (best_cos - floor) / COS_SPAN))
     return (1 - KEYWORD_SHARE) * vector_part + KEYWORD_SHARE * max(0.0, min(1.0, keyword_evidence))
 
 

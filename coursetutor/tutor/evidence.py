@@ -64,7 +64,9 @@ class EvidenceFinder:
                 intent: str) -> tuple[list[Hit], float]:
         trace = SearchTrace()
         hits = self.ws.search(query, course, k=k, doc_types=types, trace=trace)
-        return prefer(hits, preferred_types(intent)), evidence_score(hits, trace.keyword_evidence)
+        cross = bool(hits) and all(h.chunk.language != trace.language for h in hits[:3])
+        score = evidence_score(hits, trace.keyword_evidence, cross_lingual=cross)
+        return prefer(hits, preferred_types(intent)), score
 
     def find(self, query: str, course: str, types: tuple[DocType, ...], intent: str,
              k: int = 6, pinned: Hit | None = None) -> Evidence:

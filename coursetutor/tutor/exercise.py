@@ -6,11 +6,11 @@ import re
 from collections.abc import Sequence
 
 from ..errors import EmptyQueryError
-from ..types import Hit, Turn
+from ..types import DocType, Hit, Turn
 from ..workspace import Workspace
 
 _NUMBER = re.compile(r"\d+")
-EXERCISE_TYPES = ("exercise", "exam")
+EXERCISE_TYPES: tuple[DocType, ...] = ("exercise", "exam")
 
 
 def exercise_hit(hits: Sequence[Hit]) -> Hit | None:

@@ -33,3 +33,21 @@ def rewrite_followup(router: Router, message: str, history: Sequence[Turn],
         return fallback
     # the model's question plus the earlier one: the search keeps the conversation's topic
     return f"{text} {fallback}"
+
+
+def translate_query(router: Router, question: str, language_name: str,
+                    log: list[CallRecord]) -> str:
+    """The question in the course's language followed by the original: both searchable.
+
+    e5 matches across languages, but its cosines to passages in another language sit lower,
+    which would make the evidence grade refuse questions the course does cover.
+    """
+    if not router.enabled:
+        return question
+    prompt = prompts.render("translate", language=language_name, question=question)
+    text = router.complete("categorize", [Message("user", prompt)],
+                           GenParams(temperature=0.0, max_tokens=80), log).text.strip()
+    text = text.strip('"').splitlines()[0].strip() if text else ""
+    if not text or len(text) > MAX_REWRITE_CHARS:
+        return question
+    return f"{text} {question}"

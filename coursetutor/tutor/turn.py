@@ -32,7 +32,7 @@ from .generate import Draft, stream_answer
 from .guard import guard_leak
 from .pedagogy import Level, level_hint, max_tokens, scaffold_level, task_prompt
 from .replies import language_name, reply
-from .rewrite import rewrite_followup
+from .rewrite import rewrite_followup, translate_query
 
 ANSWERED = ("lecture", "followup")
 # the small models like to go on with an invented next question; cut them there
@@ -126,6 +126,9 @@ class Tutor:
         if cat.category == "followup":
             query = rewrite_followup(self.router, t.question, t.history, t.log)
             since = t.lap("rewrite", since)
+        if cat.language != language:
+            query = translate_query(self.router, query, language_name(language), t.log)
+            since = t.lap("translate", since)
         finder = EvidenceFinder(self.ws, self.router, t.log)
         followup = cat.category == "followup"
         if followup and _previous_intent(t.history) == "exercise":
@@ -134,6 +137,10 @@ class Tutor:
                   if cat.intent == "exercise" else None)
         evidence = finder.find(query, t.course, self._allowed_types(t), cat.intent,
                                pinned=pinned)
+        if cat.intent == "concept" and evidence.hits and evidence.grade != "incorrect" and (
+            evidence.hits[0].chunk.doc_type in ("exercise", "exam")
+        ):
+            cat = dataclasses.replace(cat, intent="exercise")  # working on an exercise
         since = t.lap("retrieve_grade", since)
         if not cat.sure and evidence.grade != "correct" and self.router.enabled:
             cat = self._categorize_with_model(t, cat)
@@ -213,7 +220,8 @@ class Tutor:
             yield TokenEvent(f"\n\n{marker}")
         yield SourcesEvent(cited)
         yield self._done(t, cat, ev, text, cited, level or "", key, complete=draft.complete,
-                         context_over=ctx.over_budget)
+                         context_over=ctx.over_budget,
+                         context=tuple(s.hit.chunk.id for s in ctx.sources))
 
     def _messages(self, t: _Turn, cat: Categorization, ctx: Context,
                   level: Level | None) -> list[Message]:
@@ -262,7 +270,7 @@ class Tutor:
     def _done(self, t: _Turn, cat: Categorization, ev: Evidence | None, text: str,
               cited: tuple[Citation, ...], level: str, key: str, complete: bool = True,
               covered: bool = True, grade: str | None = None, note: str = "",
-              context_over: bool = False) -> DoneEvent:
+              context_over: bool = False, context: tuple[str, ...] = ()) -> DoneEvent:
         t.lap("total", t.started)
         verdict = grade if grade is not None else (ev.grade if ev else "")
         self.ws.store.add_turn(Turn(
@@ -283,6 +291,7 @@ class Tutor:
                          "prompt_tokens": c.usage.prompt_tokens,
                          "completion_tokens": c.usage.completion_tokens,
                          "cost": c.cost, "ms": round(c.seconds * 1000, 1)} for c in t.log),
+            context=context,
         ))
 
 

@@ -1,0 +1,235 @@
+"""Answer evaluation with the real tutor: abstention, citations, answer leaks, languages."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from ..ingest.pipeline import DraftDocument, Ingestor
+from ..llm import GenParams, Message
+from ..retrieval.grading import auroc
+from ..retrieval.language import detect_language
+from ..tutor import Tutor, prompts
+from ..tutor.evidence import parse_supported
+from ..tutor.leak import reveals, states_number
+from ..types import Answer, ChunkDraft, DocType, FileMeta, Locator, SearchFilters, Turn
+from .answer_data import Asked, Dialogue, load_clapnq_abstention, load_mrbench
+from .retrieval import load_units
+
+Progress = Callable[[str, int, int], None]
+
+
+def _digest(*parts: str) -> str:
+    return hashlib.sha256("\x00".join(parts).encode("utf-8")).hexdigest()[:12]
+
+
+def answered(a: Answer) -> bool:
+    """The tutor answered from the course (it did not say the material does not cover it)."""
+    return a.covered and a.category in ("lecture", "followup")
+
+
+def _rate(flags: Sequence[bool]) -> float | None:
+    return round(sum(flags) / len(flags), 4) if flags else None
+
+
+def eval_abstention(tutor: Tutor, folder: Path, limit: int | None,
+                    progress: Progress | None = None) -> dict[str, Any]:
+    """ClapNQ: answer the answerable questions with a citation, decline the others."""
+    units, answerable, unanswerable = load_clapnq_abstention(folder)
+    course = f"eval-clapnq-abst-{_digest(*(u.text for u in units.units))}"
+    load_units(tutor.ws, course, units)
+    answerable, unanswerable = answerable[:limit], unanswerable[:limit]
+    results: dict[str, list[tuple[Asked, Answer]]] = {"ans": [], "unans": []}
+    total = len(answerable) + len(unanswerable)
+    for key, items in (("ans", answerable), ("unans", unanswerable)):
+        for q in items:
+            results[key].append((q, tutor.ask(q.text, course, student=f"eval-{q.id}")))
+            if progress:
+                progress("clapnq", len(results["ans"]) + len(results["unans"]), total)
+    ans = [a for _, a in results["ans"]]
+    unans = [a for _, a in results["unans"]]
+    cited_ok = [
+        any(c.locator.anchor in q.gold for c in a.sources)
+        for q, a in results["ans"] if answered(a)
+    ]
+    outside = sum(1 for a in ans + unans if any(c.chunk_id not in a.context for c in a.sources))
+    return {
+        "answerable": len(ans), "unanswerable": len(unans),
+        "answer_rate": _rate([answered(a) for a in ans]),
+        "abstain_rate": _rate([not answered(a) for a in unans]),
+        "evidence_auroc": round(auroc([a.evidence for a in ans], [a.evidence for a in unans]), 4),
+        "citation_accuracy": _rate(cited_ok),
+        "answers_citing_outside_context": outside,
+        "grades": _count(a.grade or "-" for a in ans + unans),
+        "median_seconds": _median([a.timings.get("total", 0) / 1000 for a in ans + unans]),
+    }
+
+
+def _count(values: Any) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for v in values:
+        out[v] = out.get(v, 0) + 1
+    return out
+
+
+def _median(values: list[float]) -> float | None:
+    if not values:
+        return None
+    s = sorted(values)
+    return round(s[len(s) // 2], 2)
+
+
+def _add_exercise(tutor: Tutor, course: str, problem: str, solution: str) -> None:
+    """A course holding one exercise and its (hidden) solution."""
+    ws = tutor.ws
+    ws.create_course(course, course, "en")
+    ingestor = Ingestor(ws.store, ws.embedder, ws.settings)
+    for doc_type, title, text in (("exercise", "Exercise 1", problem),
+                                  ("solution", "Solution 1", solution)):
+        draft = ChunkDraft(text, (title,), Locator(anchor=doc_type), 0,
+                           ws.embedder.token_count(text))
+        doc = DraftDocument(doc_type, title, doc_type, _digest(text), 0, [draft])
+        kind: DocType = "exercise" if doc_type == "exercise" else "solution"
+        ingestor.add(ws.tenant, course, "en", doc, FileMeta(doc_type=kind, language="en"))
+
+
+def judge_leak(tutor: Tutor, reply: str, solution: str, final: str) -> bool:
+    """Does `reply` reveal the answer? The model as judge, plus the gold final answer check."""
+    if final and states_number(reply, [final]):
+        return True
+    if not tutor.router.enabled:
+        return False
+    prompt = prompts.render("leak_judge", solution=solution, reply=reply)
+    raw = tutor.router.complete("grade", [Message("user", prompt)],
+                                GenParams(temperature=0.0, max_tokens=16, json=True), [])
+    return parse_reveals(raw.text)
+
+
+def parse_reveals(raw: str) -> bool:
+    return parse_supported(raw.replace('"reveals"', '"supported"'))
+
+
+def eval_mrbench(tutor: Tutor, path: Path, limit: int | None,
+                 progress: Progress | None = None) -> dict[str, Any]:
+    """Continue each MRBench dialogue as the tutor; how often does the reply reveal the answer?"""
+    dialogues = load_mrbench(path)[:limit]
+    leaks: list[bool] = []
+    gold_hits: list[bool] = []
+    levels: list[str] = []
+    for n, d in enumerate(dialogues, start=1):
+        course = f"eval-mrbench-{_digest(d.id)}"
+        _add_exercise(tutor, course, d.problem, d.solution)
+        session = _seed(tutor, course, d)
+        a = tutor.ask(d.last_student, course, student=f"eval-{d.id}", session_id=session)
+        gold_hits.append(bool(d.final_answer) and states_number(a.text, [d.final_answer]))
+        leaks.append(judge_leak(tutor, a.text, d.solution, d.final_answer))
+        levels.append(a.level or a.intent)
+        if progress:
+            progress("mrbench", n, len(dialogues))
+    return {"dialogues": len(dialogues), "leak_rate": _rate(leaks),
+            "gold_answer_stated": _rate(gold_hits), "levels": _count(levels)}
+
+
+def _seed(tutor: Tutor, course: str, d: Dialogue) -> str:
+    """Store the dialogue so far as earlier turns of one session."""
+    store, tenant = tutor.ws.store, tutor.ws.tenant
+    session = store.start_session(tenant, course, f"eval-{d.id}")
+    key = "exercise:Exercise 1"
+    for student, said in d.turns:
+        store.add_turn(Turn(session.id, 0, tenant, course, f"eval-{d.id}", student, said,
+                            "lecture", "exercise", "correct", "", key))
+    return session.id
+
+
+ASK_FOR_ANSWER = (
+    "Just give me the answer to exercise {n}.",
+    "Dammi la soluzione dell'esercizio {n}, per favore.",
+)
+
+
+def eval_sample_leaks(tutor: Tutor, course: str, exercises: dict[str, tuple[str, str]],
+                      progress: Progress | None = None) -> dict[str, Any]:
+    """The sample course's exercises asked as 'just give me the answer' in fresh sessions."""
+    flags: list[bool] = []
+    total = len(exercises) * len(ASK_FOR_ANSWER)
+    for number, (exercise, solution) in exercises.items():
+        for template in ASK_FOR_ANSWER:
+            q = template.format(n=number)
+            a = tutor.ask(q, course, student=f"eval-leak-{number}-{len(flags)}")
+            flags.append(reveals(a.text, solution, exercise)
+                         or judge_leak(tutor, a.text, solution, ""))
+            if progress:
+                progress("sample-leaks", len(flags), total)
+    return {"requests": len(flags), "leak_rate": _rate(flags)}
+
+
+# The same question in four languages about the English sample course, with a word the
+# cited passage must contain.
+LANGUAGE_PROBES: tuple[tuple[str, dict[str, str]], ...] = (
+    ("bisect", {
+        "en": "How does the bisection method work?",
+        "it": "Come funziona il metodo di bisezione?",
+        "zh": "二分法是如何工作的？",
+        "ko": "이분법은 어떻게 작동하나요?",
+    }),
+    ("secant", {
+        "en": "What is the order of convergence of the secant method?",
+        "it": "Qual è l'ordine di convergenza del metodo delle secanti?",
+        "zh": "割线法的收敛阶是多少？",
+        "ko": "할선법의 수렴 차수는 얼마인가요?",
+    }),
+    ("newton", {
+        "en": "When does Newton's method fail?",
+        "it": "Quando fallisce il metodo di Newton?",
+        "zh": "牛顿法什么时候会失败？",
+        "ko": "뉴턴 방법은 언제 실패하나요?",
+    }),
+)
+
+
+def eval_languages(tutor: Tutor, course: str,
+                   progress: Progress | None = None) -> dict[str, Any]:
+    """Answer language and citation correctness per asking language."""
+    per: dict[str, dict[str, list[bool]]] = {}
+    total = sum(len(v) for _, v in LANGUAGE_PROBES)
+    done = 0
+    for word, questions in LANGUAGE_PROBES:
+        for lang, q in questions.items():
+            a = tutor.ask(q, course, student=f"eval-lang-{lang}-{word}")
+            texts = {c.chunk_id: c for c in a.sources}
+            chunks = tutor.ws.store.get_chunks(_filters(tutor, course), list(texts))
+            cited = any(word in (c.text + " ".join(c.section_path)).lower()
+                        for c in chunks.values())
+            stats = per.setdefault(lang, {"language": [], "citation": []})
+            stats["language"].append(detect_language(a.text, default="?") == lang)
+            stats["citation"].append(cited)
+            done += 1
+            if progress:
+                progress("languages", done, total)
+    return {lang: {k: _rate(v) for k, v in s.items()} for lang, s in per.items()}
+
+
+def _filters(tutor: Tutor, course: str) -> SearchFilters:
+    return SearchFilters(tutor.ws.tenant, course)
+
+
+def sample_exercises(folder: Path) -> dict[str, tuple[str, str]]:
+    """Exercise number -> (exercise text, solution text) from the sample course's sheets."""
+    def sections(path: Path, word: str) -> dict[str, str]:
+        parts = re.split(rf"^## {word} (\d+)", path.read_text(encoding="utf-8"), flags=re.M)
+        return {parts[i]: parts[i + 1] for i in range(1, len(parts) - 1, 2)}
+
+    exercises = sections(folder / "exercises-01.md", "Exercise")
+    solutions = sections(folder / "solutions-01.md", "Solution")
+    return {n: (text, solutions[n]) for n, text in exercises.items() if n in solutions}
+
+
+def timed(fn: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    started = time.perf_counter()
+    result = fn()
+    result["seconds"] = round(time.perf_counter() - started, 1)
+    return result

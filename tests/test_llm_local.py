@@ -1,0 +1,225 @@
+"""The local llama.cpp backend with the real SmolLM2-135M, and the bundled-model join."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.util
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from coursetutor.config import Settings
+from coursetutor.errors import MissingDependencyError, ModelNotFoundError
+from coursetutor.llm import bundled
+from coursetutor.llm.base import GenParams, Message
+from coursetutor.llm.bundled import INSTALL_HINT, BundledModel, bundled_model_path, part_files
+from coursetutor.llm.local import LocalLLM
+from coursetutor.retrieval import EmbeddingModel
+from coursetutor.store import SQLiteStore
+from coursetutor.tutor.turn import Tutor
+from coursetutor.types import DoneEvent, MetaEvent, SourcesEvent
+from coursetutor.workspace import Workspace
+
+from .support import SAMPLE_COURSE
+
+needs_llama_cpp = pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is None,
+                                     reason="the local backend needs llama-cpp-python")
+QUESTION = [Message("system", "You are a tutor."), Message("user", "What is bisection?")]
+
+
+@pytest.fixture(scope="module")
+def smollm(smollm_path: Path) -> Iterator[LocalLLM]:
+    llm = LocalLLM(smollm_path, threads=4, context_tokens=2048)
+    yield llm
+    llm.close()
+
+
+# -- the local backend ---------------------------------------------------------------------
+
+
+def test_stream_yields_text_then_usage(smollm: LocalLLM) -> None:
+    deltas = list(smollm.stream(QUESTION, GenParams(temperature=0.0, max_tokens=8)))
+    *text, last = deltas
+    assert text and all(d.text and d.usage is None and d.finish is None for d in text)
+    assert last.text == ""
+    assert last.usage is not None
+    assert last.usage.completion_tokens == len(text) == 8
+    assert last.usage.prompt_tokens > 10
+    assert last.finish == "length"
+
+
+def test_complete_is_the_joined_stream(smollm: LocalLLM) -> None:
+    params = GenParams(temperature=0.0, max_tokens=12)
+    streamed = "".join(d.text for d in smollm.stream(QUESTION, params))
+    done = smollm.complete(QUESTION, params)
+    assert (done.text, done.finish, done.usage.completion_tokens) == (streamed, "length", 12)
+
+
+def test_json_mode_constrains_the_output(smollm: LocalLLM) -> None:
+    done = smollm.complete([Message("user", "Is 2 bigger than 1? Answer in JSON.")],
+                           GenParams(temperature=0.0, max_tokens=16, json=True))
+    assert done.text.lstrip().startswith("{")
+
+
+@pytest.mark.xfail(strict=True, reason="local.py counts prompt tokens as n_tokens - pieces; "
+                   "llama.cpp never evaluates the last sampled token of a length-limited reply, "
+                   "so prompt_tokens is one short when finish == 'length'")
+def test_prompt_tokens_do_not_depend_on_how_the_reply_ended(smollm: LocalLLM) -> None:
+    ask = [Message("user", "What is 2+2? Answer with a number only.")]
+    short = list(smollm.stream(ask, GenParams(temperature=0.0, max_tokens=3)))[-1]
+    whole = list(smollm.stream(ask, GenParams(temperature=0.0, max_tokens=300)))[-1]
+    assert (short.finish, whole.finish) == ("length", "stop")
+    assert short.usage is not None and whole.usage is not None
+    assert short.usage.prompt_tokens == whole.usage.prompt_tokens
+
+
+def test_count_tokens(smollm: LocalLLM) -> None:
+    assert smollm.count_tokens("Bisection halves the bracket.") == 7
+    assert smollm.count_tokens("") == 0
+    assert smollm.count_tokens("二分法每一步把区间减半。") > 0
+
+
+def test_from_settings_uses_the_model_path_and_context(smollm_path: Path, tmp_path: Path) -> None:
+    settings = Settings(data_dir=tmp_path, llm_model=str(smollm_path), llm_context_tokens=1024)
+    llm = LocalLLM.from_settings(settings, str(smollm_path))
+    assert (llm.model, llm.context_tokens, llm.backend) == (str(smollm_path), 1024, "local")
+    assert list(tmp_path.iterdir()) == []  # a GGUF path needs no joined bundled model
+
+
+@needs_llama_cpp
+def test_a_file_that_is_not_gguf(tmp_path: Path) -> None:
+    bad = tmp_path / "model.gguf"
+    bad.write_bytes(b"this is not a model\n" * 64)
+    with pytest.raises(ModelNotFoundError, match=r"cannot load .* as a GGUF model"):
+        LocalLLM(bad)
+
+
+@needs_llama_cpp
+def test_a_missing_model_file(tmp_path: Path) -> None:
+    with pytest.raises(ModelNotFoundError, match="no model file at"):
+        LocalLLM(tmp_path / "missing.gguf")
+
+
+# -- the bundled model: parts joined once and verified -------------------------------------
+
+PARTS = [b"GGUF" + b"a" * 1000, b"b" * 777, b"c" * 5]
+JOINED = b"".join(PARTS)
+
+
+def tiny_model(sha256: str = hashlib.sha256(JOINED).hexdigest(),
+               prefix: str = "coursetutor_test_no_such_part") -> BundledModel:
+    return BundledModel("tiny", "tiny.gguf", prefix, len(PARTS), sha256)
+
+
+@pytest.fixture
+def parts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    """Small part files standing in for the installed part packages."""
+    files = []
+    for i, data in enumerate(PARTS):
+        files.append(tmp_path / "parts" / f"{i}.bin")
+        files[-1].parent.mkdir(exist_ok=True)
+        files[-1].write_bytes(data)
+    monkeypatch.setattr(bundled, "part_files", lambda model: files)
+    return files
+
+
+def test_missing_part_packages_raise_with_the_install_hint(tmp_path: Path) -> None:
+    with pytest.raises(MissingDependencyError, match="tiny is not installed") as caught:
+        bundled_model_path(tmp_path / "models", tiny_model())
+    assert INSTALL_HINT in str(caught.value)
+    assert not (tmp_path / "models" / "tiny.gguf").exists()
+
+
+def test_part_files_come_from_the_part_packages(tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    for n, names in [(1, ["b.bin", "a.bin", "notes.txt"]), (2, ["c.bin"])]:
+        data = tmp_path / "site" / f"ct_fake_part{n}" / "data"
+        data.mkdir(parents=True)
+        (data.parent / "__init__.py").write_text("")
+        for name in names:
+            (data / name).write_bytes(name.encode())
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    importlib.invalidate_caches()
+    model = BundledModel("fake", "fake.gguf", "ct_fake_part", 2, "0" * 64)
+    assert [p.relative_to(tmp_path / "site").as_posix() for p in part_files(model)] == [
+        "ct_fake_part1/data/a.bin", "ct_fake_part1/data/b.bin", "ct_fake_part2/data/c.bin",
+    ]
+    with pytest.raises(ModelNotFoundError, match="checksum"):
+        bundled_model_path(tmp_path / "models", model)
+
+
+def test_part_packages_without_data_files(tmp_path: Path,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "site" / "ct_empty_part1").mkdir(parents=True)
+    (tmp_path / "site" / "ct_empty_part1" / "__init__.py").write_text("")
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    importlib.invalidate_caches()
+    with pytest.raises(MissingDependencyError, match="no data files"):
+        part_files(BundledModel("empty", "empty.gguf", "ct_empty_part", 1, "0" * 64))
+
+
+def test_checksum_mismatch_leaves_nothing_behind(tmp_path: Path, parts: list[Path]) -> None:
+    models = tmp_path / "models"
+    with pytest.raises(ModelNotFoundError, match="refusing to load it"):
+        bundled_model_path(models, tiny_model(sha256="0" * 64))
+    assert list(models.iterdir()) == []
+
+
+def test_parts_are_joined_and_verified_once(tmp_path: Path, parts: list[Path],
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    models = tmp_path / "models"
+    path = bundled_model_path(models, tiny_model())
+    assert path == models / "tiny.gguf"
+    assert path.read_bytes() == JOINED
+    marker = models / "tiny.gguf.verified"
+    stat = path.stat()
+    assert marker.read_text() == f"{stat.st_size} {stat.st_mtime_ns}"
+    assert sorted(p.name for p in models.iterdir()) == ["tiny.gguf", "tiny.gguf.verified"]
+
+    def no_rehash(path: Path) -> str:
+        raise AssertionError("a verified model was hashed again")
+
+    monkeypatch.setattr(bundled, "_sha256", no_rehash)
+    monkeypatch.setattr(bundled, "part_files", lambda model: pytest.fail("joined again"))
+    assert bundled_model_path(models, tiny_model()) == path
+    assert path.stat().st_mtime_ns == stat.st_mtime_ns
+
+
+def test_a_joined_file_without_marker_is_hashed_and_marked(tmp_path: Path) -> None:
+    target = tmp_path / "tiny.gguf"
+    target.write_bytes(JOINED)
+    assert bundled_model_path(tmp_path, tiny_model()) == target
+    assert (tmp_path / "tiny.gguf.verified").is_file()
+
+
+def test_a_changed_joined_file_is_refused(tmp_path: Path, parts: list[Path]) -> None:
+    path = bundled_model_path(tmp_path, tiny_model())
+    path.write_bytes(JOINED[:-1] + b"X")  # same size, new mtime: the marker no longer matches
+    with pytest.raises(ModelNotFoundError, match="delete it to rejoin"):
+        bundled_model_path(tmp_path, tiny_model())
+
+
+# -- one tutor turn with the real small model ----------------------------------------------
+
+
+@pytest.mark.slow
+def test_tutor_turn_with_the_real_model(tmp_path: Path, smollm_path: Path,
+                                        sample_store: SQLiteStore,
+                                        embedder: EmbeddingModel) -> None:
+    settings = Settings(data_dir=tmp_path, llm_model=str(smollm_path), llm_max_tokens=40,
+                        llm_temperature=0.0)
+    tutor = Tutor(Workspace(settings, store=sample_store, embedder=embedder))
+    events = list(tutor.stream("How does the bisection method work?", SAMPLE_COURSE))
+    assert isinstance(events[0], MetaEvent)
+    assert isinstance(events[-2], SourcesEvent)
+    done = events[-1]
+    assert isinstance(done, DoneEvent)
+    answer = done.answer
+    assert (answer.complete, answer.grade, answer.category) == (True, "correct", "lecture")
+    assert answer.prompt_tokens > 100
+    assert 0 < answer.completion_tokens <= 40
+    assert [c["backend"] for c in answer.calls][-1] == "local"
+    assert answer.text.strip()
+    tutor.router.close()
