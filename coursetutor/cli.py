@@ -27,6 +27,9 @@ SAMPLE_QUESTIONS = (
 )
 
 
+DEMO_ASKS = (SAMPLE_QUESTIONS[0], SAMPLE_QUESTIONS[3])
+
+
 class Group(click.Group):
     """Turns every coursetutor error into one line on stderr and exit status 1."""
 
@@ -175,7 +178,10 @@ def remove(ctx: click.Context, course: str, document_id: str | None) -> None:
 @cli.command()
 @click.pass_context
 def demo(ctx: click.Context) -> None:
-    """Ingest the bundled sample course and answer a few questions from it."""
+    """Ingest the bundled sample course, show what search finds and ask the tutor."""
+    from . import render_answer
+    from .tutor import Tutor
+
     ws = _workspace(ctx)
     folder = resources.files("coursetutor") / "sample_course"
     with resources.as_file(folder) as path:
@@ -183,8 +189,12 @@ def demo(ctx: click.Context) -> None:
         ws.create_course(SAMPLE_COURSE, m.title, m.language)
         report = render.ingest_with_progress(ws, SAMPLE_COURSE, m.files)
         render.print_report(report)
-    for question in SAMPLE_QUESTIONS:
-        render.print_hits(question, ws.search(question, SAMPLE_COURSE, k=3))
+    render.print_hits(SAMPLE_QUESTIONS[2], ws.search(SAMPLE_QUESTIONS[2], SAMPLE_COURSE, k=3))
+    tutor = Tutor(ws)
+    ctx.call_on_close(tutor.router.close)
+    for question in DEMO_ASKS:
+        render.out.print(f"\n[bold]tutor ? {question}[/bold]")
+        render_answer.stream_to_terminal(tutor.stream(question, SAMPLE_COURSE, "demo"))
 
 
 from .cli_tutor import ask, chat, models, policy  # noqa: E402

@@ -11,7 +11,7 @@ import click
 import pytest
 from click.testing import CliRunner, Result
 
-from coursetutor.cli import SAMPLE_QUESTIONS, cli
+from coursetutor.cli import DEMO_ASKS, SAMPLE_QUESTIONS, cli
 from coursetutor.store import SQLiteStore
 
 from .support import SAMPLE_COURSE, SAMPLE_MANIFEST, TENANT, Sample, copy_db
@@ -199,12 +199,29 @@ def test_courses_table(data_dir: Path) -> None:
     assert "numerical" in result.stdout
 
 
-def test_demo_answers_the_sample_questions(data_dir: Path) -> None:
-    result = run(data_dir, "demo")
+def test_demo_answers_the_sample_questions(data_dir: Path, smollm_path: Path) -> None:
+    """The README's main job, on the real llama.cpp path with the small test model."""
+    result = CliRunner(env={"COURSETUTOR_LLM_MODEL": str(smollm_path)}).invoke(
+        cli, ["--data-dir", str(data_dir), "demo"], catch_exceptions=False)
     assert result.exit_code == 0, result.stderr
     assert "6 of 6 files ingested" in result.stdout
-    for question in SAMPLE_QUESTIONS:
-        assert f"? {question}" in result.stdout
+    assert f"? {SAMPLE_QUESTIONS[2]}" in result.stdout
+    for question in DEMO_ASKS:
+        assert f"tutor ? {question}" in result.stdout
+    store = SQLiteStore(data_dir / "coursetutor.db")
+    try:
+        sessions = store.list_sessions(TENANT, SAMPLE_COURSE, "demo")
+    finally:
+        store.close()
+    assert [s.turns for s in sessions] == [1, 1]
+
+
+def test_demo_without_a_model_shows_passages(data_dir: Path) -> None:
+    result = CliRunner(env={"COURSETUTOR_LLM_BACKEND": "none"}).invoke(
+        cli, ["--data-dir", str(data_dir), "demo"], catch_exceptions=False)
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.count("Sources") == len(DEMO_ASKS)
+    assert "No language model is configured" in result.stdout
 
 
 @pytest.mark.parametrize(

@@ -63,9 +63,6 @@ def test_json_mode_constrains_the_output(smollm: LocalLLM) -> None:
     assert done.text.lstrip().startswith("{")
 
 
-@pytest.mark.xfail(strict=True, reason="local.py counts prompt tokens as n_tokens - pieces; "
-                   "llama.cpp never evaluates the last sampled token of a length-limited reply, "
-                   "so prompt_tokens is one short when finish == 'length'")
 def test_prompt_tokens_do_not_depend_on_how_the_reply_ended(smollm: LocalLLM) -> None:
     ask = [Message("user", "What is 2+2? Answer with a number only.")]
     short = list(smollm.stream(ask, GenParams(temperature=0.0, max_tokens=3)))[-1]

@@ -421,7 +421,10 @@ def test_course_text_stays_inside_the_sources_block(make_tutor: MakeTutor,
     assert user.role == "user"
     assert user.content.startswith("Course sources:\n[1] Bisection notes")
     assert user.content.index(injected) < user.content.index("\nTask: ")
-    assert user.content.endswith("Student: How does the bisection method halve the bracket?")
+    question = "Student's question: How does the bisection method halve the bracket?"
+    assert user.content.index(injected) < user.content.index(question)
+    assert user.content.endswith("Reply in English only (translate what the sources say), "
+                                 "citing sources as [n].")
 
 
 def test_usage_and_cost(make_tutor: MakeTutor) -> None:

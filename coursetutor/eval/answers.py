@@ -66,7 +66,17 @@ def eval_abstention(tutor: Tutor, folder: Path, limit: int | None,
         "answers_citing_outside_context": outside,
         "grades": _count(a.grade or "-" for a in ans + unans),
         "median_seconds": _median([a.timings.get("total", 0) / 1000 for a in ans + unans]),
+        "misses": [_miss(q, a) for q, a in results["ans"] if not answered(a)][:MISSES]
+        + [_miss(q, a) for q, a in results["unans"] if answered(a)][:MISSES],
     }
+
+
+MISSES = 25  # wrong decisions listed in the report, per set
+
+
+def _miss(q: Asked, a: Answer) -> dict[str, Any]:
+    return {"question": q.text, "answerable": bool(q.gold), "category": a.category,
+            "grade": a.grade, "evidence": a.evidence, "reply": a.text[:160]}
 
 
 def _count(values: Any) -> dict[str, int]:

@@ -86,5 +86,7 @@ class LocalLLM(LLM):
                     finish = str(choice["finish_reason"])
         except ValueError as exc:  # e.g. the prompt exceeds the context window
             raise BackendError(f"local model: {exc}") from exc
-        prompt = max(0, self._llama.n_tokens - pieces)
+        # llama.cpp keeps prompt + sampled tokens, except the last one of a reply cut by length
+        evaluated = self._llama.n_tokens + (1 if finish == "length" else 0)
+        prompt = max(0, evaluated - pieces)
         yield Delta(usage=Usage(prompt, pieces), finish=finish)

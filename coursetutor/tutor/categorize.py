@@ -51,9 +51,11 @@ _SMALL_TALK = _words(
     r"come stai|barzelletta|che tempo|wie geht'?s|witz)\b",
     r"你好吗|笑话|天气|잘 지내|농담|날씨",
 )
-_FOLLOWUP = _words(
+_FOLLOWUP_START = _words(
     r"^\s*(and|but|what about|how about|why|so|also|ok(ay)?|then|e|ma|perch[eé]|und|aber|"
     r"warum|et|mais|pourquoi|y|pero|por qu[eé]|那|那么|为什么|还有|그럼|그리고|왜)\b",
+)
+_FOLLOWUP = _words(
     r"\b(the other( one)?|that one|this one|it|its|them|those|these|the same|again|more|"
     r"help( me)?|stuck|hint|next step|what now|don'?t (get|understand)|another example|"
     r"the previous|aiuto|aiutami|bloccat[oa]|hilfe|aide|ayuda|l'altr[oa]|quell[oa]|"
@@ -100,8 +102,9 @@ def looks_garbled(text: str) -> bool:
     if not words or len(words) * 3 < len(text.split()):
         return False  # mostly another script: leave it to the retriever and the model
     def odd(w: str) -> bool:
-        return len(w) > 2 and (not set(w) & _VOWELS or re.search(r"[^aeiouy\W\d]{5,}", w)
-                                is not None)
+        return (len(w) > 3 and not set(w) & _VOWELS) or re.search(
+            r"[^aeiouyàèéìòùäöüáíóú\W\d]{7,}", w) is not None
+
     return sum(map(odd, words)) * 2 > len(words)
 
 
@@ -132,8 +135,11 @@ def categorize_rules(text: str, has_history: bool, course_language: str = "en") 
         return result("off_topic")
     if _PLATFORM.search(text):
         return result("platform")
-    short = len(text.split()) <= 10 or len(text) <= 40
-    if has_history and short and _FOLLOWUP.search(text):
+    n_words = len(text.split())
+    if has_history and (
+        (n_words <= 6 and _FOLLOWUP_START.search(text))
+        or ((n_words <= 10 or len(text) <= 40) and _FOLLOWUP.search(text))
+    ):
         return result("followup")
     # a course question is the common case; whether the course covers it is the grader's call
     return result("lecture", sure=intent != "concept" or len(text.split()) >= 3)

@@ -10,6 +10,7 @@ from .context import Source
 
 _MARK = re.compile(r"\[(\d{1,3}(?:\s*[,;]\s*\d{1,3})*)\]")
 SNIPPET_CHARS = 240
+_GONE = "\x00"
 
 
 def cited_numbers(text: str) -> list[int]:
@@ -27,9 +28,11 @@ def strip_invalid(text: str, valid: set[int]) -> str:
     """Remove citation markers that point at no source (the model invented them)."""
     def fix(m: re.Match[str]) -> str:
         kept = [p.strip() for p in re.split(r"[,;]", m.group(1)) if int(p) in valid]
-        return f"[{', '.join(kept)}]" if kept else ""
+        return f"[{', '.join(kept)}]" if kept else _GONE
 
-    return re.sub(r" +([.,;:!?])", r"\1", _MARK.sub(fix, text))
+    # only the spaces around a removed marker are tidied; the model's own text stays as it is
+    text = re.sub(rf" *{_GONE} *(?=[.,;:!?]|$)", "", _MARK.sub(fix, text))
+    return re.sub(rf" *{_GONE} *", " ", text)
 
 
 def snippet(text: str) -> str:

@@ -51,19 +51,27 @@ def _decimals(token: str) -> int:
     return len(mantissa.split(".", 1)[1]) if "." in mantissa else 0
 
 
-def states_number(reply: str, answers: Iterable[str]) -> bool:
+def _matches(token: str, value: float, target: float) -> bool:
+    """`token` (read as `value`) states `target`, exactly or rounded to its own decimals."""
+    if value == target:
+        return True
+    places = _decimals(token)
+    return (_significant(token) >= 3 and "e" not in token.lower()
+            and abs(round(target, places) - value) < 10 ** -(places + 3))
+
+
+def states_number(reply: str, answers: Iterable[str], given: Iterable[str] = ()) -> bool:
     """True when the reply states one of `answers`: the same value, or the value rounded to
-    the reply's decimals when the reply's number has 3+ significant digits (0.739 for 0.73908)."""
+    the reply's decimals when the reply's number has 3+ significant digits (0.739 for 0.73908).
+    Numbers that state one of the `given` values (data from the exercise) never count."""
     wanted = [v for v in (_value(a) for a in answers) if v is not None]
+    data = [v for v in (_value(g) for g in given) if v is not None]
     for token in _NUMBER.findall(reply):
         value = _value(token)
-        if value is None:
+        if value is None or any(_matches(token, value, d) for d in data):
             continue
-        places = _decimals(token)
-        for w in wanted:
-            if value == w or (_significant(token) >= 3 and "e" not in token.lower()
-                              and abs(round(w, places) - value) < 10 ** -(places + 3)):
-                return True
+        if any(_matches(token, value, w) for w in wanted):
+            return True
     return False
 
 
@@ -79,6 +87,7 @@ def copies_solution(reply: str, solution: str, share: float = 0.3) -> bool:
 
 def reveals(reply: str, solution: str, exercise: str = "") -> bool:
     """Does `reply` state the exercise's result or reproduce its solution?"""
-    return states_number(reply, final_answers(solution, exercise)) or copies_solution(
+    given = _NUMBER.findall(exercise)
+    return states_number(reply, final_answers(solution, exercise), given) or copies_solution(
         reply, solution
     )
