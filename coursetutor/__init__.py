@@ -2,20 +2,48 @@
 
 from .config import Settings, load_settings
 from .errors import CoursetutorError
-from .types import Chunk, Course, Document, FileMeta, Hit, Locator, SearchFilters
+from .tutor import Tutor
+from .types import (
+    Answer,
+    Chunk,
+    Citation,
+    Course,
+    Document,
+    DoneEvent,
+    FileMeta,
+    Hit,
+    Locator,
+    MetaEvent,
+    SearchFilters,
+    Session,
+    SourcesEvent,
+    StreamEvent,
+    TokenEvent,
+    Turn,
+)
 from .workspace import Workspace
 
 __all__ = [
+    "Answer",
     "Chunk",
+    "Citation",
     "Course",
     "CoursetutorError",
     "Document",
+    "DoneEvent",
     "FileMeta",
     "Hit",
     "Locator",
+    "MetaEvent",
     "SearchFilters",
+    "Session",
     "Settings",
+    "SourcesEvent",
+    "StreamEvent",
+    "TokenEvent",
+    "Tutor",
+    "Turn",
     "Workspace",
     "load_settings",
 ]
-__version__ = "0.1.0"
+__version__ = "0.2.0"
