@@ -1,0 +1,111 @@
+"""Latency of one tutor turn per stage with the local model, against a wider-context baseline.
+
+Both runs share one loaded model in one process and alternate question by question, so a
+noisy neighbour slows both alike. The default run uses the local budget (1,500 tokens,
+sentence-trimmed sources); the baseline gives the same model the server budget (2,600 tokens).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from _common import ensure_threads, git_state, log, thread_setting
+
+from coursetutor.config import Settings, load_settings
+from coursetutor.errors import CoursetutorError
+from coursetutor.ingest import load_manifest
+from coursetutor.llm.router import Router
+from coursetutor.tutor import Tutor
+from coursetutor.workspace import Workspace
+
+SAMPLE = Path(__file__).resolve().parents[1] / "coursetutor" / "sample_course"
+COURSE = "numerical-methods-101"
+QUESTIONS = (
+    "How does the bisection method work?",
+    "What is the order of convergence of the secant method?",
+    "When does Newton's method fail?",
+    "Come funziona il metodo di bisezione?",
+    "Can you help me with exercise 3?",
+)
+STAGES = ("categorize", "translate", "retrieve_grade", "first_token", "total")
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    base = load_settings(data_dir=Path(args.data_dir))
+    ws = Workspace(base)
+    manifest = load_manifest(SAMPLE / "course.toml")
+    ws.create_course(COURSE, manifest.title, manifest.language)
+    ws.ingest(COURSE, manifest.files)
+    router = Router(base)
+    shared = router.llm("answer")  # one loaded model for both configurations
+    variants = {
+        "local budget (1,500)": base,
+        "baseline: server budget (2,600)": dataclasses.replace(base, context_budget_tokens=2600),
+    }
+    tutors = {
+        name: Tutor(_workspace(ws, s), Router(s, factory=lambda task, model: shared))
+        for name, s in variants.items()
+    }
+    tutors[next(iter(tutors))].ask(QUESTIONS[0], COURSE, "warm-up")  # load and cache the prompt
+    samples: dict[str, list[dict[str, float]]] = {name: [] for name in tutors}
+    for r in range(args.repeats):
+        for i, q in enumerate(QUESTIONS):
+            for name, tutor in tutors.items():
+                a = tutor.ask(q, COURSE, student=f"bench-{r}-{i}-{len(samples[name])}")
+                samples[name].append({**a.timings, "prompt_tokens": a.prompt_tokens,
+                                      "completion_tokens": a.completion_tokens})
+            log(f"repeat {r + 1}/{args.repeats}, question {i + 1}/{len(QUESTIONS)}")
+    return {"git": git_state(), "threads": thread_setting(), "repeats": args.repeats,
+            "questions": len(QUESTIONS), "medians": {n: _medians(s) for n, s in samples.items()}}
+
+
+def _workspace(ws: Workspace, settings: Settings) -> Workspace:
+    return Workspace(settings, store=ws.store, embedder=ws.embedder)
+
+
+def _medians(rows: list[dict[str, float]]) -> dict[str, float]:
+    keys = [*STAGES, "prompt_tokens", "completion_tokens"]
+    return {k: round(statistics.median(r.get(k, 0.0) for r in rows), 1) for k in keys}
+
+
+def report(result: dict[str, Any]) -> str:
+    names = list(result["medians"])
+    default, baseline = (result["medians"][n] for n in names)
+    lines = [f"# Tutor turn latency (median of {result['repeats']} x {result['questions']} "
+             f"questions, ms)", "", f"commit {result['git']}; {result['threads']}", "",
+             f"| stage | {names[0]} | {names[1]} | ratio |", "|---|---|---|---|"]
+    for key in [*STAGES, "prompt_tokens", "completion_tokens"]:
+        ratio = baseline[key] / default[key] if default[key] else float("nan")
+        lines.append(f"| {key} | {default[key]:,.1f} | {baseline[key]:,.1f} | {ratio:.2f} |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--threads", type=int, default=1, help="embedding threads (OpenMP)")
+    parser.add_argument("--data-dir", default="", help="data directory (default: a temp one)")
+    parser.add_argument("--json", dest="json_out", default="")
+    args = parser.parse_args()
+    ensure_threads(args.threads)
+    with tempfile.TemporaryDirectory() as tmp:
+        args.data_dir = args.data_dir or tmp
+        try:
+            result = run(args)
+        except CoursetutorError as exc:  # a missing model is a message, not a traceback
+            print(f"skipped: {exc}", file=sys.stderr)
+            return
+    print(report(result))
+    if args.json_out:
+        Path(args.json_out).write_text(json.dumps(result, indent=2))
+
+
+if __name__ == "__main__":
+    main()
