@@ -41,8 +41,8 @@ __all__ = [
     "SourcesEvent",
     "StreamEvent",
     "TokenEvent",
-    "Tutor",
     "Turn",
+    "Tutor",
     "Workspace",
     "load_settings",
 ]

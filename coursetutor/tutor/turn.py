@@ -137,10 +137,8 @@ class Tutor:
                   if cat.intent == "exercise" else None)
         evidence = finder.find(query, t.course, self._allowed_types(t), cat.intent,
                                pinned=pinned)
-        if cat.intent == "concept" and evidence.hits and evidence.grade != "incorrect" and (
-            evidence.hits[0].chunk.doc_type in ("exercise", "exam")
-        ):
-            cat = dataclasses.replace(cat, intent="exercise")  # working on an exercise
+        if _about_an_exercise(cat, evidence):
+            cat = dataclasses.replace(cat, intent="exercise")
         since = t.lap("retrieve_grade", since)
         if not cat.sure and evidence.grade != "correct" and self.router.enabled:
             cat = self._categorize_with_model(t, cat)
@@ -293,6 +291,13 @@ class Tutor:
                          "cost": c.cost, "ms": round(c.seconds * 1000, 1)} for c in t.log),
             context=context,
         ))
+
+
+def _about_an_exercise(cat: Categorization, ev: Evidence) -> bool:
+    """A concept or definition question whose best passage is an exercise: exercise help."""
+    return (cat.intent in ("concept", "definition") and bool(ev.hits)
+            and ev.grade != "incorrect"
+            and ev.hits[0].chunk.doc_type in ("exercise", "exam"))
 
 
 def _previous_intent(history: list[Turn]) -> str:
