@@ -69,8 +69,9 @@ PLATFORM = [
 @pytest.mark.parametrize("history", [False, True])
 @pytest.mark.parametrize(("text", "language"), PLATFORM)
 def test_platform_questions(text: str, language: str, history: bool) -> None:
+    """A platform keyword is a suspicion the evidence confirms: never sure by itself."""
     assert categorize_rules(text, history) == Categorization(
-        "platform", "concept", False, language
+        "platform", "concept", False, language, sure=False
     )
 
 
@@ -79,7 +80,16 @@ def test_platform_questions(text: str, language: str, history: bool) -> None:
     "come stai?", "what is the weather like today",
 ])
 def test_greetings_and_small_talk_are_off_topic(text: str) -> None:
-    assert categorize_rules(text, has_history=True).category == "off_topic"
+    found = categorize_rules(text, has_history=True)
+    assert found.category == "off_topic"
+    # a greeting alone is certain; a small-talk word may belong to a course ("weather")
+    assert found.sure == (text in {"hello", "Hi!", "thanks", "ciao", "你好", "안녕하세요"})
+
+
+def test_a_course_question_about_the_weather_is_only_suspected_off_topic() -> None:
+    found = categorize_rules("which method of forecasting uses averages to predict future "
+                             "weather", has_history=False)
+    assert (found.category, found.sure) == ("off_topic", False)
 
 
 @pytest.mark.parametrize("text", ["asdfgh qwrtzp xkcdv", "!!!???", "12345"])

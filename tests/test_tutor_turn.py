@@ -301,22 +301,37 @@ def test_session_of_another_student(make_tutor: MakeTutor) -> None:
 # -- a turn: replies without the answer model ----------------------------------------------
 
 
-@pytest.mark.parametrize(("question", "category", "covered"), [
-    ("tell me a joke", "off_topic", False),
-    ("hello!", "off_topic", False),
-    ("I forgot my password", "platform", True),
-    ("asdfgh qwrtzp xkcdv", "unrecognizable", False),
+@pytest.mark.parametrize(("question", "category"), [
+    ("hello!", "off_topic"),
+    ("asdfgh qwrtzp xkcdv", "unrecognizable"),
 ])
-def test_canned_replies_call_no_model(make_tutor: MakeTutor, question: str, category: str,
-                                      covered: bool) -> None:
+def test_canned_replies_call_no_model(make_tutor: MakeTutor, question: str,
+                                      category: str) -> None:
     tutor, fake = make_tutor()
     events, answer = run(tutor, question)
     assert shape(events) == ["meta", "token", "sources", "done"]
     assert tokens(events) == [reply(category, "en")]
     assert (answer.text, answer.category, answer.covered, answer.sources, answer.grade) == (
-        reply(category, "en"), category, covered, (), "")
+        reply(category, "en"), category, False, (), "")
     assert fake.calls == []
     assert set(answer.timings) == {"categorize", "total"}
+
+
+@pytest.mark.parametrize(("question", "category"), [
+    ("tell me a joke", "off_topic"),
+    ("I forgot my password", "platform"),
+])
+def test_suspected_canned_replies_are_confirmed_by_the_model(
+    make_tutor: MakeTutor, question: str, category: str
+) -> None:
+    """A keyword only raises a suspicion: weak evidence plus the model's verdict confirm it."""
+    verdict = f'{{"category": "{category}", "intent": "concept", "wants_answer": false}}'
+    tutor, fake = make_tutor(ScriptedLLM(categorize=[verdict]))
+    events, answer = run(tutor, question)
+    assert shape(events) == ["meta", "token", "sources", "done"]
+    assert (answer.text, answer.category, answer.covered) == (reply(category, "en"), category,
+                                                              False)
+    assert [c.kind for c in fake.calls] == ["categorize"]
 
 
 def test_question_the_course_does_not_cover(make_tutor: MakeTutor) -> None:

@@ -131,10 +131,14 @@ def categorize_rules(text: str, has_history: bool, course_language: str = "en") 
 
     if looks_garbled(text):
         return result("unrecognizable")
-    if _GREETING.search(text) or _SMALL_TALK.search(text):
+    if _GREETING.search(text):
         return result("off_topic")
+    # a keyword alone does not make a course question small talk ("weather" in a meteorology
+    # course, "account" in accounting): these verdicts wait for the evidence
+    if _SMALL_TALK.search(text):
+        return result("off_topic", sure=False)
     if _PLATFORM.search(text):
-        return result("platform")
+        return result("platform", sure=False)
     n_words = len(text.split())
     if has_history and (
         (n_words <= 6 and _FOLLOWUP_START.search(text))

@@ -119,9 +119,12 @@ class Tutor:
         language = self.ws.store.course_language(self.ws.tenant, t.course)
         cat = categorize_rules(t.question, bool(t.history), language)
         since = t.lap("categorize", since)
-        if cat.category not in ANSWERED:
+        if cat.category not in ANSWERED and cat.sure:
             yield from self._canned(t, cat, reply(cat.category, cat.language))
             return
+        suspected = cat  # an unsure off-topic or platform verdict, confirmed only by weak evidence
+        if cat.category not in ANSWERED:
+            cat = dataclasses.replace(cat, category="lecture")
         query = t.question
         if cat.category == "followup":
             query = rewrite_followup(self.router, t.question, t.history, t.log)
@@ -140,9 +143,12 @@ class Tutor:
         if _about_an_exercise(cat, evidence):
             cat = dataclasses.replace(cat, intent="exercise")
         since = t.lap("retrieve_grade", since)
-        if not cat.sure and evidence.grade != "correct" and self.router.enabled:
-            cat = self._categorize_with_model(t, cat)
-            t.lap("categorize_model", since)
+        if not cat.sure and evidence.grade != "correct":
+            if self.router.enabled:
+                cat = self._categorize_with_model(t, suspected)
+                t.lap("categorize_model", since)
+            else:
+                cat = suspected
             if cat.category not in ANSWERED:
                 yield from self._canned(t, cat, reply(cat.category, cat.language))
                 return
@@ -237,7 +243,7 @@ class Tutor:
         yield MetaEvent(t.session_id, cat.category, cat.intent, "", "", cat.language)
         yield TokenEvent(text)
         yield SourcesEvent(())
-        yield self._done(t, cat, None, text, (), "", "", covered=cat.category == "platform")
+        yield self._done(t, cat, None, text, (), "", "", covered=False)
 
     def _not_covered(self, t: _Turn, cat: Categorization, ev: Evidence,
                      meta_sent: bool = False) -> Iterator[StreamEvent]:
