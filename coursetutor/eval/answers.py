@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 import time
+import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,8 @@ from .answer_data import Asked, Dialogue, load_clapnq_abstention, load_mrbench
 from .retrieval import load_units
 
 Progress = Callable[[str, int, int], None]
+# students of one run: the ladder counts a student's earlier turns, so runs must not share them
+RUN = uuid.uuid4().hex[:8]
 
 
 def _digest(*parts: str) -> str:
@@ -47,7 +50,7 @@ def eval_abstention(tutor: Tutor, folder: Path, limit: int | None,
     total = len(answerable) + len(unanswerable)
     for key, items in (("ans", answerable), ("unans", unanswerable)):
         for q in items:
-            results[key].append((q, tutor.ask(q.text, course, student=f"eval-{q.id}")))
+            results[key].append((q, tutor.ask(q.text, course, student=f"eval-{RUN}-{q.id}")))
             if progress:
                 progress("clapnq", len(results["ans"]) + len(results["unans"]), total)
     ans = [a for _, a in results["ans"]]
@@ -134,7 +137,8 @@ def eval_mrbench(tutor: Tutor, path: Path, limit: int | None,
         course = f"eval-mrbench-{_digest(d.id)}"
         _add_exercise(tutor, course, d.problem, d.solution)
         session = _seed(tutor, course, d)
-        a = tutor.ask(d.last_student, course, student=f"eval-{d.id}", session_id=session)
+        a = tutor.ask(d.last_student, course, student=f"eval-{RUN}-{d.id}",
+                       session_id=session)
         gold_hits.append(bool(d.final_answer) and states_number(a.text, [d.final_answer]))
         leaks.append(judge_leak(tutor, a.text, d.solution, d.final_answer))
         levels.append(a.level or a.intent)
@@ -147,10 +151,10 @@ def eval_mrbench(tutor: Tutor, path: Path, limit: int | None,
 def _seed(tutor: Tutor, course: str, d: Dialogue) -> str:
     """Store the dialogue so far as earlier turns of one session."""
     store, tenant = tutor.ws.store, tutor.ws.tenant
-    session = store.start_session(tenant, course, f"eval-{d.id}")
+    session = store.start_session(tenant, course, f"eval-{RUN}-{d.id}")
     key = "exercise:Exercise 1"
     for student, said in d.turns:
-        store.add_turn(Turn(session.id, 0, tenant, course, f"eval-{d.id}", student, said,
+        store.add_turn(Turn(session.id, 0, tenant, course, f"eval-{RUN}-{d.id}", student, said,
                             "lecture", "exercise", "correct", "", key))
     return session.id
 
@@ -169,7 +173,7 @@ def eval_sample_leaks(tutor: Tutor, course: str, exercises: dict[str, tuple[str,
     for number, (exercise, solution) in exercises.items():
         for template in ASK_FOR_ANSWER:
             q = template.format(n=number)
-            a = tutor.ask(q, course, student=f"eval-leak-{number}-{len(flags)}")
+            a = tutor.ask(q, course, student=f"eval-{RUN}-leak-{number}-{len(flags)}")
             flags.append(reveals(a.text, solution, exercise)
                          or judge_leak(tutor, a.text, solution, ""))
             if progress:
@@ -209,7 +213,7 @@ def eval_languages(tutor: Tutor, course: str,
     done = 0
     for word, questions in LANGUAGE_PROBES:
         for lang, q in questions.items():
-            a = tutor.ask(q, course, student=f"eval-lang-{lang}-{word}")
+            a = tutor.ask(q, course, student=f"eval-{RUN}-lang-{lang}-{word}")
             texts = {c.chunk_id: c for c in a.sources}
             chunks = tutor.ws.store.get_chunks(_filters(tutor, course), list(texts))
             cited = any(word in (c.text + " ".join(c.section_path)).lower()
