@@ -22,10 +22,12 @@ class HTTPLLM(LLM):
     #: how messages name the server, e.g. "Ollama"
     label: ClassVar[str] = "the server"
     default_base_url: ClassVar[str] = ""
+    #: the model used when none is configured ("" : resolved by the subclass later)
+    default_model: ClassVar[str] = ""
 
     def __init__(
         self,
-        model: str,
+        model: str = "",
         base_url: str = "",
         *,
         api_key: str = "",
@@ -33,7 +35,7 @@ class HTTPLLM(LLM):
         retry: RetryPolicy | None = None,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
-        super().__init__(model)
+        super().__init__(model or self.default_model)
         self.base_url = (base_url or self.default_base_url).rstrip("/")
         if not self.base_url.startswith(("http://", "https://")):
             raise ConfigError(f"llm_base_url must start with http:// or https://, got {base_url!r}")

@@ -6,12 +6,9 @@ from collections.abc import Iterator, Sequence
 from functools import partial
 from typing import Any
 
-import httpx
-
 from ..errors import BackendError, ModelNotFoundError
 from .base import Delta, GenParams, Message, Usage
 from .http import HTTPLLM
-from .retry import RetryPolicy
 
 DEFAULT_MODEL = "qwen2.5:1.5b"
 
@@ -22,25 +19,7 @@ class OllamaLLM(HTTPLLM):
     backend = "ollama"
     label = "Ollama"
     default_base_url = "http://127.0.0.1:11434"
-
-    def __init__(
-        self,
-        model: str = "",
-        base_url: str = "",
-        *,
-        api_key: str = "",
-        timeout: float = 120.0,
-        retry: RetryPolicy | None = None,
-        transport: httpx.BaseTransport | None = None,
-    ) -> None:
-        super().__init__(
-            model or DEFAULT_MODEL,
-            base_url,
-            api_key=api_key,
-            timeout=timeout,
-            retry=retry,
-            transport=transport,
-        )
+    default_model = DEFAULT_MODEL
 
     def unreachable_message(self) -> str:
         return f"cannot reach Ollama at {self.base_url}; start it with `ollama serve`"

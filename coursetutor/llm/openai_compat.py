@@ -6,12 +6,9 @@ from collections.abc import Iterator, Sequence
 from functools import partial
 from typing import Any
 
-import httpx
-
 from ..errors import BackendError, ModelNotFoundError
 from .base import Delta, GenParams, Message, Usage
 from .http import HTTPLLM
-from .retry import RetryPolicy
 
 
 class OpenAICompatLLM(HTTPLLM):
@@ -23,20 +20,6 @@ class OpenAICompatLLM(HTTPLLM):
     backend = "openai"
     label = "the OpenAI-compatible server"
     default_base_url = "http://127.0.0.1:8000/v1"
-
-    def __init__(
-        self,
-        model: str = "",
-        base_url: str = "",
-        *,
-        api_key: str = "",
-        timeout: float = 120.0,
-        retry: RetryPolicy | None = None,
-        transport: httpx.BaseTransport | None = None,
-    ) -> None:
-        super().__init__(
-            model, base_url, api_key=api_key, timeout=timeout, retry=retry, transport=transport
-        )
 
     def unreachable_message(self) -> str:
         return (

@@ -25,11 +25,8 @@ def rewrite_followup(router: Router, message: str, history: Sequence[Turn],
     if not router.enabled or not history:
         return fallback
     lines = "\n".join(f"Student: {t.question}\nTutor: {t.answer[:300]}" for t in history[-2:])
-    prompt = prompts.render("rewrite", history=lines, message=message)
-    text = router.complete("categorize", [Message("user", prompt)],
-                           GenParams(temperature=0.0, max_tokens=60), log).text.strip()
-    text = text.strip('"').splitlines()[0].strip() if text else ""
-    if not text or len(text) > MAX_REWRITE_CHARS:
+    text = _one_line(router, prompts.render("rewrite", history=lines, message=message), 60, log)
+    if not text:
         return fallback
     # the model's question plus the earlier one: the search keeps the conversation's topic
     return f"{text} {fallback}"
@@ -45,9 +42,13 @@ def translate_query(router: Router, question: str, language_name: str,
     if not router.enabled:
         return question
     prompt = prompts.render("translate", language=language_name, question=question)
+    text = _one_line(router, prompt, 80, log)
+    return f"{text} {question}" if text else question
+
+
+def _one_line(router: Router, prompt: str, max_tokens: int, log: list[CallRecord]) -> str:
+    """The first line of the small-task model's reply, or "" when it is empty or too long."""
     text = router.complete("categorize", [Message("user", prompt)],
-                           GenParams(temperature=0.0, max_tokens=80), log).text.strip()
+                           GenParams(temperature=0.0, max_tokens=max_tokens), log).text.strip()
     text = text.strip('"').splitlines()[0].strip() if text else ""
-    if not text or len(text) > MAX_REWRITE_CHARS:
-        return question
-    return f"{text} {question}"
+    return text if len(text) <= MAX_REWRITE_CHARS else ""
