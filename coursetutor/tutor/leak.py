@@ -60,17 +60,25 @@ def _matches(token: str, value: float, target: float) -> bool:
             and abs(round(target, places) - value) < 10 ** -(places + 3))
 
 
+def _readings(token: str) -> set[float]:
+    """Every value `token` can mean: '2,000' is 2000 in English and 2.0 in Italian."""
+    out = {v for v in (_value(token),) if v is not None}
+    if re.fullmatch(r"-?\d{1,3}(,\d{3})+(\.\d+)?", token):
+        out.add(float(token.replace(",", "")))
+    return out
+
+
 def states_number(reply: str, answers: Iterable[str], given: Iterable[str] = ()) -> bool:
     """True when the reply states one of `answers`: the same value, or the value rounded to
     the reply's decimals when the reply's number has 3+ significant digits (0.739 for 0.73908).
     Numbers that state one of the `given` values (data from the exercise) never count."""
-    wanted = [v for v in (_value(a) for a in answers) if v is not None]
-    data = [v for v in (_value(g) for g in given) if v is not None]
+    wanted = {v for a in answers for v in _readings(a)}
+    data = {v for g in given for v in _readings(g)}
     for token in _NUMBER.findall(reply):
-        value = _value(token)
-        if value is None or any(_matches(token, value, d) for d in data):
+        values = _readings(token)
+        if any(_matches(token, v, d) for v in values for d in data):
             continue
-        if any(_matches(token, value, w) for w in wanted):
+        if any(_matches(token, v, w) for v in values for w in wanted):
             return True
     return False
 
