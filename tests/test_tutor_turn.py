@@ -438,8 +438,8 @@ def test_course_text_stays_inside_the_sources_block(make_tutor: MakeTutor,
     assert user.content.index(injected) < user.content.index("\nTask: ")
     question = "Student's question: How does the bisection method halve the bracket?"
     assert user.content.index(injected) < user.content.index(question)
-    assert user.content.endswith("Reply in English only (translate what the sources say), "
-                                 "citing sources as [n].")
+    assert user.content.endswith("Reply in English only, in your own words, citing sources "
+                                 "as [n].")
 
 
 def test_usage_and_cost(make_tutor: MakeTutor) -> None:

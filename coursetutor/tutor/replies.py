@@ -6,9 +6,11 @@ import functools
 import tomllib
 from importlib import resources
 
+# the native name too: small models follow "Korean (한국어)" better than "Korean"
 LANGUAGE_NAMES = {
-    "en": "English", "it": "Italian", "de": "German", "fr": "French", "es": "Spanish",
-    "pt": "Portuguese", "zh": "Chinese (simplified)", "ko": "Korean", "ja": "Japanese",
+    "en": "English", "it": "Italian (italiano)", "de": "German (Deutsch)",
+    "fr": "French (français)", "es": "Spanish (español)", "pt": "Portuguese (português)",
+    "zh": "Chinese (简体中文)", "ko": "Korean (한국어)", "ja": "Japanese (日本語)",
 }
 
 

@@ -35,6 +35,9 @@ from .replies import language_name, reply
 from .rewrite import rewrite_followup, translate_query
 
 ANSWERED = ("lecture", "followup")
+# small models answer NOT_COVERED to "just give me the answer"; the exercise is in the sources
+EXERCISE_REMINDER = ("The exercise is in the sources, so do not reply NOT_COVERED: help as the "
+                     "task says, without the final answer.\n")
 # the small models like to go on with an invented next question; cut them there
 STOP = ("\nStudent:", "\nQuestion:", "\nNOT_COVERED", "\n\nNOT_COVERED")
 
@@ -234,7 +237,7 @@ class Tutor:
             "answer", sources=render_sources(ctx.sources), history=history,
             task=prompts.load(task_prompt(cat.intent, level)), level=t.level,
             level_hint=level_hint(t.level), language=language_name(cat.language),
-            question=t.question,
+            question=t.question, reminder=EXERCISE_REMINDER if level else "",
         )
         return [Message("system", prompts.load("system")), Message("user", user)]
 
