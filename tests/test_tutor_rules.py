@@ -569,7 +569,8 @@ def test_max_tokens(level: str | None, default: int, expected: int) -> None:
 # -- prompt files --------------------------------------------------------------------------
 
 PLACEHOLDERS = {
-    "answer": {"history", "language", "level", "level_hint", "question", "sources", "task"},
+    "answer": {"history", "language", "level", "level_hint", "question", "reminder", "sources",
+               "task"},
     "categorize": {"course", "history", "message"},
     "grade": {"question", "sources"},
     "leak_judge": {"reply", "solution"},
