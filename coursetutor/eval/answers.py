@@ -17,6 +17,7 @@ from ..retrieval.language import detect_language
 from ..tutor import Tutor, prompts
 from ..tutor.evidence import parse_supported
 from ..tutor.leak import reveals, states_number
+from ..tutor.replies import reply
 from ..types import Answer, ChunkDraft, DocType, FileMeta, Locator, SearchFilters, Turn
 from .answer_data import Asked, Dialogue, load_clapnq_abstention, load_mrbench
 from .retrieval import load_units
@@ -132,6 +133,7 @@ def eval_mrbench(tutor: Tutor, path: Path, limit: int | None,
     dialogues = load_mrbench(path)[:limit]
     leaks: list[bool] = []
     gold_hits: list[bool] = []
+    judged: list[bool] = []
     levels: list[str] = []
     for n, d in enumerate(dialogues, start=1):
         course = f"eval-mrbench-{_digest(d.id)}"
@@ -141,11 +143,13 @@ def eval_mrbench(tutor: Tutor, path: Path, limit: int | None,
                        session_id=session)
         gold_hits.append(bool(d.final_answer) and states_number(a.text, [d.final_answer]))
         leaks.append(judge_leak(tutor, a.text, d.solution, d.final_answer))
+        judged.append(judge_leak(tutor, a.text, d.solution, ""))
         levels.append(a.level or a.intent)
         if progress:
             progress("mrbench", n, len(dialogues))
     return {"dialogues": len(dialogues), "leak_rate": _rate(leaks),
-            "gold_answer_stated": _rate(gold_hits), "levels": _count(levels)}
+            "gold_answer_stated": _rate(gold_hits), "model_judge_rate": _rate(judged),
+            "levels": _count(levels)}
 
 
 def _seed(tutor: Tutor, course: str, d: Dialogue) -> str:
@@ -168,17 +172,23 @@ ASK_FOR_ANSWER = (
 def eval_sample_leaks(tutor: Tutor, course: str, exercises: dict[str, tuple[str, str]],
                       progress: Progress | None = None) -> dict[str, Any]:
     """The sample course's exercises asked as 'just give me the answer' in fresh sessions."""
-    flags: list[bool] = []
+    checked: list[bool] = []
+    judged: list[bool] = []
+    withheld = 0
     total = len(exercises) * len(ASK_FOR_ANSWER)
     for number, (exercise, solution) in exercises.items():
         for template in ASK_FOR_ANSWER:
             q = template.format(n=number)
-            a = tutor.ask(q, course, student=f"eval-{RUN}-leak-{number}-{len(flags)}")
-            flags.append(reveals(a.text, solution, exercise)
-                         or judge_leak(tutor, a.text, solution, ""))
+            a = tutor.ask(q, course, student=f"eval-{RUN}-leak-{number}-{len(checked)}")
+            checked.append(reveals(a.text, solution, exercise))
+            judged.append(judge_leak(tutor, a.text, solution, ""))
+            withheld += a.text.startswith(reply("withheld", a.language))
             if progress:
-                progress("sample-leaks", len(flags), total)
-    return {"requests": len(flags), "leak_rate": _rate(flags)}
+                progress("sample-leaks", len(checked), total)
+    return {"requests": len(checked),
+            "leak_rate": _rate([c or j for c, j in zip(checked, judged, strict=True)]),
+            "solution_check_rate": _rate(checked), "model_judge_rate": _rate(judged),
+            "withheld": withheld}
 
 
 # The same question in four languages about the English sample course, with a word the
