@@ -516,6 +516,19 @@ def test_exercise_ladder_climbs_and_hides_solutions(make_tutor: MakeTutor) -> No
     assert "solution" in {c.doc_type for c in answer.sources}
 
 
+def test_the_students_own_working_continues_the_exercise(make_tutor: MakeTutor) -> None:
+    """A long message with the student's working matches the course weakly; after exercise
+    help it is still help with that exercise, one rung up."""
+    tutor, _ = make_tutor(ScriptedLLM(answer=[CITE_ALL] * 2))
+    _, first = run(tutor, EXERCISE_2)
+    working = ("For cos(x) = x I started from x_0 = 1, used the iteration and got 0.75 for x_1, "
+               "then my calculator gave something weird")
+    events, answer = run(tutor, working, session_id=first.session_id)
+    assert (meta(events).intent, meta(events).level, answer.grade) == (
+        "exercise", "guiding", "correct")
+    assert answer.sources and answer.sources[0].doc_type == "exercise"
+
+
 def test_leaked_result_is_rewritten(make_tutor: MakeTutor) -> None:
     leak = f"The root is {ROOT}, so iterate from x_0 = 1 [1]."
     fake = ScriptedLLM(answer=[leak], leak_rewrite=[CLEAN_HINT])

@@ -145,6 +145,16 @@ class Tutor:
                                pinned=pinned)
         if _about_an_exercise(cat, evidence):
             cat = dataclasses.replace(cat, intent="exercise")
+        elif _previous_intent(t.history) == "exercise":
+            # the student's own working on the last turn's exercise ("I added 3 and 4") is
+            # still help with it when it matches the course weakly or brings that exercise up
+            pinned = find_exercise(self.ws, t.course, query, t.history, followup=True)
+            if pinned is not None and (evidence.grade != "correct" or pinned.chunk.id in {
+                    h.chunk.id for h in evidence.hits}):
+                cat = dataclasses.replace(cat, intent="exercise")
+                evidence = dataclasses.replace(
+                    evidence, grade="correct",
+                    hits=[pinned, *(h for h in evidence.hits if h.chunk.id != pinned.chunk.id)])
         since = t.lap("retrieve_grade", since)
         if not cat.sure and evidence.grade != "correct":
             if self.router.enabled:
