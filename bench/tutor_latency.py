@@ -1,8 +1,9 @@
 """Latency of one tutor turn per stage with the local model, against a wider-context baseline.
 
-Both runs share one loaded model in one process and alternate question by question, so a
-noisy neighbour slows both alike. The default run uses the local budget (1,500 tokens,
-sentence-trimmed sources); the baseline gives the same model the server budget (2,600 tokens).
+Both runs share one loaded model in one process and alternate question by question (each turn
+starts with llama.cpp's prompt cache emptied), so a noisy neighbour slows both alike. The
+default run uses the local budget (1,500 tokens, sentence-trimmed sources); the baseline gives
+the same model the server budget (2,600 tokens).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from _common import ensure_threads, git_state, log, thread_setting
 from coursetutor.config import Settings, load_settings
 from coursetutor.errors import CoursetutorError
 from coursetutor.ingest import load_manifest
+from coursetutor.llm.local import LocalLLM
 from coursetutor.llm.router import Router
 from coursetutor.tutor import Tutor
 from coursetutor.workspace import Workspace
@@ -57,7 +59,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     samples: dict[str, list[dict[str, float]]] = {name: [] for name in tutors}
     for r in range(args.repeats):
         for i, q in enumerate(QUESTIONS):
-            for name, tutor in tutors.items():
+            # alternate who goes first, and start each turn cold: otherwise the second run of
+            # a question finds its sources already evaluated in llama.cpp's prompt cache
+            order = list(tutors.items())[:: 1 if (r + i) % 2 == 0 else -1]
+            for name, tutor in order:
+                if isinstance(shared, LocalLLM):
+                    shared.forget_prompts()
                 a = tutor.ask(q, COURSE, student=f"bench-{r}-{i}-{len(samples[name])}")
                 samples[name].append({**a.timings, "prompt_tokens": a.prompt_tokens,
                                       "completion_tokens": a.completion_tokens})

@@ -54,6 +54,14 @@ class LocalLLM(LLM):
         path = Path(model).expanduser() if model else bundled_model_path(models)
         return cls(path, settings.llm_threads, settings.llm_context_tokens)
 
+    def forget_prompts(self) -> None:
+        """Drop every evaluated prompt (the context and the prompt cache): a cold start."""
+        from llama_cpp.llama_cache import LlamaRAMCache
+
+        with self._lock:
+            self._llama.reset()
+            self._llama.set_cache(LlamaRAMCache(capacity_bytes=PROMPT_CACHE_BYTES))
+
     def count_tokens(self, text: str) -> int:
         return len(self._llama.tokenize(text.encode("utf-8"), add_bos=False, special=False))
 
