@@ -59,7 +59,7 @@ class LocalLLM(LLM):
         from llama_cpp.llama_cache import LlamaRAMCache
 
         with self._lock:
-            self._llama.reset()
+            self._llama.reset()  # type: ignore[no-untyped-call]
             self._llama.set_cache(LlamaRAMCache(capacity_bytes=PROMPT_CACHE_BYTES))
 
     def count_tokens(self, text: str) -> int:
