@@ -72,6 +72,15 @@ def test_prompt_tokens_do_not_depend_on_how_the_reply_ended(smollm: LocalLLM) ->
     assert short.usage.prompt_tokens == whole.usage.prompt_tokens
 
 
+def test_forgetting_prompts_changes_no_reply(smollm: LocalLLM) -> None:
+    """A cold start (as the latency benchmark makes) gives the same greedy reply."""
+    params = GenParams(temperature=0.0, max_tokens=10)
+    warm = smollm.complete(QUESTION, params)
+    smollm.forget_prompts()
+    cold = smollm.complete(QUESTION, params)
+    assert (cold.text, cold.usage) == (warm.text, warm.usage)
+
+
 def test_count_tokens(smollm: LocalLLM) -> None:
     assert smollm.count_tokens("Bisection halves the bracket.") == 7
     assert smollm.count_tokens("") == 0
