@@ -134,6 +134,7 @@ def eval_mrbench(tutor: Tutor, path: Path, limit: int | None,
     leaks: list[bool] = []
     gold_hits: list[bool] = []
     judged: list[bool] = []
+    gold_new: list[bool] = []
     levels: list[str] = []
     for n, d in enumerate(dialogues, start=1):
         course = f"eval-mrbench-{_digest(d.id)}"
@@ -142,13 +143,18 @@ def eval_mrbench(tutor: Tutor, path: Path, limit: int | None,
         a = tutor.ask(d.last_student, course, student=f"eval-{RUN}-{d.id}",
                        session_id=session)
         gold_hits.append(bool(d.final_answer) and states_number(a.text, [d.final_answer]))
+        # an answer that is also a number of the problem ("$50") may just be restated data
+        given = states_number(d.problem, [d.final_answer])
+        gold_new.append(gold_hits[-1] and not given)
         leaks.append(judge_leak(tutor, a.text, d.solution, d.final_answer))
         judged.append(judge_leak(tutor, a.text, d.solution, ""))
         levels.append(a.level or a.intent)
         if progress:
             progress("mrbench", n, len(dialogues))
     return {"dialogues": len(dialogues), "leak_rate": _rate(leaks),
-            "gold_answer_stated": _rate(gold_hits), "model_judge_rate": _rate(judged),
+            "gold_answer_stated": _rate(gold_hits),
+            "gold_answer_stated_not_in_problem": _rate(gold_new),
+            "model_judge_rate": _rate(judged),
             "levels": _count(levels)}
 
 
