@@ -7,7 +7,7 @@ import itertools
 import re
 from pathlib import Path
 
-from .datasets import Unit, UnitSet, _read_json, _read_jsonl
+from .datasets import Unit, UnitSet, _read_json, _read_jsonl, pool_passages
 
 
 @dataclasses.dataclass(frozen=True)
@@ -22,12 +22,7 @@ def load_clapnq_abstention(folder: Path) -> tuple[UnitSet, list[Asked], list[Ask
     pooled: dict[str, Unit] = {}
     answerable: list[Asked] = []
     for row in _read_jsonl(folder / "clapnq-ans.jsonl"):
-        gold = set()
-        for passage in row["passages"]:
-            key = passage["text"].strip()
-            if key not in pooled:
-                pooled[key] = Unit(f"u{len(pooled)}", f"u{len(pooled)}", passage["title"], key)
-            gold.add(pooled[key].id)
+        gold = pool_passages(pooled, row["passages"])
         if any(o.get("answer") for o in row.get("output", [])):
             answerable.append(Asked(row["id"], row["input"], frozenset(gold)))
     unanswerable = [Asked(r["id"], r["input"], frozenset())

@@ -94,6 +94,17 @@ def load_squad(path: Path, language: str = "it") -> UnitSet:
     return UnitSet(language, units, questions)
 
 
+def pool_passages(pooled: dict[str, Unit], passages: list[dict[str, str]]) -> set[str]:
+    """Add ClapNQ `passages` to `pooled` (one unit per distinct text); return their unit ids."""
+    ids = set()
+    for passage in passages:
+        key = passage["text"].strip()
+        if key not in pooled:
+            pooled[key] = Unit(f"u{len(pooled)}", f"u{len(pooled)}", passage["title"], key)
+        ids.add(pooled[key].id)
+    return ids
+
+
 def load_clapnq(path: Path) -> UnitSet:
     """All passages of the answerable and unanswerable files pooled; answerable questions."""
     pooled: dict[str, Unit] = {}
@@ -104,12 +115,7 @@ def load_clapnq(path: Path) -> UnitSet:
     questions: list[Question] = []
     for f in files:
         for row in _read_jsonl(f):
-            gold = set()
-            for passage in row["passages"]:
-                key = passage["text"].strip()
-                if key not in pooled:
-                    pooled[key] = Unit(f"u{len(pooled)}", f"u{len(pooled)}", passage["title"], key)
-                gold.add(pooled[key].id)
+            gold = pool_passages(pooled, row["passages"])
             answers = [o for o in row.get("output", []) if o.get("answer")]
             if f == path and answers:
                 questions.append(Question(row["id"], row["input"], frozenset(gold)))
