@@ -23,6 +23,7 @@ _QUESTION_WORDS = frozenset(
     "what which who how why when where does do did is are can could would should explain tell "
     "me please about give".split()
 )
+_DROPPED = _QUESTION_WORDS.union(*STOPWORDS.values())  # built once, not per query
 
 
 @dataclasses.dataclass(frozen=True)
@@ -38,8 +39,7 @@ class Evidence:
 
 def keyword_query(query: str) -> str:
     """The question without question and stop words (a second, sharper query)."""
-    stop = _QUESTION_WORDS.union(*STOPWORDS.values())
-    words = [w for w in re.findall(r"\w+", query) if w.lower() not in stop]
+    words = [w for w in re.findall(r"\w+", query) if w.lower() not in _DROPPED]
     return " ".join(words) or query
 
 
