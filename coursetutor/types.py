@@ -242,6 +242,60 @@ class Answer:
     context: tuple[str, ...] = ()  # ids of the chunks the model was shown, as [1]..[n]
 
 
+Role = Literal["admin", "teacher", "student"]
+ROLES: tuple[Role, ...] = ("admin", "teacher", "student")
+
+
+def check_role(value: str) -> Role:
+    """Return `value` as a Role or raise an error listing the valid ones."""
+    if value not in ROLES:
+        raise InputError(f"unknown role {value!r}; valid: {', '.join(ROLES)}")
+    return value  # type: ignore[return-value]
+
+
+@dataclasses.dataclass(frozen=True)
+class Tenant:
+    """An institution or platform: the unit of isolation."""
+
+    id: str
+    name: str
+    created: float
+
+
+@dataclasses.dataclass(frozen=True)
+class ApiKey:
+    """An API key as stored: its public id, whom it belongs to, and the hash of its secret."""
+
+    id: str
+    tenant: str
+    role: Role
+    student: str  # the student a student key asks as; empty for other roles
+    name: str
+    secret_hash: str
+    created: float
+    revoked: float | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Job:
+    """A background ingest job and its progress."""
+
+    id: str
+    tenant: str
+    course: str
+    status: str  # queued, running, done, failed
+    files_total: int
+    files_done: int = 0
+    stage: str = "queued"
+    current: str = ""
+    embedded: int = 0
+    to_embed: int = 0
+    report: str | None = None  # the ingest report as JSON, when finished
+    error: str = ""
+    created: float = 0.0
+    updated: float = 0.0
+
+
 @dataclasses.dataclass(frozen=True)
 class MetaEvent:
     """Sent before the answer streams: what kind of turn this is."""

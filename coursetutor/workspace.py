@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 from .config import Settings
@@ -9,6 +10,7 @@ from .ingest import Ingestor, IngestReport, Progress
 from .ingest.pipeline import ProgressFn
 from .retrieval import EmbeddingModel, Retriever, SearchTrace, get_embedder
 from .store import Store, open_store
+from .store.files import FileStore
 from .types import Course, DocType, Document, FileMeta, Hit, SearchFilters
 
 __all__ = ["Progress", "Workspace"]
@@ -26,11 +28,15 @@ class Workspace:
         self.settings = settings
         self.tenant = settings.tenant
         self.store = store or open_store(settings.store_url, settings.vector_exact_limit)
+        self.files = FileStore(settings.files_path)
         self._embedder = embedder
+        self._parent: Workspace | None = None
 
     @property
     def embedder(self) -> EmbeddingModel:
         """The embedding model, loaded on first use."""
+        if self._embedder is None and self._parent is not None:
+            self._embedder = self._parent.embedder
         if self._embedder is None:
             self._embedder = get_embedder(self.settings.embedder, self.settings.embed_threads)
         return self._embedder
@@ -55,9 +61,18 @@ class Workspace:
 
     def remove_course(self, course: str) -> None:
         self.store.remove_course(self.tenant, course)
+        self.files.remove_course(self.tenant, course)
 
     def remove_document(self, course: str, document_id: str) -> None:
         self.store.remove_document(self.tenant, course, document_id)
+        self.files.remove_document(self.tenant, course, document_id)
+
+    def for_tenant(self, tenant: str) -> Workspace:
+        """A view of this workspace for another tenant, sharing store and embedder."""
+        view = Workspace(dataclasses.replace(self.settings, tenant=tenant), self.store,
+                         self._embedder)
+        view._parent = self
+        return view
 
     def ingest(
         self,

@@ -16,6 +16,7 @@ from ..retrieval.embed import EmbeddingModel
 from ..retrieval.language import detect_language
 from ..retrieval.tokenize import tokenize
 from ..store import ChunkRow, Store
+from ..store.files import FileStore
 from ..types import ChunkDraft, Document, FileMeta
 from .chunking import ChunkSizes, chunk_prose, chunk_slides, chunk_timed
 from .loaders import load
@@ -133,6 +134,7 @@ class Ingestor:
         self.store = store
         self.embedder = embedder
         self.settings = settings
+        self.files = FileStore(settings.files_path)
         self.sizes = ChunkSizes(
             target=settings.chunk_target_tokens,
             maximum=settings.chunk_max_tokens,
@@ -183,7 +185,9 @@ class Ingestor:
         doc_id = document_id(source_name)
         digest = content_hash(data, meta, self.sizes)
         old = self.store.find_document(tenant, course, doc_id)
+        suffix = Path(source_name).suffix
         if old is not None and old.content_hash == digest:
+            self.files.put(tenant, course, doc_id, digest, suffix, data)
             notify(Progress(str(path), "skipped", old.pages, old.chunks))
             return FileResult(str(path), "unchanged", doc_id, old.pages, old.chunks)
         parsed = load(path, self.ocr)
@@ -191,7 +195,11 @@ class Ingestor:
         notify(Progress(str(path), "parsed", parsed.pages, len(drafts)))
         doc = DraftDocument(doc_id, meta.title or parsed.title, source_name, digest, parsed.pages,
                             drafts)
+        # the file goes in first: a crash then leaves an orphan file, never a cited page
+        # without its file
+        self.files.put(tenant, course, doc_id, digest, suffix, data)
         stored, embedded, _ = self.add(tenant, course, language, doc, meta, notify)
+        self.files.prune(tenant, course, doc_id, keep=digest)
         notify(Progress(str(path), "stored", parsed.pages, stored, embedded))
         return FileResult(
             str(path), "updated" if old else "added", doc_id, parsed.pages, stored, embedded,

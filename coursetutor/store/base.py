@@ -8,7 +8,18 @@ import dataclasses
 import numpy as np
 import numpy.typing as npt
 
-from ..types import Chunk, Course, Document, Locator, SearchFilters, Session, Turn
+from ..types import (
+    ApiKey,
+    Chunk,
+    Course,
+    Document,
+    Job,
+    Locator,
+    SearchFilters,
+    Session,
+    Tenant,
+    Turn,
+)
 
 Vector = npt.NDArray[np.float32]
 
@@ -134,3 +145,67 @@ class Store(abc.ABC):
         self, tenant: str, course: str, student: str, exercise_key: str
     ) -> int:
         """How many earlier turns this student spent on the exercise `exercise_key`."""
+
+    # tenants, keys and enrolments (who may do what)
+    @abc.abstractmethod
+    def create_tenant(self, tenant: str, name: str = "") -> Tenant:
+        """A new tenant, or ConflictError when the id is taken."""
+
+    @abc.abstractmethod
+    def ensure_tenant(self, tenant: str, name: str = "") -> Tenant: ...
+
+    @abc.abstractmethod
+    def get_tenant(self, tenant: str) -> Tenant: ...
+
+    @abc.abstractmethod
+    def list_tenants(self) -> list[Tenant]: ...
+
+    @abc.abstractmethod
+    def remove_tenant(self, tenant: str) -> None:
+        """The tenant with its courses, keys and jobs."""
+
+    @abc.abstractmethod
+    def add_key(self, key: ApiKey) -> ApiKey: ...
+
+    @abc.abstractmethod
+    def find_key(self, key_id: str) -> ApiKey | None: ...
+
+    @abc.abstractmethod
+    def list_keys(self, tenant: str | None = None) -> list[ApiKey]: ...
+
+    @abc.abstractmethod
+    def revoke_key(self, key_id: str) -> ApiKey: ...
+
+    @abc.abstractmethod
+    def enroll(self, tenant: str, course: str, student: str) -> None: ...
+
+    @abc.abstractmethod
+    def unenroll(self, tenant: str, course: str, student: str) -> None: ...
+
+    @abc.abstractmethod
+    def list_students(self, tenant: str, course: str) -> list[str]: ...
+
+    @abc.abstractmethod
+    def student_courses(self, tenant: str, student: str) -> list[str]: ...
+
+    @abc.abstractmethod
+    def is_enrolled(self, tenant: str, course: str, student: str) -> bool: ...
+
+    # ingest jobs
+    @abc.abstractmethod
+    def add_job(self, job: Job) -> Job: ...
+
+    @abc.abstractmethod
+    def update_job(self, job_id: str, **fields: object) -> None:
+        """Set progress fields (status, files_done, stage, current, embedded, to_embed,
+        report, error) of a job."""
+
+    @abc.abstractmethod
+    def get_job(self, tenant: str, job_id: str) -> Job: ...
+
+    @abc.abstractmethod
+    def list_jobs(self, tenant: str, course: str) -> list[Job]: ...
+
+    @abc.abstractmethod
+    def fail_unfinished_jobs(self, message: str) -> int:
+        """Mark jobs left queued or running by a stopped process as failed."""

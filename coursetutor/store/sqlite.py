@@ -18,6 +18,7 @@ from ..retrieval.vectors import EXACT_LIMIT, VectorIndex
 from ..types import Chunk, Course, Document, Locator, SearchFilters, check_doc_type
 from .base import ChunkRow, KeywordResult, Store, Vector
 from .scope_index import ScopeIndex, top_k
+from .sqlite_access import SQLiteAccess
 from .sqlite_sessions import SQLiteSessions
 
 
@@ -31,7 +32,7 @@ def migrations() -> list[tuple[int, str]]:
     return sorted(found)
 
 
-class SQLiteStore(SQLiteSessions, Store):
+class SQLiteStore(SQLiteAccess, SQLiteSessions, Store):
     """Store backed by a single SQLite database file."""
 
     def __init__(self, path: Path | str, vector_exact_limit: int = EXACT_LIMIT) -> None:
@@ -156,6 +157,8 @@ class SQLiteStore(SQLiteSessions, Store):
         self.get_course(tenant, course)
         with self._tx() as db:
             db.execute("DELETE FROM turns WHERE tenant = ? AND course = ?", (tenant, course))
+            db.execute("DELETE FROM enrollments WHERE tenant = ? AND course = ?", (tenant, course))
+            db.execute("DELETE FROM jobs WHERE tenant = ? AND course = ?", (tenant, course))
             db.execute("DELETE FROM sessions WHERE tenant = ? AND course = ?", (tenant, course))
             db.execute("DELETE FROM chunks WHERE tenant = ? AND course = ?", (tenant, course))
             db.execute("DELETE FROM documents WHERE tenant = ? AND course = ?", (tenant, course))

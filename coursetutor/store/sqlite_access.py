@@ -1,0 +1,185 @@
+"""Tenants, API keys, enrolments and ingest jobs in the SQLite store."""
+
+from __future__ import annotations
+
+import dataclasses
+import sqlite3
+import time
+from contextlib import AbstractContextManager
+from typing import TYPE_CHECKING, Any
+
+from ..errors import ConflictError, NotFoundError
+from ..types import ApiKey, Course, Job, Tenant, check_role
+
+KEY_COLUMNS = "id, tenant, role, student, name, secret_hash, created, revoked"
+JOB_COLUMNS = ("id, tenant, course, status, files_total, files_done, stage, current, embedded, "
+               "to_embed, report, error, created, updated")
+# the job fields a running ingest may change; column names come only from this list
+JOB_UPDATABLE = ("status", "files_done", "stage", "current", "embedded", "to_embed", "report",
+                 "error")
+
+
+def _key(row: tuple[Any, ...]) -> ApiKey:
+    values = list(row)
+    values[2] = check_role(values[2])
+    return ApiKey(*values)
+
+
+class SQLiteAccess:
+    """Mixin for SQLiteStore: who may do what, and the ingest jobs they started."""
+
+    _db: sqlite3.Connection
+
+    if TYPE_CHECKING:  # provided by SQLiteStore
+
+        def _tx(self) -> AbstractContextManager[sqlite3.Connection]: ...
+
+        def get_course(self, tenant: str, course: str) -> Course: ...
+
+        def list_courses(self, tenant: str) -> list[Course]: ...
+
+        def remove_course(self, tenant: str, course: str) -> None: ...
+
+    # -- tenants ----------------------------------------------------------------------------
+    def create_tenant(self, tenant: str, name: str = "") -> Tenant:
+        now = time.time()
+        try:
+            with self._tx() as db:
+                db.execute("INSERT INTO tenants (id, name, created) VALUES (?, ?, ?)",
+                           (tenant, name or tenant, now))
+        except sqlite3.IntegrityError as exc:
+            raise ConflictError(f"tenant {tenant!r} already exists") from exc
+        return Tenant(tenant, name or tenant, now)
+
+    def ensure_tenant(self, tenant: str, name: str = "") -> Tenant:
+        with self._tx() as db:
+            db.execute("INSERT OR IGNORE INTO tenants (id, name, created) VALUES (?, ?, ?)",
+                       (tenant, name or tenant, time.time()))
+        return self.get_tenant(tenant)
+
+    def get_tenant(self, tenant: str) -> Tenant:
+        row = self._db.execute("SELECT id, name, created FROM tenants WHERE id = ?",
+                               (tenant,)).fetchone()
+        if row is None:
+            raise NotFoundError(f"tenant {tenant!r} does not exist")
+        return Tenant(*row)
+
+    def list_tenants(self) -> list[Tenant]:
+        rows = self._db.execute("SELECT id, name, created FROM tenants ORDER BY id").fetchall()
+        return [Tenant(*r) for r in rows]
+
+    def remove_tenant(self, tenant: str) -> None:
+        self.get_tenant(tenant)
+        for course in self.list_courses(tenant):
+            self.remove_course(tenant, course.id)
+        with self._tx() as db:
+            db.execute("DELETE FROM api_keys WHERE tenant = ?", (tenant,))
+            db.execute("DELETE FROM jobs WHERE tenant = ?", (tenant,))
+            db.execute("DELETE FROM tenants WHERE id = ?", (tenant,))
+
+    # -- API keys ---------------------------------------------------------------------------
+    def add_key(self, key: ApiKey) -> ApiKey:
+        self.get_tenant(key.tenant)
+        with self._tx() as db:
+            db.execute(f"INSERT INTO api_keys ({KEY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                       dataclasses.astuple(key))
+        return key
+
+    def find_key(self, key_id: str) -> ApiKey | None:
+        row = self._db.execute(f"SELECT {KEY_COLUMNS} FROM api_keys WHERE id = ?",
+                               (key_id,)).fetchone()
+        return _key(row) if row else None
+
+    def list_keys(self, tenant: str | None = None) -> list[ApiKey]:
+        if tenant is None:
+            rows = self._db.execute(
+                f"SELECT {KEY_COLUMNS} FROM api_keys ORDER BY created, id").fetchall()
+        else:
+            rows = self._db.execute(
+                f"SELECT {KEY_COLUMNS} FROM api_keys WHERE tenant = ? ORDER BY created, id",
+                (tenant,)).fetchall()
+        return [_key(r) for r in rows]
+
+    def revoke_key(self, key_id: str) -> ApiKey:
+        with self._tx() as db:
+            cur = db.execute(
+                "UPDATE api_keys SET revoked = COALESCE(revoked, ?) WHERE id = ?",
+                (time.time(), key_id))
+            if cur.rowcount == 0:
+                raise NotFoundError(f"key {key_id!r} does not exist")
+        found = self.find_key(key_id)
+        assert found is not None
+        return found
+
+    # -- enrolments -------------------------------------------------------------------------
+    def enroll(self, tenant: str, course: str, student: str) -> None:
+        self.get_course(tenant, course)
+        with self._tx() as db:
+            db.execute("INSERT OR IGNORE INTO enrollments (tenant, course, student, created) "
+                       "VALUES (?, ?, ?, ?)", (tenant, course, student, time.time()))
+
+    def unenroll(self, tenant: str, course: str, student: str) -> None:
+        with self._tx() as db:
+            cur = db.execute(
+                "DELETE FROM enrollments WHERE tenant = ? AND course = ? AND student = ?",
+                (tenant, course, student))
+            if cur.rowcount == 0:
+                raise NotFoundError(f"student {student!r} is not enrolled in {course!r}")
+
+    def list_students(self, tenant: str, course: str) -> list[str]:
+        self.get_course(tenant, course)
+        rows = self._db.execute(
+            "SELECT student FROM enrollments WHERE tenant = ? AND course = ? ORDER BY student",
+            (tenant, course)).fetchall()
+        return [r[0] for r in rows]
+
+    def student_courses(self, tenant: str, student: str) -> list[str]:
+        rows = self._db.execute(
+            "SELECT course FROM enrollments WHERE tenant = ? AND student = ? ORDER BY course",
+            (tenant, student)).fetchall()
+        return [r[0] for r in rows]
+
+    def is_enrolled(self, tenant: str, course: str, student: str) -> bool:
+        row = self._db.execute(
+            "SELECT 1 FROM enrollments WHERE tenant = ? AND course = ? AND student = ?",
+            (tenant, course, student)).fetchone()
+        return row is not None
+
+    # -- ingest jobs ------------------------------------------------------------------------
+    def add_job(self, job: Job) -> Job:
+        self.get_course(job.tenant, job.course)
+        with self._tx() as db:
+            db.execute(f"INSERT INTO jobs ({JOB_COLUMNS}) VALUES "
+                       "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", dataclasses.astuple(job))
+        return job
+
+    def update_job(self, job_id: str, **fields: Any) -> None:
+        unknown = set(fields) - set(JOB_UPDATABLE)
+        if unknown:
+            raise ValueError(f"job fields {sorted(unknown)} cannot be updated")
+        columns = [c for c in JOB_UPDATABLE if c in fields]
+        assignments = ", ".join(f"{c} = ?" for c in columns)
+        with self._tx() as db:
+            db.execute(f"UPDATE jobs SET {assignments}, updated = ? WHERE id = ?",
+                       (*(fields[c] for c in columns), time.time(), job_id))
+
+    def get_job(self, tenant: str, job_id: str) -> Job:
+        row = self._db.execute(f"SELECT {JOB_COLUMNS} FROM jobs WHERE tenant = ? AND id = ?",
+                               (tenant, job_id)).fetchone()
+        if row is None:
+            raise NotFoundError(f"job {job_id!r} does not exist")
+        return Job(*row)
+
+    def list_jobs(self, tenant: str, course: str) -> list[Job]:
+        rows = self._db.execute(
+            f"SELECT {JOB_COLUMNS} FROM jobs WHERE tenant = ? AND course = ? "
+            "ORDER BY created DESC", (tenant, course)).fetchall()
+        return [Job(*r) for r in rows]
+
+    def fail_unfinished_jobs(self, message: str) -> int:
+        """Mark jobs a stopped process left queued or running as failed; return how many."""
+        with self._tx() as db:
+            cur = db.execute(
+                "UPDATE jobs SET status = 'failed', error = ?, updated = ? "
+                "WHERE status IN ('queued', 'running')", (message, time.time()))
+            return cur.rowcount
