@@ -46,4 +46,4 @@ __all__ = [
     "Workspace",
     "load_settings",
 ]
-__version__ = "0.2.0"
+__version__ = "0.3.0"

@@ -175,6 +175,16 @@ def remove(ctx: click.Context, course: str, document_id: str | None) -> None:
         click.echo(f"Removed course {course}.")
 
 
+def load_sample_course(ws: Workspace) -> None:
+    """Ingest the bundled sample course with a progress display and its report."""
+    folder = resources.files("coursetutor") / "sample_course"
+    with resources.as_file(folder) as path:
+        m = load_manifest(Path(path) / "course.toml")
+        ws.create_course(SAMPLE_COURSE, m.title, m.language)
+        report = render.ingest_with_progress(ws, SAMPLE_COURSE, m.files)
+        render.print_report(report)
+
+
 @cli.command()
 @click.pass_context
 def demo(ctx: click.Context) -> None:
@@ -183,12 +193,7 @@ def demo(ctx: click.Context) -> None:
     from .tutor import Tutor
 
     ws = _workspace(ctx)
-    folder = resources.files("coursetutor") / "sample_course"
-    with resources.as_file(folder) as path:
-        m = load_manifest(Path(path) / "course.toml")
-        ws.create_course(SAMPLE_COURSE, m.title, m.language)
-        report = render.ingest_with_progress(ws, SAMPLE_COURSE, m.files)
-        render.print_report(report)
+    load_sample_course(ws)
     render.print_hits(SAMPLE_QUESTIONS[2], ws.search(SAMPLE_QUESTIONS[2], SAMPLE_COURSE, k=3))
     tutor = Tutor(ws)
     ctx.call_on_close(tutor.router.close)
@@ -197,10 +202,11 @@ def demo(ctx: click.Context) -> None:
         render_answer.stream_to_terminal(tutor.stream(question, SAMPLE_COURSE, "demo"))
 
 
+from .cli_serve import enrol, keys, serve  # noqa: E402
 from .cli_tutor import ask, chat, models, policy  # noqa: E402
 from .eval.cli import eval_group  # noqa: E402
 
-for command in (ask, chat, models, policy, eval_group):
+for command in (ask, chat, models, policy, eval_group, serve, keys, enrol):
     cli.add_command(command)
 
 

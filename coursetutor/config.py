@@ -68,6 +68,25 @@ class Settings:
     grade_correct: float = 0.50  # evidence score at or above which the tutor answers
     grade_incorrect: float = 0.36  # below which it says the course does not cover the question
     history_turns: int = 6  # recent turns used to rewrite follow-ups and shown to the model
+    # the HTTP API (coursetutor serve)
+    api_host: str = "127.0.0.1"
+    api_port: int = 8000
+    api_max_upload_bytes: int = 100 * 1024 * 1024  # per upload request
+    api_ask_workers: int = 0  # tutor turns run at once; 0: 1 for the local model, else 8
+    api_secret: str = ""  # signs file URLs; empty: a random secret kept in <data_dir>/api-secret
+    api_url_seconds: int = 6 * 3600  # how long a signed file URL stays valid
+    api_cors_origins: str = ""  # comma-separated origins allowed to call the API from browsers
+    # per-key limits by role; 0 means unlimited
+    api_rate_student_per_minute: int = 60
+    api_rate_student_per_hour: int = 600
+    api_rate_student_streams: int = 2
+    api_rate_teacher_per_minute: int = 300
+    api_rate_teacher_per_hour: int = 10_000
+    api_rate_teacher_streams: int = 4
+    api_rate_admin_per_minute: int = 600
+    api_rate_admin_per_hour: int = 20_000
+    api_rate_admin_streams: int = 8
+    log_level: str = "info"  # debug, info, warning, error
 
     @property
     def files_path(self) -> Path:
@@ -160,5 +179,10 @@ def _validate(s: Settings) -> None:
         raise ConfigError("need 0 <= grade_incorrect <= grade_correct <= 1")
     if s.llm_retries < 0 or s.llm_timeout <= 0 or s.max_question_chars < 1:
         raise ConfigError("llm_retries must be >= 0, llm_timeout and max_question_chars > 0")
+    if s.log_level not in ("debug", "info", "warning", "error"):
+        raise ConfigError(f"log_level must be debug, info, warning or error, got {s.log_level!r}")
+    if s.api_ask_workers < 0 or s.api_max_upload_bytes < 1 or s.api_url_seconds < 1:
+        raise ConfigError("api_ask_workers must be >= 0, api_max_upload_bytes and "
+                          "api_url_seconds > 0")
     if s.rrf_k < 1 or s.candidate_factor < 1:
         raise ConfigError("rrf_k and candidate_factor must be positive")

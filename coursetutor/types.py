@@ -240,6 +240,7 @@ class Answer:
     timings: dict[str, float] = dataclasses.field(default_factory=dict)  # ms per stage
     calls: tuple[dict[str, object], ...] = ()  # every model call: task, model, tokens, cost
     context: tuple[str, ...] = ()  # ids of the chunks the model was shown, as [1]..[n]
+    context_over_budget: bool = False  # some retrieved material did not fit the budget
 
 
 Role = Literal["admin", "teacher", "student"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 
@@ -33,6 +34,7 @@ class Router:
         self.settings = settings
         self._factory = factory or self._build
         self._models: dict[str, LLM] = {}
+        self._building = threading.Lock()  # API workers ask at once; build each model once
 
     @property
     def enabled(self) -> bool:
@@ -47,11 +49,12 @@ class Router:
     def llm(self, task: str) -> LLM:
         """The model for `task`, built on first use and shared by tasks naming the same model."""
         model = model_for_task(self.settings, task)
-        if model not in self._models:
-            llm = self._factory(task, model)
-            llm.check()  # a configured backend that is down is an error, never a quiet downgrade
-            self._models[model] = llm
-        return self._models[model]
+        with self._building:
+            if model not in self._models:
+                llm = self._factory(task, model)
+                llm.check()  # a configured backend that is down is an error, never a downgrade
+                self._models[model] = llm
+            return self._models[model]
 
     def cost(self, usage: Usage) -> float:
         """Estimated cost of `usage` from the configured prices per million tokens."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+import time
 from collections.abc import Sequence
 
 from ..llm import GenParams, Message
@@ -59,11 +60,14 @@ class EvidenceFinder:
         self.settings = workspace.settings
         self.router = router
         self.log = log
+        self.search_ms = 0.0  # time spent searching; the rest of find() is grading
 
     def _search(self, query: str, course: str, types: tuple[DocType, ...], k: int,
                 intent: str) -> tuple[list[Hit], float]:
         trace = SearchTrace()
+        started = time.perf_counter()
         hits = self.ws.search(query, course, k=k, doc_types=types, trace=trace)
+        self.search_ms += (time.perf_counter() - started) * 1000
         cross = bool(hits) and all(h.chunk.language != trace.language for h in hits[:3])
         score = evidence_score(hits, trace.keyword_evidence, cross_lingual=cross)
         return prefer(hits, preferred_types(intent)), score

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from ..errors import EmptyQueryError, InputError, NotFoundError
 from ..llm import GenParams, Message
@@ -82,9 +82,16 @@ class Tutor:
         return answer
 
     def stream(self, question: str, course: str, student: str = "anonymous",
-               session_id: str | None = None, level: int = 3) -> Iterator[StreamEvent]:
-        """Run one turn as events: meta, tokens, sources, and always a final done."""
+               session_id: str | None = None, level: int = 3,
+               history: Sequence[Turn] | None = None) -> Iterator[StreamEvent]:
+        """Run one turn as events: meta, tokens, sources, and always a final done.
+
+        `history` replaces the stored session's earlier turns (a client that keeps the
+        conversation itself, like an OpenAI-style chat client).
+        """
         turn = self._open(question, course, student, session_id, level)
+        if history is not None:
+            turn.history = list(history)[-self.settings.history_turns:]
         yield from self._run(turn)
 
     # -- set-up and validation (errors here are raised before anything streams) ------------
@@ -156,6 +163,8 @@ class Tutor:
                     evidence, grade="correct",
                     hits=[pinned, *(h for h in evidence.hits if h.chunk.id != pinned.chunk.id)])
         since = t.lap("retrieve_grade", since)
+        t.timings["retrieve"] = round(finder.search_ms, 1)
+        t.timings["grade"] = round(t.timings["retrieve_grade"] - finder.search_ms, 1)
         if not cat.sure and evidence.grade != "correct":
             if self.router.enabled:
                 cat = self._categorize_with_model(t, suspected)
@@ -308,7 +317,7 @@ class Tutor:
                          "prompt_tokens": c.usage.prompt_tokens,
                          "completion_tokens": c.usage.completion_tokens,
                          "cost": c.cost, "ms": round(c.seconds * 1000, 1)} for c in t.log),
-            context=context,
+            context=context, context_over_budget=context_over,
         ))
 
 

@@ -1,0 +1,143 @@
+"""The app factory: `create_app(settings)` builds the API and the web pages."""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import AsyncIterator
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.middleware.cors import CORSMiddleware
+from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
+from starlette.concurrency import run_in_threadpool
+
+from .. import __version__
+from ..config import Settings
+from ..llm.router import Router
+from ..workspace import Workspace
+from . import errors, routes_admin, routes_courses, routes_openai, routes_tutor
+from .deps import State
+from .jobs import IngestJobs
+from .metrics import Metrics
+from .middleware import RequestContext
+from .pump import AskPool
+from .ratelimit import MemoryRateLimiter, RateLimiter
+from .signing import Signer, load_secret
+from .state import AppState
+
+STATIC = Path(str(resources.files("coursetutor.api") / "static"))
+READY_CACHE_SECONDS = 5.0
+
+
+def ask_workers(settings: Settings) -> int:
+    """Turns run at once: one local model answers one student at a time; servers batch."""
+    if settings.api_ask_workers:
+        return settings.api_ask_workers
+    return 1 if settings.llm_backend == "local" else 8
+
+
+def build_state(settings: Settings, workspace: Workspace | None = None,
+                router: Router | None = None,
+                limiter: RateLimiter | None = None) -> AppState:
+    """Everything the app shares between requests."""
+    ws = workspace or Workspace(settings)
+    metrics = Metrics()
+    return AppState(
+        settings=settings, workspace=ws, router=router or Router(settings),
+        limiter=limiter or MemoryRateLimiter(), metrics=metrics,
+        signer=Signer(load_secret(settings), settings.api_url_seconds),
+        asks=AskPool(ask_workers(settings), metrics),
+        jobs=IngestJobs(Path(settings.data_dir) / "uploads", metrics),
+    )
+
+
+def create_app(settings: Settings, workspace: Workspace | None = None,
+               router: Router | None = None, limiter: RateLimiter | None = None) -> FastAPI:
+    """The API and web pages over one workspace (built from `settings` when not given)."""
+    state = build_state(settings, workspace, router, limiter)
+    owns_workspace = workspace is None
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        state.workspace.store.fail_unfinished_jobs(
+            "the server stopped before this job finished: upload the files again")
+        yield
+        state.asks.shutdown()
+        state.jobs.shutdown()
+        if owns_workspace:
+            state.workspace.close()
+
+    app = FastAPI(title="coursetutor", version=__version__, lifespan=lifespan,
+                  description="A tutor that answers only from a course's own material, "
+                              "with citations. Keys: `Authorization: Bearer ct_...`.")
+    app.state.coursetutor = state
+    errors.install(app)
+    for module in (routes_admin, routes_courses, routes_tutor, routes_openai):
+        app.include_router(module.router)
+    _ops_routes(app)
+    _pages(app)
+    if settings.api_cors_origins:
+        app.add_middleware(CORSMiddleware, allow_methods=["*"], allow_headers=["*"],
+                           allow_origins=[o.strip() for o in
+                                          settings.api_cors_origins.split(",")])
+    app.add_middleware(RequestContext, metrics=state.metrics)
+    return app
+
+
+def _ops_routes(app: FastAPI) -> None:
+    ready: dict[str, Any] = {"at": 0.0, "body": None, "status": 503}
+
+    @app.get("/healthz", tags=["ops"])
+    def healthz() -> dict[str, str]:
+        """The process is up."""
+        return {"status": "ok"}
+
+    @app.get("/readyz", tags=["ops"])
+    async def readyz(state: State) -> JSONResponse:
+        """200 when the store and the generation backend answer, else 503 saying what."""
+        if time.monotonic() - ready["at"] > READY_CACHE_SECONDS:
+            body = await run_in_threadpool(_readiness, state)
+            ready.update(at=time.monotonic(), body=body,
+                         status=200 if body["status"] == "ready" else 503)
+        return JSONResponse(ready["body"], ready["status"])
+
+    @app.get("/metrics", tags=["ops"])
+    def metrics(state: State) -> Response:
+        """Prometheus metrics (text format)."""
+        return Response(state.metrics.render(),
+                        media_type="text/plain; version=0.0.4; charset=utf-8")
+
+
+def _readiness(state: AppState) -> dict[str, Any]:
+    checks: dict[str, str] = {}
+    try:
+        state.workspace.store.list_tenants()
+        checks["store"] = "ok"
+    except Exception as exc:
+        checks["store"] = str(exc)
+    if state.router.enabled:
+        try:
+            state.router.llm("answer").check()
+            checks["llm"] = "ok"
+        except Exception as exc:
+            checks["llm"] = str(exc)
+    else:
+        checks["llm"] = "off (llm_backend = none: passages only)"
+    ok = all(v == "ok" or v.startswith("off") for v in checks.values())
+    return {"status": "ready" if ok else "not ready", **checks}
+
+
+def _pages(app: FastAPI) -> None:
+    app.mount("/static", StaticFiles(directory=STATIC, check_dir=False), name="static")
+
+    @app.get("/", include_in_schema=False)
+    def student_page() -> FileResponse:
+        return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
+
+    @app.get("/teacher", include_in_schema=False)
+    def teacher_page() -> FileResponse:
+        return FileResponse(STATIC / "teacher.html", headers={"Cache-Control": "no-cache"})

@@ -1,0 +1,101 @@
+"""Request dependencies: the app state, the caller behind the key, and what it may see."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Annotated
+
+from fastapi import Depends, Request
+
+from ..access import authenticate
+from ..errors import NotFoundError, PermissionDeniedError, RateLimitError
+from ..types import ApiKey, Course, Role
+from ..workspace import Workspace
+from .ratelimit import Limits
+from .state import AppState
+
+
+@dataclasses.dataclass(frozen=True)
+class Caller:
+    """Who is asking: the key, and the tenant the request acts in."""
+
+    key: ApiKey
+    tenant: str
+
+    @property
+    def role(self) -> Role:
+        return self.key.role
+
+    @property
+    def student(self) -> str:
+        return self.key.student
+
+    @property
+    def limits_key(self) -> str:
+        return self.key.id
+
+
+def get_state(request: Request) -> AppState:
+    state: AppState = request.app.state.coursetutor
+    return state
+
+
+State = Annotated[AppState, Depends(get_state)]
+
+
+def _key_text(request: Request) -> str | None:
+    header = request.headers.get("authorization", "")
+    if header.lower().startswith("bearer "):
+        return header[7:].strip()
+    return request.headers.get("x-api-key")
+
+
+def get_caller(request: Request, state: State) -> Caller:
+    """Authenticate the key and count the request against its limits."""
+    key = authenticate(state.workspace.store, _key_text(request))
+    request.state.key_id = key.id
+    tenant = key.tenant
+    if key.role == "admin" and request.headers.get("x-tenant"):
+        tenant = request.headers["x-tenant"]
+        state.workspace.store.get_tenant(tenant)
+    try:
+        state.limiter.hit(key.id, Limits.for_role(state.settings, key.role))
+    except RateLimitError:
+        state.metrics.rate_limited.labels(key.role).inc()
+        raise
+    return Caller(key, tenant)
+
+
+CallerDep = Annotated[Caller, Depends(get_caller)]
+
+
+def require_teacher(caller: Caller) -> None:
+    if caller.role == "student":
+        raise PermissionDeniedError("only teachers and admins may do this")
+
+
+def require_admin(caller: Caller) -> None:
+    if caller.role != "admin":
+        raise PermissionDeniedError("only admins may do this")
+
+
+def visible_course(state: AppState, caller: Caller, course: str) -> Course:
+    """The course if the caller may see it; a course it may not see does not exist."""
+    found = state.workspace.store.get_course(caller.tenant, course)
+    if caller.role == "student" and not state.workspace.store.is_enrolled(
+            caller.tenant, course, caller.student):
+        raise NotFoundError(f"course {course!r} does not exist")
+    return found
+
+
+def check_course(state: AppState, caller: Caller, course: str) -> str:
+    """Like `visible_course` without counting documents (the hot path); returns the language."""
+    language = state.workspace.store.course_language(caller.tenant, course)
+    if caller.role == "student" and not state.workspace.store.is_enrolled(
+            caller.tenant, course, caller.student):
+        raise NotFoundError(f"course {course!r} does not exist")
+    return language
+
+
+def workspace(state: AppState, caller: Caller) -> Workspace:
+    return state.workspace_for(caller.tenant)

@@ -1,0 +1,94 @@
+"""One place that maps the exception tree to HTTP statuses and JSON error bodies."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException
+
+from .. import errors as e
+
+log = logging.getLogger("coursetutor.api")
+
+# most specific first: the first class an error is an instance of decides its status
+STATUS: tuple[tuple[type[e.CoursetutorError], int], ...] = (
+    (e.AuthenticationError, 401),
+    (e.PermissionDeniedError, 403),
+    (e.RateLimitError, 429),
+    (e.NotFoundError, 404),
+    (e.ConflictError, 409),
+    (e.PayloadTooLargeError, 413),
+    (e.UnsupportedFileError, 415),
+    (e.InputError, 400),
+    (e.DocumentError, 400),
+    (e.ConfigError, 503),
+    (e.MissingDependencyError, 503),
+    (e.BackendTimeoutError, 504),
+    (e.BackendError, 503),
+    (e.StoreError, 503),
+)
+
+
+def status_of(exc: BaseException) -> int:
+    for cls, status in STATUS:
+        if isinstance(exc, cls):
+            return status
+    return 500
+
+
+def error_type(exc: BaseException) -> str:
+    """A stable snake_case name for the error's class (`not_found`, `rate_limit`, ...)."""
+    name = type(exc).__name__.removesuffix("Error") if isinstance(
+        exc, e.CoursetutorError) else "internal"
+    return "".join("_" + c.lower() if c.isupper() else c for c in name).lstrip("_") or "error"
+
+
+def body(exc: BaseException, request_id: str) -> dict[str, Any]:
+    """The JSON error body; unexpected errors say nothing about the server's insides."""
+    message = str(exc) if isinstance(exc, e.CoursetutorError) else (
+        "internal error; the server log has the details under this request id")
+    return {"error": {"type": error_type(exc), "message": message, "request_id": request_id}}
+
+
+def _request_id(request: Request) -> str:
+    return str(getattr(request.state, "request_id", ""))
+
+
+def install(app: FastAPI) -> None:
+    """Register the handlers on `app`."""
+
+    @app.exception_handler(e.CoursetutorError)
+    async def library_error(request: Request, exc: e.CoursetutorError) -> JSONResponse:
+        status = status_of(exc)
+        headers = {}
+        if isinstance(exc, e.RateLimitError):
+            headers["Retry-After"] = str(exc.retry_after)
+        if status >= 500:
+            log.warning("request failed: %s", exc,
+                        extra={"request_id": _request_id(request), "status": status})
+        return JSONResponse(body(exc, _request_id(request)), status, headers=headers)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        problems = [{"field": ".".join(str(p) for p in err.get("loc", ())[1:]) or "body",
+                     "reason": err.get("msg", "")} for err in exc.errors()]
+        text = "; ".join(f"{p['field']}: {p['reason']}" for p in problems)
+        return JSONResponse({"error": {"type": "validation", "message": text,
+                                       "fields": problems,
+                                       "request_id": _request_id(request)}}, 422)
+
+    @app.exception_handler(HTTPException)
+    async def http_error(request: Request, exc: HTTPException) -> JSONResponse:
+        kind = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http")
+        return JSONResponse({"error": {"type": kind, "message": str(exc.detail),
+                                       "request_id": _request_id(request)}},
+                            exc.status_code, headers=getattr(exc, "headers", None))
+
+    @app.exception_handler(Exception)
+    async def unexpected(request: Request, exc: Exception) -> JSONResponse:
+        log.exception("unexpected error", extra={"request_id": _request_id(request)})
+        return JSONResponse(body(exc, _request_id(request)), 500)

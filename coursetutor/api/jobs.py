@@ -1,0 +1,83 @@
+"""Ingest jobs: uploads are stored, then ingested one job at a time on a background thread."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from ..ingest import IngestReport, Progress
+from ..types import FileMeta, Job
+from ..workspace import Workspace
+from .metrics import Metrics
+
+
+def report_json(report: IngestReport, folder: Path) -> str:
+    files = [{"name": Path(f.path).name, "status": f.status, "document": f.document_id,
+              "pages": f.pages, "chunks": f.chunks, "embedded": f.embedded,
+              "no_text_pages": f.no_text_pages, "ocr_pages": f.ocr_pages,
+              "dropped_pages": f.dropped_pages, "message": _short(f.message, folder)}
+             for f in report.files]
+    return json.dumps({"files": files, "totals": report.totals(),
+                       "seconds": round(report.seconds, 2)})
+
+
+def _short(message: str, folder: Path) -> str:
+    """The message without the server-side folder of the upload."""
+    return message.replace(f"{folder}/", "").replace(str(folder), "upload")
+
+
+class IngestJobs:
+    """Runs ingest jobs in order on one thread, so two never write one course at once."""
+
+    def __init__(self, uploads: Path, metrics: Metrics) -> None:
+        self.uploads = uploads
+        self._executor = ThreadPoolExecutor(1, thread_name_prefix="ingest")
+        self._metrics = metrics
+
+    def folder(self) -> tuple[str, Path]:
+        """A fresh job id and the folder its uploaded files go to."""
+        job_id = "j_" + uuid.uuid4().hex[:16]
+        path = self.uploads / job_id
+        path.mkdir(parents=True)
+        return job_id, path
+
+    def submit(self, ws: Workspace, job_id: str, course: str,
+               items: list[tuple[Path, FileMeta]], folder: Path) -> Job:
+        now = time.time()
+        job = ws.store.add_job(Job(job_id, ws.tenant, course, "queued", len(items),
+                                   created=now, updated=now))
+        self._executor.submit(self._run, ws, job, items, folder)
+        return job
+
+    def _run(self, ws: Workspace, job: Job, items: list[tuple[Path, FileMeta]],
+             folder: Path) -> None:
+        store = ws.store
+        done: set[str] = set()
+
+        def progress(p: Progress) -> None:
+            if p.stage in ("stored", "skipped", "failed"):
+                done.add(p.path)
+            store.update_job(job.id, stage=p.stage, current=Path(p.path).name,
+                             files_done=len(done), embedded=p.embedded, to_embed=p.to_embed)
+
+        try:
+            store.update_job(job.id, status="running", stage="parsing")
+            report = ws.ingest(job.course, items, progress)
+            status = "failed" if len(report.failed) == len(report.files) else "done"
+            error = "no file could be ingested" if status == "failed" else ""
+            store.update_job(job.id, status=status, stage=status, files_done=len(items),
+                             report=report_json(report, folder), error=error)
+        except Exception as exc:  # the job records it; the API process goes on
+            store.update_job(job.id, status="failed", stage="failed",
+                             error=_short(str(exc), folder))
+            status = "failed"
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+        self._metrics.jobs.labels(status).inc()
+
+    def shutdown(self) -> None:
+        self._executor.shutdown(wait=False, cancel_futures=True)

@@ -1,0 +1,67 @@
+"""Request ids, access logs and request metrics, as plain ASGI middleware (streams pass
+through untouched, so a client's disconnect still reaches the response)."""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from typing import Any
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from .metrics import Metrics
+
+log = logging.getLogger("coursetutor.api")
+
+
+class RequestContext:
+    """Give every request an id (or keep a sane incoming X-Request-ID), log it, count it."""
+
+    def __init__(self, app: ASGIApp, metrics: Metrics) -> None:
+        self.app = app
+        self.metrics = metrics
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        incoming = dict(scope["headers"]).get(b"x-request-id", b"").decode("latin-1")
+        request_id = incoming if 0 < len(incoming) <= 64 and incoming.isprintable() else (
+            uuid.uuid4().hex[:16])
+        scope.setdefault("state", {})["request_id"] = request_id
+        started = time.perf_counter()
+        status = 500
+
+        async def send_with_id(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                message.setdefault("headers", [])
+                message["headers"] = [*message["headers"],
+                                      (b"x-request-id", request_id.encode())]
+                self._observe(scope, status, started)
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_with_id)
+        finally:
+            self._log(scope, status, started, request_id)
+
+    @staticmethod
+    def _route(scope: Scope) -> str:
+        route: Any = scope.get("route")
+        path = getattr(route, "path", None)
+        return str(path) if path else "unmatched"
+
+    def _observe(self, scope: Scope, status: int, started: float) -> None:
+        route = self._route(scope)
+        self.metrics.requests.labels(scope["method"], route, str(status)).inc()
+        self.metrics.request_seconds.labels(route).observe(time.perf_counter() - started)
+
+    def _log(self, scope: Scope, status: int, started: float, request_id: str) -> None:
+        key = scope.get("state", {}).get("key_id", "")
+        log.info("request", extra={
+            "request_id": request_id, "method": scope["method"], "route": self._route(scope),
+            "status": status, "ms": round((time.perf_counter() - started) * 1000, 1),
+            "key": key})

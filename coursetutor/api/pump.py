@@ -1,0 +1,87 @@
+"""Tutor turns run on worker threads; their events reach the event loop through a queue.
+
+The worker owns the tutor's generator: when the client goes away it stops taking events and
+closes the generator, which stops the model mid-answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from ..types import StreamEvent
+from .metrics import Metrics
+
+_END = object()
+
+
+class EventPump:
+    """One turn's events, produced on a worker thread and consumed by the event loop."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+        self._queue: asyncio.Queue[Any] = asyncio.Queue()
+        self.cancelled = threading.Event()
+
+    def _put(self, item: object) -> None:
+        try:
+            self._loop.call_soon_threadsafe(self._queue.put_nowait, item)
+        except RuntimeError:  # the loop is gone (server shutting down): nobody is listening
+            self.cancelled.set()
+
+    def run(self, make: Callable[[], Iterator[StreamEvent]]) -> None:
+        """Worker side: produce every event, an exception, then the end marker."""
+        events: Iterator[StreamEvent] | None = None
+        try:
+            if self.cancelled.is_set():
+                return
+            events = make()
+            for event in events:
+                self._put(event)
+                if self.cancelled.is_set():
+                    break
+        except Exception as exc:
+            self._put(exc)
+        finally:
+            close = getattr(events, "close", None)
+            if close is not None:
+                close()  # GeneratorExit inside the tutor ends the model's generation
+            self._put(_END)
+
+    async def next(self) -> StreamEvent | None:
+        """The next event, None at the end; an error the turn raised is raised here."""
+        item = await self._queue.get()
+        if item is _END:
+            return None
+        if isinstance(item, Exception):
+            raise item
+        return item  # type: ignore[no-any-return]
+
+
+class AskPool:
+    """A bounded set of tutor workers; asks beyond it wait in a visible queue."""
+
+    def __init__(self, workers: int, metrics: Metrics) -> None:
+        self.workers = workers
+        self._executor = ThreadPoolExecutor(workers, thread_name_prefix="tutor")
+        self._metrics = metrics
+
+    def start(self, make: Callable[[], Iterator[StreamEvent]]) -> EventPump:
+        pump = EventPump(asyncio.get_running_loop())
+        queued = time.perf_counter()
+        self._metrics.queue_depth.inc()
+
+        def work() -> None:
+            self._metrics.queue_depth.dec()
+            self._metrics.queue_seconds.observe(time.perf_counter() - queued)
+            pump.run(make)
+
+        self._executor.submit(work)
+        return pump
+
+    def shutdown(self) -> None:
+        self._executor.shutdown(wait=False, cancel_futures=True)

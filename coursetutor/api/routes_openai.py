@@ -1,0 +1,147 @@
+"""An OpenAI-compatible /v1/chat/completions: the model name is the course id."""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import AsyncIterator
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import StreamingResponse
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..errors import InputError
+from ..types import Answer, Citation, DoneEvent, StreamEvent, TokenEvent, Turn
+from . import encode
+from .deps import Caller, CallerDep, State
+from .errors import body as error_body
+from .errors import error_type, status_of
+from .pump import EventPump
+from .routes_tutor import drain, open_turn
+from .state import AppState
+
+router = APIRouter(prefix="/v1", tags=["openai"])
+
+
+class ChatMessage(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    role: str
+    content: str | list[dict[str, Any]] | None = None
+
+
+class ChatIn(BaseModel):
+    model_config = ConfigDict(extra="allow")  # temperature, top_p ... are accepted and unused
+    model: str = Field(description="the course id")
+    messages: list[ChatMessage] = Field(min_length=1)
+    stream: bool = False
+    session_id: str | None = Field(None, description="continue a stored session")
+    user: str | None = Field(None, description="teachers and admins: the student to ask as")
+
+
+def _text(message: ChatMessage) -> str:
+    if isinstance(message.content, list):
+        return " ".join(str(p.get("text", "")) for p in message.content
+                        if p.get("type") == "text")
+    return message.content or ""
+
+
+def conversation(body: ChatIn) -> tuple[str, list[tuple[str, str]]]:
+    """The question (last user message) and the earlier (question, answer) pairs."""
+    turns = [m for m in body.messages if m.role in ("user", "assistant")]
+    if not turns or turns[-1].role != "user":
+        raise InputError("the last message must be the student's (role 'user')")
+    pairs: list[tuple[str, str]] = []
+    for i, m in enumerate(turns[:-1]):
+        if m.role == "user":
+            answer = turns[i + 1] if turns[i + 1].role == "assistant" else None
+            pairs.append((_text(m), _text(answer) if answer else ""))
+    return _text(turns[-1]), pairs
+
+
+def footnote(sources: tuple[Citation, ...]) -> str:
+    """The cited sources as text under the answer, for clients that show only text."""
+    if not sources:
+        return ""
+    lines = [f"[{c.number}] {c.label()}" for c in sources]
+    return "\n\nSources:\n" + "\n".join(lines)
+
+
+def _extra(answer: Answer, caller: Caller, course: str, state: AppState) -> dict[str, Any]:
+    return {"sources": [encode.source(c, caller.tenant, course, state.signer)
+                        for c in answer.sources],
+            "session_id": answer.session_id,
+            "coursetutor": {"category": answer.category, "intent": answer.intent,
+                            "grade": answer.grade, "level": answer.level,
+                            "covered": answer.covered, "cost": answer.cost}}
+
+
+def _usage(answer: Answer) -> dict[str, int]:
+    return {"prompt_tokens": answer.prompt_tokens, "completion_tokens": answer.completion_tokens,
+            "total_tokens": answer.prompt_tokens + answer.completion_tokens}
+
+
+def _chunk(cid: str, course: str, delta: dict[str, Any], finish: str | None = None,
+           **extra: Any) -> str:
+    data = {"id": cid, "object": "chat.completion.chunk", "created": int(time.time()),
+            "model": course, "choices": [{"index": 0, "delta": delta,
+                                          "finish_reason": finish}], **extra}
+    return f"data: {json.dumps(data, ensure_ascii=False)}\n\n"
+
+
+async def _stream(state: AppState, caller: Caller, course: str, pump: EventPump,
+                  first: StreamEvent, cid: str, request_id: str) -> AsyncIterator[str]:
+    state.metrics.active_streams.inc()
+    try:
+        yield _chunk(cid, course, {"role": "assistant", "content": ""})
+        event: StreamEvent | None = first
+        while event is not None:
+            if isinstance(event, TokenEvent):
+                yield _chunk(cid, course, {"content": event.text})
+            elif isinstance(event, DoneEvent):
+                answer = event.answer
+                state.metrics.observe_answer(answer)
+                yield _chunk(cid, course, {"content": footnote(answer.sources)})
+                yield _chunk(cid, course, {}, "stop" if answer.complete else "length",
+                             usage=_usage(answer), **_extra(answer, caller, course, state))
+                break
+            event = await pump.next()
+    except Exception as exc:
+        err = error_body(exc, request_id)["error"]
+        payload = {"error": {**err, "type": error_type(exc), "code": status_of(exc)}}
+        yield f"data: {json.dumps(payload)}\n\n"
+    finally:
+        pump.cancelled.set()
+        state.limiter.close_stream(caller.key.id)
+        state.metrics.active_streams.dec()
+    yield "data: [DONE]\n\n"
+
+
+@router.post("/chat/completions", responses={200: {"content": {
+    "text/event-stream": {"schema": {"type": "string"}}}}})
+async def chat_completions(body: ChatIn, request: Request, caller: CallerDep,
+                           state: State) -> Any:
+    """One tutor turn for OpenAI-style chat clients (streaming or not)."""
+    course = body.model
+    question, pairs = conversation(body)
+    student = caller.student if caller.role == "student" else (body.user or
+                                                                f"key:{caller.key.id}")
+    history = None
+    if not body.session_id:
+        history = [Turn("", i, caller.tenant, course, student, q, a, "lecture", "concept",
+                        "correct") for i, (q, a) in enumerate(pairs)]
+    pump, first = await open_turn(state, caller, course, question, student, body.session_id,
+                                  3, history)
+    cid = "chatcmpl-" + uuid.uuid4().hex[:24]
+    if body.stream:
+        return StreamingResponse(
+            _stream(state, caller, course, pump, first, cid, request.state.request_id),
+            media_type="text/event-stream", headers={"Cache-Control": "no-cache"})
+    answer = (await drain(state, caller, pump, first)).answer
+    return {"id": cid, "object": "chat.completion", "created": int(time.time()),
+            "model": course,
+            "choices": [{"index": 0, "finish_reason": "stop" if answer.complete else "length",
+                         "message": {"role": "assistant",
+                                     "content": answer.text + footnote(answer.sources)}}],
+            "usage": _usage(answer), **_extra(answer, caller, course, state)}

@@ -1,0 +1,198 @@
+"""Search (the context service), ask (one tutor turn, JSON or SSE) and sessions."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import AsyncIterator
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import StreamingResponse
+from pydantic import BaseModel, Field
+from starlette.concurrency import run_in_threadpool
+
+from ..errors import NotFoundError
+from ..retrieval.retriever import MODES
+from ..tutor import Tutor
+from ..tutor.citations import snippet
+from ..types import DOC_TYPES, DocType, DoneEvent, MetaEvent, SourcesEvent, StreamEvent, TokenEvent
+from . import encode
+from .deps import Caller, CallerDep, State, check_course, require_teacher
+from .errors import body as error_body
+from .errors import error_type, status_of
+from .pump import EventPump
+from .ratelimit import Limits
+from .state import AppState
+
+router = APIRouter(prefix="/v1", tags=["tutor"])
+
+
+class AskIn(BaseModel):
+    question: str = Field(min_length=1, max_length=100_000)
+    session_id: str | None = Field(None, description="continue this session; default: new")
+    level: int = Field(3, ge=1, le=5, description="the student's level, 1 (beginner) to 5")
+    student: str | None = Field(None, description="teachers and admins only: ask as this "
+                                                  "student")
+
+
+@router.get("/courses/{course}/search")
+def search(course: str, caller: CallerDep, state: State,
+           q: Annotated[str, Query(min_length=1, max_length=4000)],
+           k: Annotated[int, Query(ge=1, le=50)] = 5,
+           mode: Annotated[str, Query(pattern="^(" + "|".join(MODES) + ")$")] = "hybrid",
+           type: Annotated[list[DocType] | None, Query()] = None,
+           max_difficulty: Annotated[int | None, Query(ge=1, le=5)] = None) -> dict[str, Any]:
+    """Retrieval only: the passages that best answer `q`, with citations' URLs."""
+    started = time.perf_counter()
+    check_course(state, caller, course)
+    types = tuple(type) if type else DOC_TYPES
+    if caller.role == "student" and not state.workspace.store.get_course(
+            caller.tenant, course).allow_solutions:
+        types = tuple(t for t in types if t != "solution")
+    ws = state.workspace_for(caller.tenant)
+    hits = ws.search(q, course, k=k, mode=mode, doc_types=types,
+                     max_difficulty=max_difficulty) if types else []
+    state.metrics.retrievals.labels("search", "hits" if hits else "empty").inc()
+    return {"query": q, "ms": round((time.perf_counter() - started) * 1000, 1),
+            "hits": [encode.hit(h, i + 1, caller.tenant, state.signer, snippet(h.chunk.text))
+                     for i, h in enumerate(hits)]}
+
+
+def _student(caller: Caller, requested: str | None) -> str:
+    if caller.role == "student":
+        return caller.student
+    return requested or f"key:{caller.key.id}"
+
+
+def _sse(name: str, data: dict[str, Any]) -> str:
+    return f"event: {name}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
+
+
+def event_payload(event: StreamEvent, tenant: str, course: str,
+                  state: AppState) -> tuple[str, dict[str, Any]]:
+    """An SSE event name and its data."""
+    if isinstance(event, MetaEvent):
+        return "meta", {"session_id": event.session_id, "category": event.category,
+                        "intent": event.intent, "level": event.level, "grade": event.grade,
+                        "language": event.language}
+    if isinstance(event, TokenEvent):
+        return "token", {"text": event.text}
+    if isinstance(event, SourcesEvent):
+        return "sources", {"sources": [encode.source(c, tenant, course, state.signer)
+                                       for c in event.sources]}
+    return "done", encode.answer(event.answer, tenant, course, state.signer)
+
+
+async def open_turn(state: AppState, caller: Caller, course: str, question: str,
+                    student: str, session_id: str | None, level: int,
+                    history: list[Any] | None = None) -> tuple[EventPump, StreamEvent]:
+    """Start a turn and wait for its first event: every error up to grading raises here."""
+    await run_in_threadpool(check_course, state, caller, course)
+    state.limiter.open_stream(caller.key.id, Limits.for_role(state.settings, caller.role))
+    tutor = Tutor(state.workspace_for(caller.tenant), state.router)
+    pump = state.asks.start(lambda: tutor.stream(question, course, student, session_id,
+                                                 level, history))
+    try:
+        first = await pump.next()
+        if first is None:
+            raise RuntimeError("the turn ended without an event")
+    except BaseException:
+        pump.cancelled.set()
+        state.limiter.close_stream(caller.key.id)
+        raise
+    return pump, first
+
+
+async def drain(state: AppState, caller: Caller, pump: EventPump,
+                first: StreamEvent) -> DoneEvent:
+    """Consume a turn to its end (JSON replies), releasing its stream slot."""
+    try:
+        event: StreamEvent | None = first
+        while event is not None and not isinstance(event, DoneEvent):
+            event = await pump.next()
+        if event is None:
+            raise RuntimeError("the turn ended without an answer")
+        state.metrics.observe_answer(event.answer)
+        return event
+    finally:
+        pump.cancelled.set()
+        state.limiter.close_stream(caller.key.id)
+
+
+async def stream_events(state: AppState, caller: Caller, course: str, pump: EventPump,
+                        first: StreamEvent, request_id: str) -> AsyncIterator[str]:
+    """SSE text of a turn; always ends with `done` or `error`."""
+    state.metrics.active_streams.inc()
+    try:
+        event: StreamEvent | None = first
+        while event is not None:
+            name, data = event_payload(event, caller.tenant, course, state)
+            yield _sse(name, data)
+            if isinstance(event, DoneEvent):
+                state.metrics.observe_answer(event.answer)
+                return
+            event = await pump.next()
+        yield _sse("error", {"type": "internal", "status": 500, "request_id": request_id,
+                             "message": "the answer ended early"})
+    except Exception as exc:
+        payload = error_body(exc, request_id)["error"]
+        yield _sse("error", {**payload, "type": error_type(exc), "status": status_of(exc)})
+    finally:
+        pump.cancelled.set()  # a client that went away stops the model
+        state.limiter.close_stream(caller.key.id)
+        state.metrics.active_streams.dec()
+
+
+@router.post("/courses/{course}/ask", responses={200: {"content": {
+    "text/event-stream": {"schema": {"type": "string"}}}}})
+async def ask(course: str, body: AskIn, request: Request, caller: CallerDep,
+              state: State) -> Any:
+    """One tutor turn: one JSON answer, or Server-Sent Events with `Accept: text/event-stream`."""
+    pump, first = await open_turn(state, caller, course, body.question,
+                                  _student(caller, body.student), body.session_id, body.level)
+    if "text/event-stream" in request.headers.get("accept", ""):
+        return StreamingResponse(
+            stream_events(state, caller, course, pump, first, request.state.request_id),
+            media_type="text/event-stream",
+            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    done = await drain(state, caller, pump, first)
+    return encode.answer(done.answer, caller.tenant, course, state.signer)
+
+
+def _own_session(state: AppState, caller: Caller, course: str, session_id: str) -> Any:
+    check_course(state, caller, course)
+    found = state.workspace.store.get_session(caller.tenant, course, session_id)
+    if caller.role == "student" and found.student != caller.student:
+        raise NotFoundError(f"session {session_id!r} does not exist")
+    return found
+
+
+@router.get("/courses/{course}/sessions")
+def list_sessions(course: str, caller: CallerDep, state: State,
+                  student: Annotated[str | None, Query()] = None) -> dict[str, Any]:
+    """A student's sessions, most recent first (teachers name the student)."""
+    check_course(state, caller, course)
+    if caller.role == "student":
+        student = caller.student
+    else:
+        require_teacher(caller)
+        student = student or f"key:{caller.key.id}"
+    sessions = state.workspace.store.list_sessions(caller.tenant, course, student)
+    return {"sessions": [encode.session(s) for s in sessions]}
+
+
+@router.get("/courses/{course}/sessions/{session_id}")
+def get_session(course: str, session_id: str, caller: CallerDep,
+                state: State) -> dict[str, Any]:
+    found = _own_session(state, caller, course, session_id)
+    turns = state.workspace.store.list_turns(caller.tenant, course, session_id)
+    return {"session": encode.session(found),
+            "turns": [encode.turn(t, caller.tenant, state.signer) for t in turns]}
+
+
+@router.post("/courses/{course}/sessions/{session_id}/end")
+def end_session(course: str, session_id: str, caller: CallerDep,
+                state: State) -> dict[str, Any]:
+    _own_session(state, caller, course, session_id)
+    return encode.session(state.workspace.store.end_session(caller.tenant, course, session_id))

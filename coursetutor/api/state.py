@@ -1,0 +1,38 @@
+"""What one API process holds: settings, the workspace, the models and its bookkeeping."""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+
+from ..config import Settings
+from ..llm.router import Router
+from ..workspace import Workspace
+from .jobs import IngestJobs
+from .metrics import Metrics
+from .pump import AskPool
+from .ratelimit import RateLimiter
+from .signing import Signer
+
+
+@dataclasses.dataclass
+class AppState:
+    """Built once by `create_app` and shared by every request."""
+
+    settings: Settings
+    workspace: Workspace
+    router: Router
+    limiter: RateLimiter
+    metrics: Metrics
+    signer: Signer
+    asks: AskPool
+    jobs: IngestJobs
+    _views: dict[str, Workspace] = dataclasses.field(default_factory=dict)
+    _lock: threading.Lock = dataclasses.field(default_factory=threading.Lock)
+
+    def workspace_for(self, tenant: str) -> Workspace:
+        """The workspace scoped to `tenant` (store and embedder shared)."""
+        with self._lock:
+            if tenant not in self._views:
+                self._views[tenant] = self.workspace.for_tenant(tenant)
+            return self._views[tenant]

@@ -1,0 +1,629 @@
+// The student page: pick a course, ask, read the streamed answer, open the cited passages.
+
+import { applyI18n, label, lang, t } from "./i18n.js";
+import {
+  ApiError, clock, describeError, el, enc, listOf, makeApi, recall, remember,
+  setupKeyBox, storedKey, when,
+} from "./common.js";
+
+const SLOT = "student";
+const api = makeApi(() => storedKey(SLOT));
+
+const $ = (id) => document.getElementById(id);
+const courseSelect = $("course-select");
+const levelSelect = $("level-select");
+const sessionsList = $("sessions");
+const conversation = $("conversation");
+const emptyNote = $("chat-empty");
+const askForm = $("ask-form");
+const question = $("question");
+const askSubmit = $("ask-submit");
+const askStop = $("ask-stop");
+const askStatus = $("ask-status");
+const askError = $("ask-error");
+const panel = $("source-panel");
+const panelBody = $("panel-body");
+const panelHeading = $("panel-heading");
+const layout = $("main");
+
+const state = {
+  key: "",
+  course: "",
+  sessionId: null,
+  sessionEnded: false,
+  controller: null,
+  opener: null,
+};
+
+// ---------------------------------------------------------------- key and courses
+
+async function onKey(key) {
+  state.key = key;
+  if (!key) {
+    fillCourses([]);
+    return null;
+  }
+  const me = await api.get("/v1/me");
+  await loadCourses();
+  return me;
+}
+
+async function loadCourses() {
+  const courses = listOf(await api.get("/v1/courses"), "courses");
+  fillCourses(courses);
+}
+
+function fillCourses(courses) {
+  courseSelect.replaceChildren();
+  if (!courses.length) {
+    courseSelect.append(el("option", { value: "" }, t("course.none")));
+    courseSelect.disabled = true;
+    selectCourse("");
+    return;
+  }
+  courseSelect.disabled = false;
+  for (const course of courses) {
+    const id = course.id || course.course || String(course);
+    const title = course.title && course.title !== id ? `${course.title} (${id})` : id;
+    courseSelect.append(el("option", { value: id }, title));
+  }
+  const last = recall("student.course");
+  const pick = courses.some((c) => (c.id || c.course) === last) ? last : courseSelect.options[0].value;
+  courseSelect.value = pick;
+  selectCourse(pick);
+}
+
+function selectCourse(course) {
+  state.course = course;
+  remember("student.course", course);
+  newSession();
+  loadSessions();
+}
+
+courseSelect.addEventListener("change", () => selectCourse(courseSelect.value));
+
+levelSelect.value = recall("student.level") || "3";
+levelSelect.addEventListener("change", () => remember("student.level", levelSelect.value));
+
+// ---------------------------------------------------------------- sessions
+
+function newSession() {
+  stopStreaming();
+  state.sessionId = null;
+  state.sessionEnded = false;
+  conversation.replaceChildren(emptyNote);
+  emptyNote.hidden = false;
+  closePanel(false);
+  hideAskError();
+  markCurrentSession();
+}
+
+$("new-session").addEventListener("click", () => {
+  newSession();
+  question.focus();
+});
+
+async function loadSessions() {
+  sessionsList.replaceChildren();
+  if (!state.key || !state.course) return;
+  let sessions;
+  try {
+    sessions = listOf(await api.get(`/v1/courses/${enc(state.course)}/sessions`), "sessions");
+  } catch (err) {
+    sessionsList.append(el("li", { class: "muted" }, describeError(err)));
+    return;
+  }
+  if (!sessions.length) {
+    sessionsList.append(el("li", { class: "muted" }, t("sessions.none")));
+    return;
+  }
+  for (const session of sessions) {
+    const turns = Number(session.turns ?? session.turn_count ?? 0);
+    const heading = session.title || session.first_question || when(session.updated || session.created, lang);
+    const details = [
+      turns === 1 ? t("sessions.turn1") : t("sessions.turns", { n: turns }),
+      session.ended ? t("sessions.ended") : "",
+    ].filter(Boolean).join(" · ");
+    const button = el("button", {
+      type: "button",
+      class: "session-button",
+      "data-testid": "session",
+      dataset: { session: session.id },
+      onclick: () => openSession(session.id),
+    }, el("span", { class: "session-title" }, heading), el("span", { class: "session-meta" }, details));
+    sessionsList.append(el("li", {}, button));
+  }
+  markCurrentSession();
+}
+
+function markCurrentSession() {
+  for (const button of sessionsList.querySelectorAll(".session-button")) {
+    if (button.dataset.session === state.sessionId) button.setAttribute("aria-current", "true");
+    else button.removeAttribute("aria-current");
+  }
+}
+
+async function openSession(id) {
+  stopStreaming();
+  hideAskError();
+  closePanel(false);
+  let session;
+  try {
+    session = await api.get(`/v1/courses/${enc(state.course)}/sessions/${enc(id)}`);
+  } catch (err) {
+    showAskError(describeError(err));
+    return;
+  }
+  const inner = session.session && typeof session.session === "object" ? session.session : session;
+  state.sessionId = inner.id || id;
+  state.sessionEnded = Boolean(inner.ended);
+  conversation.replaceChildren();
+  const turns = listOf(session.turns ?? inner.turns, "turns");
+  emptyNote.hidden = turns.length > 0;
+  if (!turns.length) conversation.append(emptyNote);
+  for (const turn of turns) {
+    const view = addTurn(turn.question || "");
+    view.setMeta({ intent: turn.intent, level: turn.level });
+    view.finish({
+      text: turn.answer ?? turn.text ?? "",
+      sources: turn.sources || [],
+      covered: turn.covered,
+      complete: turn.complete,
+    });
+  }
+  if (state.sessionEnded) state.sessionId = null; // an ended session is read only
+  markCurrentSession();
+  for (const button of sessionsList.querySelectorAll(".session-button")) {
+    if (button.dataset.session === (inner.id || id)) button.setAttribute("aria-current", "true");
+  }
+  scrollToEnd(true);
+  question.focus();
+}
+
+// ---------------------------------------------------------------- one turn in the conversation
+
+/** Append a question and an (empty) answer; returns the handle that fills the answer. */
+function addTurn(text) {
+  emptyNote.hidden = true;
+  if (emptyNote.parentNode) emptyNote.remove();
+  const answer = el("div", {
+    class: "answer",
+    "data-testid": "answer",
+    "aria-live": "polite",
+    "aria-busy": "true",
+  });
+  const badges = el("span", { class: "badges" });
+  const notice = el("div", { class: "notice-slot" });
+  const sourcesBox = el("section", { class: "sources", "data-testid": "sources", hidden: true });
+  const status = el("p", { class: "turn-status", "data-testid": "turn-status" });
+  const error = el("div", { class: "notice notice-error", "data-testid": "error", role: "alert", hidden: true });
+  const article = el("article", { class: "turn", "data-testid": "turn" },
+    el("div", { class: "bubble bubble-question" },
+      el("p", { class: "who" }, t("chat.you")),
+      el("p", { class: "question-text", "data-testid": "question-text" }, text)),
+    el("div", { class: "bubble bubble-answer" },
+      el("p", { class: "who" }, el("span", {}, t("chat.tutor")), badges),
+      notice, answer, status, error, sourcesBox));
+  conversation.append(article);
+  scrollToEnd(true);
+
+  let streamed = null; // the text node tokens are appended to
+  let sources = [];
+
+  return {
+    article,
+    answer,
+    setMeta(meta) {
+      badges.replaceChildren();
+      const level = meta.level ? String(meta.level) : "";
+      if (level && !/^\d+$/.test(level)) {
+        badges.append(el("span", { class: `badge badge-${level}`, "data-testid": "level-badge" },
+          label("badge", level)));
+      }
+      if (meta.intent) {
+        badges.append(el("span", { class: "badge badge-intent", "data-testid": "intent-badge" },
+          label("intent", meta.intent)));
+      }
+    },
+    status(message) {
+      status.textContent = message || "";
+    },
+    token(piece) {
+      if (!streamed) {
+        streamed = document.createTextNode("");
+        answer.append(streamed);
+      }
+      streamed.appendData(piece);
+      scrollToEnd(false);
+    },
+    sources(list) {
+      sources = list || [];
+    },
+    finish(done) {
+      const text = done.text ?? (streamed ? streamed.data : "");
+      const cited = done.sources && done.sources.length ? done.sources : sources;
+      renderAnswer(answer, text, cited);
+      renderSources(sourcesBox, cited);
+      if (done.covered === false) notice.replaceChildren(notCoveredNotice());
+      status.textContent = done.complete === false ? t("ask.incomplete") : "";
+      answer.setAttribute("aria-busy", "false");
+      article.dataset.state = done.covered === false ? "not-covered" : "done";
+    },
+    fail(message) {
+      error.textContent = message;
+      error.hidden = false;
+      status.textContent = "";
+      answer.setAttribute("aria-busy", "false");
+      article.dataset.state = "error";
+      if (!answer.textContent) answer.hidden = true;
+    },
+    stopped() {
+      status.textContent = t("ask.stopped");
+      answer.setAttribute("aria-busy", "false");
+      article.dataset.state = "stopped";
+      if (streamed || sources.length) renderAnswer(answer, streamed ? streamed.data : "", sources);
+    },
+  };
+}
+
+function notCoveredNotice() {
+  return el("div", { class: "notice notice-uncovered", "data-testid": "not-covered", role: "status" },
+    el("p", { class: "notice-title" }, el("span", { class: "notice-icon", "aria-hidden": "true" }, "!"),
+      t("not_covered.title")),
+    el("p", {}, t("not_covered.body")));
+}
+
+const INLINE = /(\*\*[^*\n]+\*\*|`[^`\n]+`|\[\d+(?:\s*[,;]\s*\d+)*\])/g;
+
+/** The answer with **bold**, `code` and [n] citations that open the cited passage. */
+function renderAnswer(box, text, sources) {
+  const byNumber = new Map();
+  (sources || []).forEach((source, i) => byNumber.set(Number(source.number ?? i + 1), source));
+  box.replaceChildren();
+  let last = 0;
+  for (const match of text.matchAll(INLINE)) {
+    if (match.index > last) box.append(text.slice(last, match.index));
+    const token = match[0];
+    if (token.startsWith("**")) {
+      box.append(el("strong", {}, token.slice(2, -2)));
+    } else if (token.startsWith("`")) {
+      box.append(el("code", {}, token.slice(1, -1)));
+    } else {
+      const numbers = token.slice(1, -1).split(/\s*[,;]\s*/).map(Number);
+      if (numbers.every((n) => byNumber.has(n))) {
+        box.append("[");
+        numbers.forEach((n, i) => {
+          if (i) box.append(", ");
+          box.append(citeButton(n, byNumber.get(n)));
+        });
+        box.append("]");
+      } else {
+        box.append(token);
+      }
+    }
+    last = match.index + token.length;
+  }
+  if (last < text.length) box.append(text.slice(last));
+}
+
+function citeButton(n, source) {
+  return el("button", {
+    type: "button",
+    class: "cite",
+    "data-testid": "citation",
+    dataset: { n: String(n) },
+    "aria-label": t("sources.open", { n, label: sourceLabel(source) }),
+    "aria-controls": "source-panel",
+    onclick: (event) => openSource(source, event.currentTarget),
+  }, String(n));
+}
+
+function renderSources(box, sources) {
+  box.replaceChildren();
+  if (!sources || !sources.length) {
+    box.hidden = true;
+    return;
+  }
+  box.hidden = false;
+  const list = el("ol", { class: "source-list" });
+  sources.forEach((source, i) => {
+    const n = Number(source.number ?? i + 1);
+    list.append(el("li", { value: String(n) },
+      el("button", {
+        type: "button",
+        class: "source-link",
+        "data-testid": "source-link",
+        dataset: { n: String(n) },
+        "aria-controls": "source-panel",
+        onclick: (event) => openSource(source, event.currentTarget),
+      }, el("span", { class: "source-number", "aria-hidden": "true" }, `[${n}]`), " ",
+      el("span", {}, sourceLabel(source))),
+      el("span", { class: "source-type" }, label("type", source.type || source.doc_type || ""))));
+  });
+  box.append(el("h3", {}, t("sources.title")), list);
+}
+
+function locatorOf(source) {
+  const loc = source.locator || {};
+  return {
+    page: source.page ?? loc.page ?? null,
+    start: source.start ?? loc.start ?? null,
+    end: source.end ?? loc.end ?? null,
+    anchor: source.anchor ?? loc.anchor ?? null,
+  };
+}
+
+function sourceLabel(source) {
+  if (source.label) return source.label;
+  const { page, start, end, anchor } = locatorOf(source);
+  const title = source.title || source.document || "";
+  let where = "";
+  if (page !== null && page !== undefined) where = `p. ${page}`;
+  else if (start !== null && start !== undefined) where = end !== null && end !== undefined ? `${clock(start)}–${clock(end)}` : clock(start);
+  else if (anchor) where = `#${anchor}`;
+  return where ? `${title}, ${where}` : title;
+}
+
+function sourceUrl(source) {
+  const { page } = locatorOf(source);
+  let url = source.url || (source.document ? `/v1/documents/${enc(source.document)}/file` : "");
+  if (url && page !== null && page !== undefined && !url.includes("#")) url += `#page=${page}`;
+  return url;
+}
+
+// ---------------------------------------------------------------- the side panel
+
+function openSource(source, opener) {
+  state.opener = opener || null;
+  const { page, start, end, anchor } = locatorOf(source);
+  const url = sourceUrl(source);
+  const section = Array.isArray(source.section) ? source.section.filter(Boolean) : [];
+  panelHeading.textContent = `[${source.number ?? ""}] ${source.title || source.document || t("panel.title")}`;
+  const parts = [];
+  panel.dataset.kind = "text";
+  if (page !== null && page !== undefined) {
+    panel.dataset.kind = "pdf";
+    parts.push(el("p", { class: "panel-where", "data-testid": "panel-where" }, t("panel.page", { page })));
+    if (url) {
+      parts.push(el("iframe", {
+        class: "pdf-frame",
+        "data-testid": "source-frame",
+        src: url,
+        title: `${source.title || ""} ${t("panel.page", { page })}`.trim(),
+      }));
+    }
+  } else if (start !== null && start !== undefined) {
+    panel.dataset.kind = "transcript";
+    const range = end !== null && end !== undefined ? `${clock(start)}–${clock(end)}` : clock(start);
+    parts.push(el("p", { class: "panel-where panel-time", "data-testid": "panel-where" },
+      t("panel.time", { time: range })));
+  } else if (anchor || section.length) {
+    panel.dataset.kind = "markdown";
+    if (section.length) {
+      parts.push(el("p", { class: "panel-where", "data-testid": "panel-where" },
+        el("span", { class: "visually-hidden" }, t("panel.section") + ": "), section.join(" › ")));
+    }
+    if (anchor) parts.push(el("p", { class: "panel-anchor" }, el("code", {}, `#${anchor}`)));
+  }
+  if (source.snippet) {
+    parts.push(el("h3", {}, t("panel.passage")),
+      el("blockquote", { class: "snippet", "data-testid": "panel-snippet" }, source.snippet));
+  } else if (!parts.length) {
+    parts.push(el("p", { class: "muted" }, t("panel.no_preview")));
+  }
+  if (url) {
+    parts.push(el("p", {}, el("a", {
+      href: url, target: "_blank", rel: "noopener", "data-testid": "panel-open-file",
+    }, t("panel.open_file"))));
+  }
+  panelBody.replaceChildren(...parts);
+  panel.hidden = false;
+  layout.classList.add("panel-open");
+  for (const button of document.querySelectorAll(".cite, .source-link")) button.removeAttribute("aria-expanded");
+  if (opener) opener.setAttribute("aria-expanded", "true");
+  panel.focus();
+}
+
+function closePanel(restoreFocus = true) {
+  if (panel.hidden) return;
+  panel.hidden = true;
+  layout.classList.remove("panel-open");
+  panelBody.replaceChildren();
+  if (state.opener) {
+    state.opener.removeAttribute("aria-expanded");
+    if (restoreFocus && state.opener.isConnected) state.opener.focus();
+  }
+  state.opener = null;
+}
+
+$("panel-close").addEventListener("click", () => closePanel());
+document.addEventListener("keydown", (event) => {
+  if (event.key === "Escape" && !panel.hidden) {
+    event.preventDefault();
+    closePanel();
+  }
+});
+
+// ---------------------------------------------------------------- asking
+
+function showAskError(message) {
+  askError.textContent = message;
+  askError.hidden = false;
+}
+
+function hideAskError() {
+  askError.hidden = true;
+  askError.textContent = "";
+}
+
+function setBusy(busy) {
+  askSubmit.disabled = busy;
+  askStop.hidden = !busy;
+  askForm.setAttribute("aria-busy", String(busy));
+  if (!busy) askStatus.textContent = "";
+}
+
+function stopStreaming() {
+  if (state.controller) state.controller.abort();
+  state.controller = null;
+}
+
+askStop.addEventListener("click", () => {
+  stopStreaming();
+  question.focus();
+});
+
+question.addEventListener("keydown", (event) => {
+  if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+    event.preventDefault();
+    askForm.requestSubmit();
+  }
+});
+
+askForm.addEventListener("submit", async (event) => {
+  event.preventDefault();
+  hideAskError();
+  const text = question.value.trim();
+  if (!state.key) return showAskError(t("ask.need_key"));
+  if (!state.course) return showAskError(t("ask.need_course"));
+  if (!text) {
+    question.focus();
+    return showAskError(t("ask.empty"));
+  }
+  if (state.controller) return;
+  question.value = "";
+  await ask(text);
+});
+
+async function ask(text) {
+  const view = addTurn(text);
+  const controller = new AbortController();
+  state.controller = controller;
+  setBusy(true);
+  askStatus.textContent = t("ask.thinking");
+  view.status(t("ask.thinking"));
+  const body = { question: text, session_id: state.sessionId, level: Number(levelSelect.value) || 3 };
+  let finished = false;
+  try {
+    const response = await api.request("POST", `/v1/courses/${enc(state.course)}/ask`, {
+      json: body,
+      headers: { Accept: "text/event-stream" },
+      signal: controller.signal,
+    });
+    const type = response.headers.get("Content-Type") || "";
+    if (!type.includes("text/event-stream")) {
+      const answer = await response.json(); // a server that answered in one piece
+      adoptSession(answer.session_id);
+      view.setMeta(answer);
+      view.finish(answer);
+      finished = true;
+    } else {
+      for await (const { event: name, data } of readEvents(response, controller.signal)) {
+        if (name === "meta") {
+          adoptSession(data.session_id);
+          view.setMeta(data);
+          view.status(t("ask.writing"));
+          askStatus.textContent = t("ask.writing");
+        } else if (name === "token") {
+          view.token(data.text || "");
+        } else if (name === "sources") {
+          view.sources(data.sources || []);
+        } else if (name === "done") {
+          adoptSession(data.session_id);
+          view.finish(data);
+          finished = true;
+          break;
+        } else if (name === "error") {
+          view.fail(t("error.stream", { message: data.message || data.type || "" }));
+          finished = true;
+          break;
+        }
+      }
+      if (!finished) view.fail(t("error.stream", { message: t("error.network") }));
+    }
+  } catch (err) {
+    if (err && err.name === "AbortError") {
+      view.stopped();
+    } else {
+      view.fail(describeError(err));
+      if (err instanceof ApiError && err.status >= 400 && err.status < 500 && !question.value) {
+        question.value = text; // let the student fix the question
+      }
+    }
+  } finally {
+    if (state.controller === controller) state.controller = null;
+    setBusy(false);
+    loadSessions();
+  }
+}
+
+function adoptSession(id) {
+  if (id && id !== state.sessionId) {
+    state.sessionId = id;
+    state.sessionEnded = false;
+    markCurrentSession();
+  }
+}
+
+/** Server-Sent Events from a fetch response: yields {event, data} with data parsed as JSON. */
+async function* readEvents(response, signal) {
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = "";
+  const onAbort = () => reader.cancel().catch(() => {});
+  signal.addEventListener("abort", onAbort);
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (signal.aborted) throw new DOMException("aborted", "AbortError");
+      if (done) break;
+      // normalise CRLF; a lone CR at the end may still be followed by its LF
+      buffer = (buffer + decoder.decode(value, { stream: true })).replace(/\r\n|\r(?!$)/g, "\n");
+      let cut;
+      while ((cut = buffer.indexOf("\n\n")) >= 0) {
+        const block = buffer.slice(0, cut);
+        buffer = buffer.slice(cut + 2);
+        const parsed = parseEvent(block);
+        if (parsed) yield parsed;
+      }
+    }
+    const rest = parseEvent(buffer.replace(/\r$/, ""));
+    if (rest) yield rest;
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+  }
+}
+
+function parseEvent(block) {
+  let name = "message";
+  const data = [];
+  for (const line of block.split("\n")) {
+    if (!line || line.startsWith(":")) continue;
+    const colon = line.indexOf(":");
+    const field = colon < 0 ? line : line.slice(0, colon);
+    let value = colon < 0 ? "" : line.slice(colon + 1);
+    if (value.startsWith(" ")) value = value.slice(1);
+    if (field === "event") name = value;
+    else if (field === "data") data.push(value);
+  }
+  if (!data.length) return null;
+  const raw = data.join("\n");
+  try {
+    return { event: name, data: JSON.parse(raw) };
+  } catch {
+    return { event: name, data: { text: raw } };
+  }
+}
+
+// ---------------------------------------------------------------- scrolling
+
+function scrollToEnd(force) {
+  const scroller = conversation.scrollHeight > conversation.clientHeight ? conversation : document.scrollingElement;
+  const near = scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 120;
+  if (force || near) scroller.scrollTop = scroller.scrollHeight;
+}
+
+// ---------------------------------------------------------------- start
+
+applyI18n();
+setupKeyBox(SLOT, onKey);

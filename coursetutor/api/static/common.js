@@ -1,0 +1,267 @@
+// Shared by the student and the teacher page: the stored key, API calls, errors, DOM helpers.
+
+import { t } from "./i18n.js";
+
+const KEY_PREFIX = "coursetutor.key.";
+
+export function storedKey(slot) {
+  try {
+    return localStorage.getItem(KEY_PREFIX + slot) || "";
+  } catch {
+    return "";
+  }
+}
+
+export function storeKey(slot, key) {
+  try {
+    localStorage.setItem(KEY_PREFIX + slot, key);
+  } catch {
+    /* private mode: the key lives for this page only */
+  }
+}
+
+export function forgetKey(slot) {
+  try {
+    localStorage.removeItem(KEY_PREFIX + slot);
+  } catch {
+    /* nothing stored */
+  }
+}
+
+export function remember(name, value) {
+  try {
+    if (value === null || value === undefined || value === "") localStorage.removeItem("coursetutor." + name);
+    else localStorage.setItem("coursetutor." + name, String(value));
+  } catch {
+    /* ignore */
+  }
+}
+
+export function recall(name) {
+  try {
+    return localStorage.getItem("coursetutor." + name) || "";
+  } catch {
+    return "";
+  }
+}
+
+/** An error reply of the API, or a network failure (status 0). */
+export class ApiError extends Error {
+  constructor(status, type, message, retryAfter = null) {
+    super(message);
+    this.status = status;
+    this.type = type;
+    this.retryAfter = retryAfter;
+  }
+}
+
+/** Read `{"error": {...}}` (or FastAPI's `{"detail": ...}`) from a failed response. */
+export async function errorFrom(response) {
+  let type = "error";
+  let message = response.statusText || "";
+  try {
+    const data = await response.json();
+    if (data && data.error) {
+      type = data.error.type || type;
+      message = data.error.message || message;
+    } else if (data && data.detail !== undefined) {
+      message = Array.isArray(data.detail)
+        ? data.detail.map((d) => [(d.loc || []).slice(1).join("."), d.msg].filter(Boolean).join(": ")).join("; ")
+        : String(data.detail);
+    }
+  } catch {
+    /* not JSON */
+  }
+  const retry = response.headers.get("Retry-After");
+  return new ApiError(response.status, type, message, retry ? Number(retry) : null);
+}
+
+/** One line for the user about an error. */
+export function describeError(err) {
+  if (err instanceof ApiError) {
+    if (err.status === 0) return t("error.network");
+    if (err.status === 429 && err.retryAfter) {
+      return t("error.retry_after", { seconds: Math.ceil(err.retryAfter) });
+    }
+    return t("error.http", { status: err.status, message: err.message });
+  }
+  if (err && err.name === "TypeError") return t("error.network");
+  return String((err && err.message) || err);
+}
+
+/** API calls with the key of `slot` in the Authorization header. */
+export function makeApi(getKey) {
+  async function request(method, path, { json, body, headers = {}, signal } = {}) {
+    const init = { method, headers: { ...headers }, signal };
+    const key = getKey();
+    if (key) init.headers.Authorization = "Bearer " + key;
+    if (json !== undefined) {
+      init.headers["Content-Type"] = "application/json";
+      init.body = JSON.stringify(json);
+    } else if (body !== undefined) {
+      init.body = body;
+    }
+    if (!init.headers.Accept) init.headers.Accept = "application/json";
+    let response;
+    try {
+      response = await fetch(path, init);
+    } catch (err) {
+      if (err && err.name === "AbortError") throw err;
+      throw new ApiError(0, "network", t("error.network"));
+    }
+    if (!response.ok) throw await errorFrom(response);
+    return response;
+  }
+  async function data(method, path, options) {
+    const response = await request(method, path, options);
+    if (response.status === 204) return null;
+    const text = await response.text();
+    return text ? JSON.parse(text) : null;
+  }
+  return {
+    request,
+    get: (path, options) => data("GET", path, options),
+    post: (path, json, options = {}) => data("POST", path, { ...options, json }),
+    put: (path, json, options = {}) => data("PUT", path, { ...options, json }),
+    patch: (path, json, options = {}) => data("PATCH", path, { ...options, json }),
+    del: (path, options) => data("DELETE", path, options),
+  };
+}
+
+/** The list in a reply that is either a bare array or `{name: [...]}`. */
+export function listOf(data, name) {
+  if (Array.isArray(data)) return data;
+  if (data && Array.isArray(data[name])) return data[name];
+  if (data && Array.isArray(data.items)) return data.items;
+  if (data && Array.isArray(data.data)) return data.data;
+  return [];
+}
+
+export function enc(part) {
+  return encodeURIComponent(part);
+}
+
+/** Create an element: el("button", {class: "x", onclick: fn}, "text", child). */
+export function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs || {})) {
+    if (value === null || value === undefined || value === false) continue;
+    if (name.startsWith("on") && typeof value === "function") {
+      node.addEventListener(name.slice(2), value);
+    } else if (name === "class") {
+      node.className = value;
+    } else if (name === "dataset") {
+      Object.assign(node.dataset, value);
+    } else if (name === "text") {
+      node.textContent = value;
+    } else if (value === true) {
+      node.setAttribute(name, "");
+    } else {
+      node.setAttribute(name, String(value));
+    }
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+/** mm:ss (or h:mm:ss) for a time in seconds. */
+export function clock(seconds) {
+  const whole = Math.max(0, Math.floor(Number(seconds) || 0));
+  const h = Math.floor(whole / 3600);
+  const m = Math.floor((whole % 3600) / 60);
+  const s = whole % 60;
+  const pad = (n) => String(n).padStart(2, "0");
+  return h ? `${h}:${pad(m)}:${pad(s)}` : `${pad(m)}:${pad(s)}`;
+}
+
+/** A short date and time in the page language. */
+export function when(epochSeconds, lang) {
+  if (!epochSeconds) return "";
+  try {
+    return new Intl.DateTimeFormat(lang, { dateStyle: "medium", timeStyle: "short" })
+      .format(new Date(epochSeconds * 1000));
+  } catch {
+    return new Date(epochSeconds * 1000).toLocaleString();
+  }
+}
+
+/**
+ * The key box of a page: a form while no key is stored, "Signed in as ..." and a
+ * "Forget key" button once one is. `onKey(key)` runs with the key (or "" when forgotten);
+ * it returns the /v1/me reply or throws an ApiError for a key the API refuses.
+ */
+export function setupKeyBox(slot, onKey) {
+  const form = document.getElementById("key-form");
+  const input = document.getElementById("key-input");
+  const status = document.getElementById("key-status");
+  const who = document.getElementById("key-who");
+  const message = document.getElementById("key-message");
+  const forget = document.getElementById("key-forget");
+  const toggle = document.getElementById("key-toggle");
+
+  function showForm(note = t("key.none")) {
+    form.hidden = false;
+    status.hidden = true;
+    message.textContent = note;
+  }
+
+  async function use(key, fromForm) {
+    if (!key) {
+      showForm();
+      await onKey("");
+      return;
+    }
+    try {
+      const me = await onKey(key);
+      form.hidden = true;
+      status.hidden = false;
+      message.textContent = "";
+      who.textContent = t("key.saved_as", { who: describeMe(me) });
+      if (fromForm) forget.focus();
+    } catch (err) {
+      // only a refused key is forgotten; a server that is down keeps it for a retry
+      const refused = err instanceof ApiError && (err.status === 401 || err.status === 403);
+      if (refused) forgetKey(slot);
+      showForm(refused ? t("key.bad", { message: err.message }) : describeError(err));
+      if (fromForm) input.focus();
+    }
+  }
+
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const key = input.value.trim();
+    if (!key) {
+      input.focus();
+      return;
+    }
+    storeKey(slot, key);
+    input.value = "";
+    use(key, true);
+  });
+  forget.addEventListener("click", () => {
+    forgetKey(slot);
+    use("", false);
+    input.focus();
+  });
+  if (toggle) {
+    toggle.addEventListener("click", () => {
+      const shown = input.type === "text";
+      input.type = shown ? "password" : "text";
+      toggle.textContent = t(shown ? "key.show" : "key.hide");
+      toggle.setAttribute("aria-pressed", String(!shown));
+    });
+  }
+  use(storedKey(slot), false);
+}
+
+function describeMe(me) {
+  if (!me) return "";
+  const role = me.role || "";
+  if (role === "student") return t("role.student", { student: me.student || me.name || "" });
+  if (role === "teacher") return t("role.teacher", { tenant: me.tenant || "" });
+  if (role === "admin") return t("role.admin", { tenant: me.tenant || "" });
+  return me.name || me.id || role;
+}
