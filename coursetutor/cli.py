@@ -200,6 +200,8 @@ def demo(ctx: click.Context) -> None:
     for question in DEMO_ASKS:
         render.out.print(f"\n[bold]tutor ? {question}[/bold]")
         render_answer.stream_to_terminal(tutor.stream(question, SAMPLE_COURSE, "demo"))
+    render.out.print("\nServe it to students with [bold]coursetutor serve[/bold] "
+                     "(student page, teacher page and API on http://127.0.0.1:8000).")
 
 
 from .cli_serve import enrol, keys, serve  # noqa: E402
