@@ -10,6 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from ..ingest import IngestReport, Progress
+from ..store import Store
 from ..types import FileMeta, Job
 from ..workspace import Workspace
 from .metrics import Metrics
@@ -37,6 +38,7 @@ class IngestJobs:
         self.uploads = uploads
         self._executor = ThreadPoolExecutor(1, thread_name_prefix="ingest")
         self._metrics = metrics
+        self._store: Store | None = None  # the ingest thread's own connection
 
     def folder(self) -> tuple[str, Path]:
         """A fresh job id and the folder its uploaded files go to."""
@@ -55,7 +57,10 @@ class IngestJobs:
 
     def _run(self, ws: Workspace, job: Job, items: list[tuple[Path, FileMeta]],
              folder: Path) -> None:
-        store = ws.store
+        if self._store is None:
+            self._store = ws.store.reopen()
+        store = self._store
+        ws = Workspace(ws.settings, store=store, embedder=ws.embedder)
         done: set[str] = set()
 
         def progress(p: Progress) -> None:

@@ -54,6 +54,12 @@ class Store(abc.ABC):
     @abc.abstractmethod
     def close(self) -> None: ...
 
+    def reopen(self) -> Store:
+        """A store on its own connection to the same data, for a background writer (so
+        readers keep a consistent snapshot while it writes). Backends with a connection pool
+        return themselves."""
+        return self
+
     # courses
     @abc.abstractmethod
     def ensure_course(

@@ -56,6 +56,11 @@ class SQLiteStore(SQLiteAccess, SQLiteSessions, Store):
     def close(self) -> None:
         self._db.close()
 
+    def reopen(self) -> SQLiteStore:
+        if self.path == ":memory:":
+            return self
+        return SQLiteStore(self.path, self.vector_exact_limit)
+
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
         with self._lock:
