@@ -88,13 +88,13 @@ def visible_course(state: AppState, caller: Caller, course: str) -> Course:
     return found
 
 
-def check_course(state: AppState, caller: Caller, course: str) -> str:
-    """Like `visible_course` without counting documents (the hot path); returns the language."""
-    language = state.workspace.store.course_language(caller.tenant, course)
+def check_course(state: AppState, caller: Caller, course: str) -> Course:
+    """Like `visible_course` without counting documents and chunks (the hot path)."""
+    found = state.workspace.store.course_settings(caller.tenant, course)
     if caller.role == "student" and not state.workspace.store.is_enrolled(
             caller.tenant, course, caller.student):
         raise NotFoundError(f"course {course!r} does not exist")
-    return language
+    return found
 
 
 def workspace(state: AppState, caller: Caller) -> Workspace:

@@ -45,10 +45,9 @@ def search(course: str, caller: CallerDep, state: State,
            max_difficulty: Annotated[int | None, Query(ge=1, le=5)] = None) -> dict[str, Any]:
     """Retrieval only: the passages that best answer `q`, with citations' URLs."""
     started = time.perf_counter()
-    check_course(state, caller, course)
+    info = check_course(state, caller, course)
     types = tuple(type) if type else DOC_TYPES
-    if caller.role == "student" and not state.workspace.store.get_course(
-            caller.tenant, course).allow_solutions:
+    if caller.role == "student" and not info.allow_solutions:
         types = tuple(t for t in types if t != "solution")
     ws = state.workspace_for(caller.tenant)
     hits = ws.search(q, course, k=k, mode=mode, doc_types=types,

@@ -73,6 +73,10 @@ class Store(abc.ABC):
     @abc.abstractmethod
     def get_course(self, tenant: str, course: str) -> Course: ...
 
+    def course_settings(self, tenant: str, course: str) -> Course:
+        """The course without its document and chunk counts (backends make this cheap)."""
+        return self.get_course(tenant, course)
+
     def course_language(self, tenant: str, course: str) -> str:
         """The course's language (backends override this with a cheaper query)."""
         return self.get_course(tenant, course).language

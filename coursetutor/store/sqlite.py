@@ -147,6 +147,14 @@ class SQLiteStore(SQLiteAccess, SQLiteSessions, Store):
             raise NotFoundError(f"course {course!r} does not exist")
         return _course(rows[0])
 
+    def course_settings(self, tenant: str, course: str) -> Course:
+        row = self._db.execute(
+            "SELECT tenant, id, title, language, 0, 0, allow_solutions FROM courses "
+            "WHERE tenant = ? AND id = ?", (tenant, course)).fetchone()
+        if row is None:
+            raise NotFoundError(f"course {course!r} does not exist")
+        return _course(row)
+
     def course_language(self, tenant: str, course: str) -> str:
         row = self._db.execute(
             "SELECT language FROM courses WHERE tenant = ? AND id = ?", (tenant, course)
