@@ -255,6 +255,21 @@ def check_role(value: str) -> Role:
 
 
 @dataclasses.dataclass(frozen=True)
+class CourseActivity:
+    """What students did in a course: for teachers, to see where the material falls short."""
+
+    students: int
+    sessions: int
+    turns: int
+    categories: dict[str, int]
+    intents: dict[str, int]
+    grades: dict[str, int]
+    levels: dict[str, int]  # scaffolding levels reached on exercise help ("" for the rest)
+    not_covered: list[str]  # recent questions the material did not cover
+    exercises: list[tuple[str, int, int]]  # (exercise, turns, students), busiest first
+
+
+@dataclasses.dataclass(frozen=True)
 class Tenant:
     """An institution or platform: the unit of isolation."""
 

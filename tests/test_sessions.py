@@ -189,3 +189,29 @@ def test_citations_round_trip(store: SQLiteStore) -> None:
     added = store.add_turn(turn(session, sources=CITATIONS))
     assert added.sources == CITATIONS
     assert store.list_turns(T, C, session.id)[0].sources == CITATIONS
+
+
+def test_course_activity_counts_turns_and_lists_gaps(store: SQLiteStore) -> None:
+    ana, ben = store.start_session(T, C, "ana"), store.start_session(T, C, "ben")
+    store.add_turn(turn(ana, exercise_key="ex-2"))
+    store.add_turn(turn(ana, exercise_key="ex-2"))
+    store.add_turn(turn(ben, exercise_key="ex-2", student="ben"))
+    store.add_turn(dataclasses.replace(turn(ben, "Who won the cup?", student="ben"),
+                                       grade="incorrect"))
+    store.add_turn(dataclasses.replace(turn(ben, "hello", student="ben"), category="off_topic",
+                                       grade=""))
+    other = store.start_session(T, "algebra", "ana")
+    store.add_turn(turn(other, "Not counted in calculus"))
+    activity = store.course_activity(T, C)
+    assert (activity.students, activity.sessions, activity.turns) == (2, 2, 5)
+    assert activity.categories == {"lecture": 4, "off_topic": 1}
+    assert activity.grades == {"correct": 3, "incorrect": 1, "": 1}
+    assert activity.levels == {"hint": 3, "": 2}
+    assert activity.not_covered == ["Who won the cup?"]
+    assert activity.exercises == [("ex-2", 3, 2)]
+    assert store.course_activity(T, C, since=10_000).turns == 0
+
+
+def test_course_activity_of_an_unknown_course_is_not_found(store: SQLiteStore) -> None:
+    with pytest.raises(NotFoundError):
+        store.course_activity("other-tenant", "algebra")

@@ -195,3 +195,17 @@ def end_session(course: str, session_id: str, caller: CallerDep,
                 state: State) -> dict[str, Any]:
     _own_session(state, caller, course, session_id)
     return encode.session(state.workspace.store.end_session(caller.tenant, course, session_id))
+
+
+@router.get("/courses/{course}/analytics")
+def analytics(course: str, caller: CallerDep, state: State,
+              days: Annotated[float, Query(gt=0, le=3650)] = 30) -> dict[str, Any]:
+    """Teachers: what students asked in the last `days`, and what the material did not cover."""
+    require_teacher(caller)
+    since = time.time() - days * 86400
+    a = state.workspace.store.course_activity(caller.tenant, course, since)
+    return {"days": days, "students": a.students, "sessions": a.sessions, "turns": a.turns,
+            "categories": a.categories, "intents": a.intents, "grades": a.grades,
+            "levels": {k: v for k, v in a.levels.items() if k}, "not_covered": a.not_covered,
+            "exercises": [{"exercise": e, "turns": n, "students": s}
+                          for e, n, s in a.exercises]}

@@ -12,6 +12,7 @@ from ..types import (
     ApiKey,
     Chunk,
     Course,
+    CourseActivity,
     Document,
     Job,
     Locator,
@@ -155,6 +156,12 @@ class Store(abc.ABC):
         self, tenant: str, course: str, student: str, exercise_key: str
     ) -> int:
         """How many earlier turns this student spent on the exercise `exercise_key`."""
+
+    @abc.abstractmethod
+    def course_activity(self, tenant: str, course: str, since: float = 0.0,
+                        examples: int = 20) -> CourseActivity:
+        """Counts of students, sessions and turns since `since`, by category, intent, grade
+        and level; recent questions the material did not cover; the busiest exercises."""
 
     # tenants, keys and enrolments (who may do what)
     @abc.abstractmethod

@@ -10,7 +10,7 @@ from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING
 
 from ..errors import NotFoundError
-from ..types import Course, Session, Turn
+from ..types import Course, CourseActivity, Session, Turn
 from .records import SESSION_COLUMNS, TURN_COLUMNS, session_from_row, turn_from_row, turn_values
 
 
@@ -94,3 +94,32 @@ class SQLiteSessions:
             (tenant, course, student, exercise_key),
         ).fetchone()
         return int(row[0])
+
+    def course_activity(self, tenant: str, course: str, since: float = 0.0,
+                        examples: int = 20) -> CourseActivity:
+        self.get_course(tenant, course)
+        where = "tenant = ? AND course = ? AND created >= ?"
+        params = (tenant, course, since)
+        totals = self._db.execute(
+            f"SELECT COUNT(DISTINCT student), COUNT(DISTINCT session_id), COUNT(*) FROM turns "
+            f"WHERE {where}", params).fetchone()
+
+        def counts(column: str) -> dict[str, int]:
+            # column names come from the fixed calls below, never from a request
+            rows = self._db.execute(f"SELECT {column}, COUNT(*) FROM turns WHERE {where} "
+                                    f"GROUP BY {column} ORDER BY 2 DESC", params).fetchall()
+            return {str(r[0]): int(r[1]) for r in rows}
+
+        uncovered = self._db.execute(
+            f"SELECT question FROM turns WHERE {where} AND grade = 'incorrect' "
+            "AND category IN ('lecture', 'followup') ORDER BY created DESC LIMIT ?",
+            (*params, examples)).fetchall()
+        exercises = self._db.execute(
+            f"SELECT exercise_key, COUNT(*), COUNT(DISTINCT student) FROM turns WHERE {where} "
+            "AND exercise_key != '' GROUP BY exercise_key ORDER BY 2 DESC LIMIT ?",
+            (*params, examples)).fetchall()
+        return CourseActivity(
+            students=int(totals[0]), sessions=int(totals[1]), turns=int(totals[2]),
+            categories=counts("category"), intents=counts("intent"), grades=counts("grade"),
+            levels=counts("level"), not_covered=[str(r[0]) for r in uncovered],
+            exercises=[(str(r[0]), int(r[1]), int(r[2])) for r in exercises])
