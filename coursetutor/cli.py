@@ -15,7 +15,7 @@ from . import render
 from .config import Settings, load_settings
 from .errors import CoursetutorError, InputError
 from .ingest import load_manifest
-from .types import DOC_TYPES, FileMeta, check_doc_type
+from .types import DOC_TYPES, FileMeta, check_doc_type, check_media_url
 from .workspace import Workspace
 
 SAMPLE_COURSE = "numerical-methods-101"
@@ -70,11 +70,13 @@ def _workspace(ctx: click.Context) -> Workspace:
 @click.option("--difficulty", type=click.IntRange(1, 5), default=2, show_default=True)
 @click.option("--title", default=None, help="Document title (one file only).")
 @click.option("--language", default=None, help="Language of PATHS (default: detected).")
+@click.option("--media-url", default="", help="Transcripts: the video or audio they transcribe "
+              "(citations open it at the cited second).")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.pass_context
 def ingest(ctx: click.Context, paths: tuple[Path, ...], course: str | None,
            manifest: Path | None, doc_type: str, topic: str, difficulty: int,
-           title: str | None, language: str | None, as_json: bool) -> None:
+           title: str | None, language: str | None, media_url: str, as_json: bool) -> None:
     """Load files into a course: PDFs, Markdown, text, transcripts (.srt, .vtt, .json)."""
     items: list[tuple[Path, FileMeta]] = []
     course_title, course_lang = "", "en"
@@ -86,7 +88,8 @@ def ingest(ctx: click.Context, paths: tuple[Path, ...], course: str | None,
         course_title, course_lang, allow_solutions = m.title, m.language, m.allow_solutions
     if title and len(paths) > 1:
         raise InputError("--title applies to a single file")
-    meta = FileMeta(check_doc_type(doc_type), topic, difficulty, title, language)
+    meta = FileMeta(check_doc_type(doc_type), topic, difficulty, title, language,
+                    media_url=check_media_url(media_url))
     items.extend((p, dataclasses.replace(meta, source_name=name)) for p, name in _expand(paths))
     if not course:
         raise InputError("give --course ID (or a manifest with [course] id)")

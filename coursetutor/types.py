@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Literal
 
 from .errors import InputError
@@ -34,6 +35,23 @@ def check_difficulty(value: int) -> int:
     if not 1 <= int(value) <= 5:
         raise InputError(f"difficulty must be 1-5, got {value}")
     return int(value)
+
+
+def check_media_url(value: str) -> str:
+    """Return `value` if it is empty or an http(s) URL (a link shown to students)."""
+    if value and not re.match(r"^https?://[^\s<>\"']+$", value):
+        raise InputError(f"media_url must be an http or https URL, got {value!r}")
+    return value
+
+
+def media_at(url: str, seconds: float) -> str:
+    """`url` opened at `seconds`: YouTube's t= parameter, else a media fragment (#t=)."""
+    if not url:
+        return ""
+    base = url.split("#", 1)[0]
+    if re.match(r"^https?://(www\.|m\.)?(youtube\.com|youtu\.be)/", base):
+        return f"{base}{'&' if '?' in base else '?'}t={int(seconds)}s"
+    return f"{base}#t={int(seconds)}"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -73,6 +91,7 @@ class FileMeta:
     title: str | None = None
     language: str | None = None
     source_name: str | None = None  # the name the document is known by (path in the course)
+    media_url: str = ""  # transcripts: the lecture video or audio it transcribes (http/https)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -121,6 +140,7 @@ class Document:
     content_hash: str
     pages: int
     chunks: int
+    media_url: str = ""  # the video or audio a transcript belongs to
 
 
 @dataclasses.dataclass(frozen=True)

@@ -5,7 +5,14 @@ from __future__ import annotations
 import pytest
 
 from coursetutor.errors import InputError
-from coursetutor.types import DOC_TYPES, Locator, check_difficulty, check_doc_type
+from coursetutor.types import (
+    DOC_TYPES,
+    Locator,
+    check_difficulty,
+    check_doc_type,
+    check_media_url,
+    media_at,
+)
 
 
 @pytest.mark.parametrize(
@@ -49,3 +56,26 @@ def test_check_difficulty_out_of_range(value: int) -> None:
     with pytest.raises(InputError) as exc:
         check_difficulty(value)
     assert str(exc.value) == f"difficulty must be 1-5, got {value}"
+
+
+@pytest.mark.parametrize(("url", "seconds", "expected"), [
+    ("https://media.example.edu/l1.mp4", 37.9, "https://media.example.edu/l1.mp4#t=37"),
+    ("https://media.example.edu/l1.mp4#t=5", 62, "https://media.example.edu/l1.mp4#t=62"),
+    ("https://www.youtube.com/watch?v=abc", 75, "https://www.youtube.com/watch?v=abc&t=75s"),
+    ("https://youtu.be/abc", 0, "https://youtu.be/abc?t=0s"),
+    ("", 10, ""),
+])
+def test_media_at(url: str, seconds: float, expected: str) -> None:
+    assert media_at(url, seconds) == expected
+
+
+@pytest.mark.parametrize("url", ["javascript:alert(1)", "ftp://x/y.mp4", "https://x/a b",
+                                 "https://x/\"onerror=", "/relative.mp4"])
+def test_check_media_url_refuses_what_is_not_a_web_link(url: str) -> None:
+    with pytest.raises(InputError, match="media_url"):
+        check_media_url(url)
+
+
+def test_check_media_url_accepts_empty_and_web_links() -> None:
+    assert check_media_url("") == ""
+    assert check_media_url("http://x.org/v.mp4") == "http://x.org/v.mp4"

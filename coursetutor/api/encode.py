@@ -5,7 +5,19 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..types import Answer, ApiKey, Citation, Course, Document, Hit, Job, Session, Tenant, Turn
+from ..types import (
+    Answer,
+    ApiKey,
+    Citation,
+    Course,
+    Document,
+    Hit,
+    Job,
+    Session,
+    Tenant,
+    Turn,
+    media_at,
+)
 from .signing import Signer
 
 
@@ -17,20 +29,28 @@ def course(c: Course) -> dict[str, Any]:
 def document(d: Document) -> dict[str, Any]:
     return {"id": f"{d.course}:{d.id}", "document": d.id, "course": d.course, "title": d.title,
             "type": d.doc_type, "topic": d.topic, "difficulty": d.difficulty,
-            "language": d.language, "name": d.source_name, "pages": d.pages, "chunks": d.chunks}
+            "language": d.language, "name": d.source_name, "pages": d.pages, "chunks": d.chunks,
+            "media_url": d.media_url}
 
 
-def source(c: Citation, tenant: str, course_id: str, signer: Signer) -> dict[str, Any]:
+def source(c: Citation, tenant: str, course_id: str, signer: Signer,
+           media: dict[str, str] | None = None) -> dict[str, Any]:
+    """A cited passage; `media` maps document ids to the video a transcript belongs to."""
     loc = c.locator
-    return {"number": c.number, "chunk": c.chunk_id, "document": f"{course_id}:{c.document_id}",
+    video = (media or {}).get(c.document_id, "")
+    return {"media": media_at(video, loc.start) if video and loc.start is not None else "",
+            "number": c.number, "chunk": c.chunk_id, "document": f"{course_id}:{c.document_id}",
             "title": c.title, "type": c.doc_type, "page": loc.page, "start": loc.start,
             "end": loc.end, "anchor": loc.anchor, "label": c.label(), "snippet": c.snippet,
             "url": signer.url(tenant, course_id, c.document_id, loc)}
 
 
-def hit(h: Hit, rank: int, tenant: str, signer: Signer, snippet: str) -> dict[str, Any]:
+def hit(h: Hit, rank: int, tenant: str, signer: Signer, snippet: str,
+        media: dict[str, str] | None = None) -> dict[str, Any]:
     ch, loc = h.chunk, h.locator
-    return {"rank": rank, "score": round(h.score, 4), "chunk": ch.id,
+    video = (media or {}).get(ch.document_id, "")
+    return {"media": media_at(video, loc.start) if video and loc.start is not None else "",
+            "rank": rank, "score": round(h.score, 4), "chunk": ch.id,
             "document": f"{ch.course}:{ch.document_id}", "title": ch.document_title,
             "type": ch.doc_type, "topic": ch.topic, "section": list(ch.section_path),
             "page": loc.page, "start": loc.start, "end": loc.end, "anchor": loc.anchor,
@@ -38,9 +58,10 @@ def hit(h: Hit, rank: int, tenant: str, signer: Signer, snippet: str) -> dict[st
             "url": signer.url(tenant, ch.course, ch.document_id, loc)}
 
 
-def answer(a: Answer, tenant: str, course_id: str, signer: Signer) -> dict[str, Any]:
+def answer(a: Answer, tenant: str, course_id: str, signer: Signer,
+           media: dict[str, str] | None = None) -> dict[str, Any]:
     return {"text": a.text,
-            "sources": [source(c, tenant, course_id, signer) for c in a.sources],
+            "sources": [source(c, tenant, course_id, signer, media) for c in a.sources],
             "category": a.category, "intent": a.intent, "grade": a.grade,
             "evidence": a.evidence, "level": a.level, "covered": a.covered,
             "complete": a.complete, "language": a.language, "note": a.note,
@@ -55,12 +76,13 @@ def session(s: Session) -> dict[str, Any]:
             "updated": s.updated, "ended": s.ended, "turns": s.turns}
 
 
-def turn(t: Turn, tenant: str, signer: Signer) -> dict[str, Any]:
+def turn(t: Turn, tenant: str, signer: Signer,
+         media: dict[str, str] | None = None) -> dict[str, Any]:
     return {"ordinal": t.ordinal, "question": t.question, "answer": t.answer,
             "category": t.category, "intent": t.intent, "grade": t.grade, "level": t.level,
             "complete": t.complete, "created": t.created,
             "covered": t.grade != "incorrect" and t.category in ("lecture", "followup"),
-            "sources": [source(c, tenant, t.course, signer) for c in t.sources]}
+            "sources": [source(c, tenant, t.course, signer, media) for c in t.sources]}
 
 
 def job(j: Job) -> dict[str, Any]:

@@ -21,7 +21,7 @@ from ..errors import (
 )
 from ..ingest.loaders import LOADERS
 from ..store.files import content_type
-from ..types import FileMeta, check_difficulty, check_doc_type
+from ..types import FileMeta, check_difficulty, check_doc_type, check_media_url
 from . import encode
 from .deps import CallerDep, State, get_caller, require_teacher, visible_course
 from .state import AppState
@@ -145,7 +145,8 @@ def _meta(form: Any, name: str) -> FileMeta:
                     topic=str(form.get("topic") or ""),
                     difficulty=check_difficulty(int(difficulty)),
                     title=str(form.get("title") or "") or None,
-                    language=str(form.get("language") or "") or None, source_name=name)
+                    language=str(form.get("language") or "") or None, source_name=name,
+                    media_url=check_media_url(str(form.get("media_url") or "")))
 
 
 @router.post("/courses/{course}/documents", status_code=202,
@@ -155,7 +156,8 @@ def _meta(form: Any, name: str) -> FileMeta:
                                                           "format": "binary"}},
                      "type": {"type": "string"}, "topic": {"type": "string"},
                      "difficulty": {"type": "integer"}, "title": {"type": "string"},
-                     "language": {"type": "string"}}}}}}})
+                     "language": {"type": "string"},
+                     "media_url": {"type": "string"}}}}}}})
 async def upload(course: str, request: Request, caller: CallerDep,
                  state: State) -> dict[str, Any]:
     """Upload files (multipart field `files`) as an ingest job; poll GET /v1/jobs/{id}."""

@@ -69,7 +69,8 @@ def footnote(sources: tuple[Citation, ...]) -> str:
 
 
 def _extra(answer: Answer, caller: Caller, course: str, state: AppState) -> dict[str, Any]:
-    return {"sources": [encode.source(c, caller.tenant, course, state.signer)
+    media = state.media_links(caller.tenant, course) if answer.sources else None
+    return {"sources": [encode.source(c, caller.tenant, course, state.signer, media)
                         for c in answer.sources],
             "session_id": answer.session_id,
             "coursetutor": {"category": answer.category, "intent": answer.intent,

@@ -53,9 +53,11 @@ def search(course: str, caller: CallerDep, state: State,
     hits = ws.search(q, course, k=k, mode=mode, doc_types=types,
                      max_difficulty=max_difficulty) if types else []
     state.metrics.retrievals.labels("search", "hits" if hits else "empty").inc()
+    media = (state.media_links(caller.tenant, course)
+             if any(h.chunk.doc_type == "transcript" for h in hits) else None)
     return {"query": q, "ms": round((time.perf_counter() - started) * 1000, 1),
-            "hits": [encode.hit(h, i + 1, caller.tenant, state.signer, snippet(h.chunk.text))
-                     for i, h in enumerate(hits)]}
+            "hits": [encode.hit(h, i + 1, caller.tenant, state.signer, snippet(h.chunk.text),
+                                media) for i, h in enumerate(hits)]}
 
 
 def _student(caller: Caller, requested: str | None) -> str:
@@ -78,9 +80,11 @@ def event_payload(event: StreamEvent, tenant: str, course: str,
     if isinstance(event, TokenEvent):
         return "token", {"text": event.text}
     if isinstance(event, SourcesEvent):
-        return "sources", {"sources": [encode.source(c, tenant, course, state.signer)
+        media = state.media_links(tenant, course) if event.sources else None
+        return "sources", {"sources": [encode.source(c, tenant, course, state.signer, media)
                                        for c in event.sources]}
-    return "done", encode.answer(event.answer, tenant, course, state.signer)
+    media = state.media_links(tenant, course) if event.answer.sources else None
+    return "done", encode.answer(event.answer, tenant, course, state.signer, media)
 
 
 async def open_turn(state: AppState, caller: Caller, course: str, question: str,
@@ -156,7 +160,8 @@ async def ask(course: str, body: AskIn, request: Request, caller: CallerDep,
             media_type="text/event-stream",
             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
     done = await drain(state, caller, pump, first)
-    return encode.answer(done.answer, caller.tenant, course, state.signer)
+    media = state.media_links(caller.tenant, course) if done.answer.sources else None
+    return encode.answer(done.answer, caller.tenant, course, state.signer, media)
 
 
 def _own_session(state: AppState, caller: Caller, course: str, session_id: str) -> Any:
@@ -186,8 +191,9 @@ def get_session(course: str, session_id: str, caller: CallerDep,
                 state: State) -> dict[str, Any]:
     found = _own_session(state, caller, course, session_id)
     turns = state.workspace.store.list_turns(caller.tenant, course, session_id)
+    media = state.media_links(caller.tenant, course)
     return {"session": encode.session(found),
-            "turns": [encode.turn(t, caller.tenant, state.signer) for t in turns]}
+            "turns": [encode.turn(t, caller.tenant, state.signer, media) for t in turns]}
 
 
 @router.post("/courses/{course}/sessions/{session_id}/end")

@@ -30,6 +30,11 @@ class AppState:
     _views: dict[str, Workspace] = dataclasses.field(default_factory=dict)
     _lock: threading.Lock = dataclasses.field(default_factory=threading.Lock)
 
+    def media_links(self, tenant: str, course: str) -> dict[str, str]:
+        """Document id -> the video or audio of the course's transcripts that have one."""
+        return {d.id: d.media_url for d in self.workspace.store.list_documents(tenant, course)
+                if d.media_url}
+
     def workspace_for(self, tenant: str) -> Workspace:
         """The workspace scoped to `tenant` (store and embedder shared)."""
         with self._lock:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CoursetutorError, ManifestError
-from ..types import FileMeta, check_difficulty, check_doc_type
+from ..types import FileMeta, check_difficulty, check_doc_type, check_media_url
 
 
 @dataclasses.dataclass(frozen=True)
@@ -23,7 +23,8 @@ class Manifest:
 def _file_entry(entry: Any, base: Path, n: int, source: str) -> tuple[Path, FileMeta]:
     if not isinstance(entry, dict) or "path" not in entry:
         raise ManifestError(f"{source}: files[{n}] needs a 'path'")
-    unknown = set(entry) - {"path", "type", "topic", "difficulty", "title", "language"}
+    unknown = set(entry) - {"path", "type", "topic", "difficulty", "title", "language",
+                            "media_url"}
     if unknown:
         raise ManifestError(f"{source}: files[{n}] has unknown key(s) {', '.join(sorted(unknown))}")
     try:
@@ -34,6 +35,7 @@ def _file_entry(entry: Any, base: Path, n: int, source: str) -> tuple[Path, File
             title=entry.get("title"),
             language=entry.get("language"),
             source_name=str(entry["path"]),
+            media_url=check_media_url(str(entry.get("media_url", ""))),
         )
     except (CoursetutorError, ValueError, TypeError) as exc:
         raise ManifestError(f"{source}: files[{n}]: {exc}") from exc

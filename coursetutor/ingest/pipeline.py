@@ -110,7 +110,10 @@ def content_hash(data: bytes, meta: FileMeta, sizes: ChunkSizes | None = None) -
     chunk texts still come from the vector cache).
     """
     h = hashlib.sha256(data)
-    h.update(json.dumps(dataclasses.asdict(meta), sort_keys=True).encode())
+    fields = dataclasses.asdict(meta)
+    if not fields["media_url"]:
+        del fields["media_url"]  # documents ingested before media links keep their hash
+    h.update(json.dumps(fields, sort_keys=True).encode())
     if sizes is not None:
         h.update(json.dumps(dataclasses.asdict(sizes), sort_keys=True).encode())
     h.update(PIPELINE_VERSION.encode())
@@ -221,7 +224,7 @@ class Ingestor:
             tenant=tenant, course=course, id=doc.id, title=doc.title, doc_type=meta.doc_type,
             topic=meta.topic, difficulty=meta.difficulty, language=lang,
             source_name=doc.source_name, content_hash=doc.content_hash, pages=doc.pages,
-            chunks=len(rows),
+            chunks=len(rows), media_url=meta.media_url,
         )
         return self.store.replace_document(document, rows), embedded, lang
 

@@ -183,7 +183,8 @@ class SQLiteStore(SQLiteAccess, SQLiteSessions, Store):
         "SELECT d.tenant, d.course, d.id, d.title, d.doc_type, d.topic, d.difficulty, "
         "d.language, d.source_name, d.content_hash, d.pages, "
         "(SELECT COUNT(*) FROM chunks k WHERE k.tenant = d.tenant AND k.course = d.course "
-        "AND k.document_id = d.id) FROM documents d WHERE d.tenant = ? AND d.course = ?"
+        "AND k.document_id = d.id), d.media_url FROM documents d "
+        "WHERE d.tenant = ? AND d.course = ?"
     )
 
     @staticmethod
@@ -244,10 +245,10 @@ class SQLiteStore(SQLiteAccess, SQLiteSessions, Store):
             )
             db.execute(
                 "INSERT OR REPLACE INTO documents (tenant, course, id, title, doc_type, topic, "
-                "difficulty, language, source_name, content_hash, pages) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "difficulty, language, source_name, content_hash, pages, media_url) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (d.tenant, d.course, d.id, d.title, d.doc_type, d.topic, d.difficulty,
-                 d.language, d.source_name, d.content_hash, d.pages),
+                 d.language, d.source_name, d.content_hash, d.pages, d.media_url),
             )
             ids = self._term_ids(db, {t for c in chunks for t in c.terms})
             stored = 0

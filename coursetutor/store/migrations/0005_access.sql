@@ -1,3 +1,5 @@
+ALTER TABLE documents ADD COLUMN media_url TEXT NOT NULL DEFAULT '';
+
 CREATE TABLE tenants (
     id TEXT PRIMARY KEY,
     name TEXT NOT NULL,
