@@ -462,10 +462,12 @@ def test_usage_and_cost(make_tutor: MakeTutor) -> None:
 def test_timings(make_tutor: MakeTutor) -> None:
     tutor, _ = make_tutor(ScriptedLLM(answer=["Bisection halves the bracket [1]."]))
     _, answer = run(tutor, CONCEPT)
-    assert set(answer.timings) == {"categorize", "retrieve_grade", "generate", "first_token",
-                                   "total"}
+    assert set(answer.timings) == {"categorize", "retrieve_grade", "retrieve", "grade",
+                                   "generate", "first_token", "total"}
     assert all(v >= 0 for v in answer.timings.values())
     assert answer.timings["total"] >= answer.timings["retrieve_grade"]
+    assert answer.timings["retrieve"] + answer.timings["grade"] == pytest.approx(
+        answer.timings["retrieve_grade"], abs=0.11)
 
 
 def test_interrupted_answer_is_marked_incomplete(make_tutor: MakeTutor) -> None:
