@@ -397,6 +397,7 @@ function openSource(source, opener) {
     const range = end !== null && end !== undefined ? `${clock(start)}–${clock(end)}` : clock(start);
     parts.push(el("p", { class: "panel-where panel-time", "data-testid": "panel-where" },
       t("panel.time", { time: range })));
+    if (source.media) parts.push(...mediaParts(source.media, start));
   } else if (anchor || section.length) {
     panel.dataset.kind = "markdown";
     if (section.length) {
@@ -422,6 +423,31 @@ function openSource(source, opener) {
   for (const button of document.querySelectorAll(".cite, .source-link")) button.removeAttribute("aria-expanded");
   if (opener) opener.setAttribute("aria-expanded", "true");
   panel.focus();
+}
+
+const MEDIA_FILE = /\.(mp4|webm|ogv|m4v|mov|mp3|m4a|ogg|oga|wav|opus)(?:[?#]|$)/i;
+
+/** The lecture recording at the cited second: a player for a media file, always a link. */
+function mediaParts(media, start) {
+  const parts = [];
+  let href = "";
+  try {
+    const parsed = new URL(media, window.location.href);
+    if (parsed.protocol === "http:" || parsed.protocol === "https:") href = parsed.href;
+  } catch {
+    href = "";
+  }
+  if (!href) return parts;
+  if (MEDIA_FILE.test(new URL(href).pathname)) {
+    const audio = /\.(mp3|m4a|ogg|oga|wav|opus)$/i.test(new URL(href).pathname);
+    const src = href.includes("#") ? href : `${href}#t=${Math.floor(Number(start) || 0)}`;
+    parts.push(el(audio ? "audio" : "video", {
+      class: "media-player", "data-testid": "source-media", controls: true, preload: "metadata", src,
+    }));
+  }
+  parts.push(el("p", {}, el("a", { href, target: "_blank", rel: "noopener", "data-testid": "panel-media" },
+    t("panel.watch", { time: clock(start) }))));
+  return parts;
 }
 
 function closePanel(restoreFocus = true) {

@@ -177,6 +177,8 @@ uploadForm.addEventListener("submit", (event) => {
   if (topic) form.append("topic", topic);
   const difficulty = $("upload-difficulty").value;
   if (difficulty) form.append("difficulty", difficulty);
+  const media = $("upload-media").value.trim();
+  if (media) form.append("media_url", media);
   upload(state.course, files.map((f) => f.name), form);
 });
 
@@ -321,7 +323,7 @@ function showReport(box, report) {
     return el("tr", { class: `file-${f.status}`, "data-testid": "report-row", dataset: { status: f.status || "" } },
       el("th", { scope: "row" }, f.name || f.document || ""),
       el("td", {}, el("span", { class: `pill pill-${f.status}` }, label("file", f.status))),
-      el("td", { class: "num" }, f.pages ?? "–"),
+      el("td", { class: "num" }, f.pages ? f.pages : "–"),
       el("td", { class: "num" }, f.chunks ?? "–"),
       el("td", { class: "notes" }, notes.join("; ")));
   });
