@@ -54,6 +54,17 @@ def body(exc: BaseException, request_id: str) -> dict[str, Any]:
     return {"error": {"type": error_type(exc), "message": message, "request_id": request_id}}
 
 
+def log_stream_error(exc: BaseException, request_id: str) -> None:
+    """Log an error that ended a stream after its head was sent (5xx only; a client's
+    mistake is not the server's concern)."""
+    status = status_of(exc)
+    if status == 500:
+        log.error("stream failed", exc_info=exc, extra={"request_id": request_id})
+    elif status >= 500:
+        log.warning("stream failed: %s", exc, extra={"request_id": request_id,
+                                                     "status": status})
+
+
 def _request_id(request: Request) -> str:
     return str(getattr(request.state, "request_id", ""))
 

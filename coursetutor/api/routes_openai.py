@@ -17,7 +17,7 @@ from ..types import Answer, Citation, DoneEvent, StreamEvent, TokenEvent, Turn
 from . import encode
 from .deps import Caller, CallerDep, State
 from .errors import body as error_body
-from .errors import error_type, status_of
+from .errors import error_type, log_stream_error, status_of
 from .pump import EventPump
 from .routes_tutor import drain, open_turn
 from .state import AppState
@@ -109,6 +109,7 @@ async def _stream(state: AppState, caller: Caller, course: str, pump: EventPump,
                 break
             event = await pump.next()
     except Exception as exc:
+        log_stream_error(exc, request_id)
         err = error_body(exc, request_id)["error"]
         payload = {"error": {**err, "type": error_type(exc), "code": status_of(exc)}}
         yield f"data: {json.dumps(payload)}\n\n"

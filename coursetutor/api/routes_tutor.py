@@ -20,7 +20,7 @@ from ..types import DOC_TYPES, DocType, DoneEvent, MetaEvent, SourcesEvent, Stre
 from . import encode
 from .deps import Caller, CallerDep, State, check_course, require_teacher
 from .errors import body as error_body
-from .errors import error_type, status_of
+from .errors import error_type, log_stream_error, status_of
 from .pump import EventPump
 from .ratelimit import Limits
 from .state import AppState
@@ -139,6 +139,7 @@ async def stream_events(state: AppState, caller: Caller, course: str, pump: Even
         yield _sse("error", {"type": "internal", "status": 500, "request_id": request_id,
                              "message": "the answer ended early"})
     except Exception as exc:
+        log_stream_error(exc, request_id)
         payload = error_body(exc, request_id)["error"]
         yield _sse("error", {**payload, "type": error_type(exc), "status": status_of(exc)})
     finally:
