@@ -129,6 +129,7 @@ function chooseCourse(id, keepJobs = false) {
   }
   loadDocuments();
   loadStudents();
+  loadActivity();
 }
 
 manageSelect.addEventListener("change", () => chooseCourse(manageSelect.value));
@@ -469,6 +470,41 @@ $("enrol-form").addEventListener("submit", async (event) => {
     showError("students-error", err);
   }
 });
+
+// ---------------------------------------------------------------- activity
+
+async function loadActivity() {
+  const course = state.course;
+  showError("activity-error", null);
+  if (!course) return;
+  let a;
+  try {
+    a = await api.get(`/v1/courses/${enc(course)}/analytics?days=30`);
+  } catch (err) {
+    showError("activity-error", err);
+    return;
+  }
+  if (course !== state.course) return;
+  const grades = a.grades || {};
+  const totals = [
+    ["activity.students", a.students], ["activity.sessions", a.sessions],
+    ["activity.turns", a.turns], ["activity.covered", grades.correct || 0],
+    ["activity.uncovered", grades.incorrect || 0],
+  ];
+  $("activity-totals").replaceChildren(...totals.map(([name, value]) => el("div", {},
+    el("dt", {}, t(name)), el("dd", {}, String(value)))));
+  const gaps = $("activity-gaps");
+  gaps.replaceChildren(...(a.not_covered.length
+    ? a.not_covered.map((q) => el("li", {}, q))
+    : [el("li", { class: "muted" }, t("activity.none"))]));
+  const exercises = $("activity-exercises");
+  exercises.replaceChildren(...(a.exercises.length
+    ? a.exercises.map((e) => el("li", {},
+      t("activity.exercise", { exercise: e.exercise, turns: e.turns, students: e.students })))
+    : [el("li", { class: "muted" }, t("activity.none"))]));
+}
+
+$("activity-refresh").addEventListener("click", () => loadActivity());
 
 // ---------------------------------------------------------------- start
 
