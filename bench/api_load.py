@@ -224,11 +224,12 @@ class Server:
 
 
 def terminate_on_sigterm() -> None:
-    """Turn SIGTERM into KeyboardInterrupt, so `finally` blocks stop the server."""
+    """Turn SIGTERM (and SIGINT) into KeyboardInterrupt, so `finally` blocks stop the server."""
     def handler(signum: int, frame: object) -> None:
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, handler)
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # even where a shell ignored it
 
 
 # --------------------------------------------------------------------------------------------
@@ -339,8 +340,10 @@ class Sampler:
                     self.metric_errors[type(exc).__name__] += 1
                 sample.update({f"proc_{k}": v for k, v in proc_sample(self.pid).items()})
                 self.samples.append(sample)
-                if self.progress and t0 >= next_log:
-                    next_log += self.progress_every
+                if self.progress is None:
+                    next_log = t0 + self.progress_every
+                elif t0 >= next_log:
+                    next_log = t0 + self.progress_every
                     log(f"{self.phase}: {self.progress()}; threads "
                         f"{_fmt(sample.get('proc_threads'))}, store connections "
                         f"{_fmt(sample.get('coursetutor_store_connections'))}")

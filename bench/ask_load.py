@@ -61,6 +61,8 @@ from api_load import (
     terminate_on_sigterm,
 )
 
+from coursetutor.errors import CoursetutorError
+
 COURSE = "numerical-methods-101"
 # Follow-ups asked in the same session after each question
 FOLLOW_UPS = (
@@ -410,7 +412,15 @@ def main(argv: list[str] | None = None) -> int:
         "python": platform.python_version(), "loadavg_start": os.getloadavg(),
         "phases": [], "notes": notes,
     }
-    env = server_env(args, notes)
+    if importlib.util.find_spec("llama_cpp") is None:
+        print("skipped: the local backend needs llama-cpp-python (pip install -e '.[local]')",
+              file=sys.stderr)
+        return 0
+    try:
+        env = server_env(args, notes)
+    except CoursetutorError as exc:  # the bundled model is not installed: a message, exit 0
+        print(f"skipped: {exc}", file=sys.stderr)
+        return 0
     result["server_env"] = env
     tmp = None
     if args.data_dir is None:
