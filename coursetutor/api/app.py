@@ -46,6 +46,8 @@ def build_state(settings: Settings, workspace: Workspace | None = None,
     """Everything the app shares between requests."""
     ws = workspace or Workspace(settings)
     metrics = Metrics()
+    metrics.gauge_function("store_connections", "Database connections the store holds open",
+                           lambda: float(ws.store.connections()))
     return AppState(
         settings=settings, workspace=ws, router=router or Router(settings),
         limiter=limiter or MemoryRateLimiter(), metrics=metrics,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -23,6 +24,14 @@ LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 
 STAGES = {"retrieve": "retrieve", "grade": "grade", "first_token": "first_token",
           "total": "total"}
 SESSION_WINDOW = 15 * 60.0  # a session with a turn in the last 15 minutes is active
+
+
+def os_threads() -> float:
+    """Threads of this process as the OS counts them (native ones included)."""
+    try:
+        return float(len(os.listdir("/proc/self/task")))
+    except OSError:
+        return float(threading.active_count())
 
 
 class Metrics:
@@ -68,7 +77,7 @@ class Metrics:
         self.jobs = Counter(p + "ingest_jobs", "Finished ingest jobs by status", ["status"],
                             registry=r)
         self.threads = Gauge(p + "threads", "Threads of this process", registry=r)
-        self.threads.set_function(lambda: threading.active_count())
+        self.threads.set_function(os_threads)
         self._sessions: dict[str, float] = {}
         self._lock = threading.Lock()
         self.active_sessions.set_function(self._count_sessions)

@@ -17,6 +17,7 @@ from ..types import StreamEvent
 from .metrics import Metrics
 
 _END = object()
+KEEPALIVE = object()  # what `next` returns when nothing came within its timeout
 
 
 class EventPump:
@@ -52,14 +53,18 @@ class EventPump:
                 close()  # GeneratorExit inside the tutor ends the model's generation
             self._put(_END)
 
-    async def next(self) -> StreamEvent | None:
-        """The next event, None at the end; an error the turn raised is raised here."""
-        item = await self._queue.get()
+    async def next(self, timeout: float | None = None) -> Any:
+        """The next event, None at the end, KEEPALIVE when `timeout` seconds passed without
+        one; an error the turn raised is raised here."""
+        try:
+            item = await asyncio.wait_for(self._queue.get(), timeout)
+        except TimeoutError:
+            return KEEPALIVE
         if item is _END:
             return None
         if isinstance(item, Exception):
             raise item
-        return item  # type: ignore[no-any-return]
+        return item
 
 
 class AskPool:
@@ -69,16 +74,33 @@ class AskPool:
         self.workers = workers
         self._executor = ThreadPoolExecutor(workers, thread_name_prefix="tutor")
         self._metrics = metrics
+        self._lock = threading.Lock()
+        self.waiting = 0  # asks queued for a worker
+        self.running = 0
+
+    def busy(self) -> bool:
+        """Whether a new ask would have to wait for a worker."""
+        with self._lock:
+            return self.running + self.waiting >= self.workers
 
     def start(self, make: Callable[[], Iterator[StreamEvent]]) -> EventPump:
         pump = EventPump(asyncio.get_running_loop())
         queued = time.perf_counter()
         self._metrics.queue_depth.inc()
+        with self._lock:
+            self.waiting += 1
 
         def work() -> None:
             self._metrics.queue_depth.dec()
             self._metrics.queue_seconds.observe(time.perf_counter() - queued)
-            pump.run(make)
+            with self._lock:
+                self.waiting -= 1
+                self.running += 1
+            try:
+                pump.run(make)
+            finally:
+                with self._lock:
+                    self.running -= 1
 
         self._executor.submit(work)
         return pump

@@ -18,8 +18,8 @@ from . import encode
 from .deps import Caller, CallerDep, State
 from .errors import body as error_body
 from .errors import error_type, log_stream_error, status_of
-from .pump import EventPump
-from .routes_tutor import drain, open_turn
+from .pump import KEEPALIVE, EventPump
+from .routes_tutor import drain, next_event, open_turn
 from .state import AppState
 
 router = APIRouter(prefix="/v1", tags=["openai"])
@@ -92,13 +92,15 @@ def _chunk(cid: str, course: str, delta: dict[str, Any], finish: str | None = No
 
 
 async def _stream(state: AppState, caller: Caller, course: str, pump: EventPump,
-                  first: StreamEvent, cid: str, request_id: str) -> AsyncIterator[str]:
+                  first: StreamEvent | None, cid: str, request_id: str) -> AsyncIterator[str]:
     state.metrics.active_streams.inc()
     try:
         yield _chunk(cid, course, {"role": "assistant", "content": ""})
-        event: StreamEvent | None = first
+        event: Any = first if first is not None else await next_event(pump)
         while event is not None:
-            if isinstance(event, TokenEvent):
+            if event is KEEPALIVE:
+                yield ": keep-alive\n\n"
+            elif isinstance(event, TokenEvent):
                 yield _chunk(cid, course, {"content": event.text})
             elif isinstance(event, DoneEvent):
                 answer = event.answer
@@ -107,7 +109,7 @@ async def _stream(state: AppState, caller: Caller, course: str, pump: EventPump,
                 yield _chunk(cid, course, {}, "stop" if answer.complete else "length",
                              usage=_usage(answer), **_extra(answer, caller, course, state))
                 break
-            event = await pump.next()
+            event = await next_event(pump)
     except Exception as exc:
         log_stream_error(exc, request_id)
         err = error_body(exc, request_id)["error"]
@@ -134,7 +136,7 @@ async def chat_completions(body: ChatIn, request: Request, caller: CallerDep,
         history = [Turn("", i, caller.tenant, course, student, q, a, "lecture", "concept",
                         "correct") for i, (q, a) in enumerate(pairs)]
     pump, first = await open_turn(state, caller, course, question, student, body.session_id,
-                                  3, history)
+                                  3, history, may_queue=body.stream)
     cid = "chatcmpl-" + uuid.uuid4().hex[:24]
     if body.stream:
         return StreamingResponse(

@@ -21,7 +21,7 @@ from . import encode
 from .deps import Caller, CallerDep, State, check_course, require_teacher
 from .errors import body as error_body
 from .errors import error_type, log_stream_error, status_of
-from .pump import EventPump
+from .pump import KEEPALIVE, EventPump
 from .ratelimit import Limits
 from .state import AppState
 
@@ -87,15 +87,29 @@ def event_payload(event: StreamEvent, tenant: str, course: str,
     return "done", encode.answer(event.answer, tenant, course, state.signer, media)
 
 
+KEEPALIVE_SECONDS = 15.0  # an SSE comment this often keeps proxies from timing out
+
+
 async def open_turn(state: AppState, caller: Caller, course: str, question: str,
                     student: str, session_id: str | None, level: int,
-                    history: list[Any] | None = None) -> tuple[EventPump, StreamEvent]:
-    """Start a turn and wait for its first event: every error up to grading raises here."""
+                    history: list[Any] | None = None,
+                    may_queue: bool = False) -> tuple[EventPump, StreamEvent | None]:
+    """Start a turn. Every error a caller can act on (question, course, session, backend
+    down) raises here. Then wait for the first event (retrieval and grading done), unless
+    `may_queue` and every worker is busy: the stream then opens at once (first is None)."""
     await run_in_threadpool(check_course, state, caller, course)
     state.limiter.open_stream(caller.key.id, Limits.for_role(state.settings, caller.role))
-    tutor = Tutor(state.workspace_for(caller.tenant), state.router)
-    pump = state.asks.start(lambda: tutor.stream(question, course, student, session_id,
-                                                 level, history))
+    try:
+        tutor = Tutor(state.workspace_for(caller.tenant), state.router)
+        opened = await run_in_threadpool(tutor.open, question, course, student, session_id,
+                                         level, history)
+        queued = may_queue and state.asks.busy()
+        pump = state.asks.start(lambda: tutor.run(opened))
+    except BaseException:
+        state.limiter.close_stream(caller.key.id)
+        raise
+    if queued:
+        return pump, None
     try:
         first = await pump.next()
         if first is None:
@@ -107,11 +121,16 @@ async def open_turn(state: AppState, caller: Caller, course: str, question: str,
     return pump, first
 
 
+async def next_event(pump: EventPump) -> Any:
+    """The turn's next event, or KEEPALIVE after a quiet spell."""
+    return await pump.next(timeout=KEEPALIVE_SECONDS)
+
+
 async def drain(state: AppState, caller: Caller, pump: EventPump,
-                first: StreamEvent) -> DoneEvent:
+                first: StreamEvent | None) -> DoneEvent:
     """Consume a turn to its end (JSON replies), releasing its stream slot."""
     try:
-        event: StreamEvent | None = first
+        event: StreamEvent | None = first or await pump.next()
         while event is not None and not isinstance(event, DoneEvent):
             event = await pump.next()
         if event is None:
@@ -124,18 +143,25 @@ async def drain(state: AppState, caller: Caller, pump: EventPump,
 
 
 async def stream_events(state: AppState, caller: Caller, course: str, pump: EventPump,
-                        first: StreamEvent, request_id: str) -> AsyncIterator[str]:
-    """SSE text of a turn; always ends with `done` or `error`."""
+                        first: StreamEvent | None, request_id: str) -> AsyncIterator[str]:
+    """SSE text of a turn (a `queued` event first when it waits for a worker); always ends
+    with `done` or `error`."""
     state.metrics.active_streams.inc()
     try:
-        event: StreamEvent | None = first
+        event: Any = first
+        if first is None:
+            yield _sse("queued", {"waiting": state.asks.waiting})
+            event = await next_event(pump)
         while event is not None:
-            name, data = event_payload(event, caller.tenant, course, state)
-            yield _sse(name, data)
-            if isinstance(event, DoneEvent):
-                state.metrics.observe_answer(event.answer)
-                return
-            event = await pump.next()
+            if event is KEEPALIVE:
+                yield ": keep-alive\n\n"
+            else:
+                name, data = event_payload(event, caller.tenant, course, state)
+                yield _sse(name, data)
+                if isinstance(event, DoneEvent):
+                    state.metrics.observe_answer(event.answer)
+                    return
+            event = await next_event(pump)
         yield _sse("error", {"type": "internal", "status": 500, "request_id": request_id,
                              "message": "the answer ended early"})
     except Exception as exc:
@@ -153,9 +179,11 @@ async def stream_events(state: AppState, caller: Caller, course: str, pump: Even
 async def ask(course: str, body: AskIn, request: Request, caller: CallerDep,
               state: State) -> Any:
     """One tutor turn: one JSON answer, or Server-Sent Events with `Accept: text/event-stream`."""
+    streaming = "text/event-stream" in request.headers.get("accept", "")
     pump, first = await open_turn(state, caller, course, body.question,
-                                  _student(caller, body.student), body.session_id, body.level)
-    if "text/event-stream" in request.headers.get("accept", ""):
+                                  _student(caller, body.student), body.session_id, body.level,
+                                  may_queue=streaming)
+    if streaming:
         return StreamingResponse(
             stream_events(state, caller, course, pump, first, request.state.request_id),
             media_type="text/event-stream",

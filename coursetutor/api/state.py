@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import threading
+import time
 
 from ..config import Settings
 from ..llm.router import Router
@@ -13,6 +14,8 @@ from .metrics import Metrics
 from .pump import AskPool
 from .ratelimit import RateLimiter
 from .signing import Signer
+
+MEDIA_SECONDS = 30.0
 
 
 @dataclasses.dataclass
@@ -28,12 +31,23 @@ class AppState:
     asks: AskPool
     jobs: IngestJobs
     _views: dict[str, Workspace] = dataclasses.field(default_factory=dict)
+    _media: dict[tuple[str, str], tuple[float, dict[str, str]]] = dataclasses.field(
+        default_factory=dict)
     _lock: threading.Lock = dataclasses.field(default_factory=threading.Lock)
 
     def media_links(self, tenant: str, course: str) -> dict[str, str]:
-        """Document id -> the video or audio of the course's transcripts that have one."""
-        return {d.id: d.media_url for d in self.workspace.store.list_documents(tenant, course)
-                if d.media_url}
+        """Document id -> the video or audio of the course's transcripts that have one
+        (kept for MEDIA_SECONDS: a changed link shows up in citations within that time)."""
+        now = time.monotonic()
+        with self._lock:
+            cached = self._media.get((tenant, course))
+        if cached is not None and now - cached[0] < MEDIA_SECONDS:
+            return cached[1]
+        links = {d.id: d.media_url for d in self.workspace.store.list_documents(tenant, course)
+                 if d.media_url}
+        with self._lock:
+            self._media[(tenant, course)] = (now, links)
+        return links
 
     def workspace_for(self, tenant: str) -> Workspace:
         """The workspace scoped to `tenant` (store and embedder shared)."""

@@ -55,6 +55,10 @@ class Store(abc.ABC):
     @abc.abstractmethod
     def close(self) -> None: ...
 
+    def connections(self) -> int:
+        """Database connections this store holds open now."""
+        return 1
+
     def reopen(self) -> Store:
         """A store on its own connection to the same data, for a background writer (so
         readers keep a consistent snapshot while it writes). Backends with a connection pool

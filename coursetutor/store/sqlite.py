@@ -50,16 +50,24 @@ class SQLiteStore(SQLiteAccess, SQLiteSessions, Store):
             raise StoreError(f"cannot open store {self.path}: {exc}") from exc
         self._lock = threading.RLock()
         self._indexes: dict[tuple[str, str], ScopeIndex] = {}
+        self._reopened: list[SQLiteStore] = []
         self.migrate()
 
     # -- plumbing ---------------------------------------------------------
     def close(self) -> None:
+        for other in self._reopened:
+            other.close()
         self._db.close()
 
     def reopen(self) -> SQLiteStore:
         if self.path == ":memory:":
             return self
-        return SQLiteStore(self.path, self.vector_exact_limit)
+        reopened = SQLiteStore(self.path, self.vector_exact_limit)
+        self._reopened.append(reopened)
+        return reopened
+
+    def connections(self) -> int:
+        return 1 + sum(s.connections() for s in self._reopened)
 
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:

@@ -1,5 +1,5 @@
 """The tutor: one turn from question to a cited, pedagogical answer."""
 
-from .turn import Tutor
+from .turn import TurnState, Tutor
 
-__all__ = ["Tutor"]
+__all__ = ["TurnState", "Tutor"]

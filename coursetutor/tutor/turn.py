@@ -43,7 +43,7 @@ STOP = ("\nStudent:", "\nQuestion:", "\nNOT_COVERED", "\n\nNOT_COVERED")
 
 
 @dataclasses.dataclass
-class _Turn:
+class TurnState:
     """Working state of one turn."""
 
     question: str
@@ -89,14 +89,26 @@ class Tutor:
         `history` replaces the stored session's earlier turns (a client that keeps the
         conversation itself, like an OpenAI-style chat client).
         """
+        turn = self.open(question, course, student, session_id, level, history)
+        yield from self.run(turn)
+
+    def open(self, question: str, course: str, student: str = "anonymous",
+             session_id: str | None = None, level: int = 3,
+             history: Sequence[Turn] | None = None) -> TurnState:
+        """Check the question, course, session and backend, and start the turn: every error
+        a caller can act on is raised here, before any work is queued or streamed."""
         turn = self._open(question, course, student, session_id, level)
         if history is not None:
             turn.history = list(history)[-self.settings.history_turns:]
+        return turn
+
+    def run(self, turn: TurnState) -> Iterator[StreamEvent]:
+        """The events of a turn `open` started."""
         yield from self._run(turn)
 
     # -- set-up and validation (errors here are raised before anything streams) ------------
     def _open(self, question: str, course: str, student: str, session_id: str | None,
-              level: int) -> _Turn:
+              level: int) -> TurnState:
         question = question.strip()
         if not question:
             raise EmptyQueryError("the question is empty")
@@ -120,11 +132,11 @@ class Tutor:
             session = self.ws.store.start_session(self.ws.tenant, course, student)
         history = self.ws.store.list_turns(self.ws.tenant, course, session.id,
                                            last=self.settings.history_turns)
-        return _Turn(question, course, student, session.id, level, time.perf_counter(),
+        return TurnState(question, course, student, session.id, level, time.perf_counter(),
                      history, info.allow_solutions)
 
     # -- the pipeline -----------------------------------------------------------------------
-    def _run(self, t: _Turn) -> Iterator[StreamEvent]:
+    def _run(self, t: TurnState) -> Iterator[StreamEvent]:
         since = t.started
         language = self.ws.store.course_language(self.ws.tenant, t.course)
         cat = categorize_rules(t.question, bool(t.history), language)
@@ -182,11 +194,11 @@ class Tutor:
             return
         yield from self._answer(t, cat, evidence, query)
 
-    def _allowed_types(self, t: _Turn) -> tuple[DocType, ...]:
+    def _allowed_types(self, t: TurnState) -> tuple[DocType, ...]:
         """Every document type a student may see in this course."""
         return tuple(d for d in DOC_TYPES if t.allow_solutions or d != "solution")
 
-    def _categorize_with_model(self, t: _Turn, cat: Categorization) -> Categorization:
+    def _categorize_with_model(self, t: TurnState, cat: Categorization) -> Categorization:
         history = "\n".join(f"Student: {h.question}" for h in t.history[-2:])
         prompt = prompts.render("categorize", course=t.course, history=history,
                                 message=t.question)
@@ -194,7 +206,7 @@ class Tutor:
                                    GenParams(temperature=0.0, max_tokens=60, json=True), t.log)
         return parse_llm_categorization(raw.text, cat)
 
-    def _answer(self, t: _Turn, cat: Categorization, ev: Evidence,
+    def _answer(self, t: TurnState, cat: Categorization, ev: Evidence,
                 query: str) -> Iterator[StreamEvent]:
         llm = self.router.llm("answer")
         budget = Budget.split(self.settings.context_budget_tokens or llm.default_context_budget)
@@ -249,7 +261,7 @@ class Tutor:
                          context_over=ctx.over_budget,
                          context=tuple(s.hit.chunk.id for s in ctx.sources))
 
-    def _messages(self, t: _Turn, cat: Categorization, ctx: Context,
+    def _messages(self, t: TurnState, cat: Categorization, ctx: Context,
                   level: Level | None) -> list[Message]:
         history = f"\nEarlier in this conversation:\n{ctx.history}\n" if ctx.history else ""
         user = prompts.render(
@@ -261,13 +273,13 @@ class Tutor:
         return [Message("system", prompts.load("system")), Message("user", user)]
 
     # -- replies that need no generation ------------------------------------------------------
-    def _canned(self, t: _Turn, cat: Categorization, text: str) -> Iterator[StreamEvent]:
+    def _canned(self, t: TurnState, cat: Categorization, text: str) -> Iterator[StreamEvent]:
         yield MetaEvent(t.session_id, cat.category, cat.intent, "", "", cat.language)
         yield TokenEvent(text)
         yield SourcesEvent(())
         yield self._done(t, cat, None, text, (), "", "", covered=False)
 
-    def _not_covered(self, t: _Turn, cat: Categorization, ev: Evidence,
+    def _not_covered(self, t: TurnState, cat: Categorization, ev: Evidence,
                      meta_sent: bool = False) -> Iterator[StreamEvent]:
         if not meta_sent:
             yield MetaEvent(t.session_id, cat.category, cat.intent, "", "incorrect",
@@ -280,7 +292,7 @@ class Tutor:
         yield SourcesEvent(())
         yield self._done(t, cat, ev, text, (), "", "", covered=False, grade="incorrect")
 
-    def _passages_only(self, t: _Turn, cat: Categorization,
+    def _passages_only(self, t: TurnState, cat: Categorization,
                        ev: Evidence) -> Iterator[StreamEvent]:
         yield MetaEvent(t.session_id, cat.category, cat.intent, "", ev.grade, cat.language)
         cited = tuple(
@@ -293,7 +305,7 @@ class Tutor:
         yield SourcesEvent(cited)
         yield self._done(t, cat, ev, text, cited, "", "", note="passages only")
 
-    def _done(self, t: _Turn, cat: Categorization, ev: Evidence | None, text: str,
+    def _done(self, t: TurnState, cat: Categorization, ev: Evidence | None, text: str,
               cited: tuple[Citation, ...], level: str, key: str, complete: bool = True,
               covered: bool = True, grade: str | None = None, note: str = "",
               context_over: bool = False, context: tuple[str, ...] = ()) -> DoneEvent:

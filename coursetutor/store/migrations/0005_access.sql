@@ -1,5 +1,3 @@
-ALTER TABLE documents ADD COLUMN media_url TEXT NOT NULL DEFAULT '';
-
 CREATE TABLE tenants (
     id TEXT PRIMARY KEY,
     name TEXT NOT NULL,

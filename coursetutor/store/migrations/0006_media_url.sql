@@ -1,0 +1,1 @@
+ALTER TABLE documents ADD COLUMN media_url TEXT NOT NULL DEFAULT ''
