@@ -50,8 +50,14 @@ def _key_text(request: Request) -> str | None:
     return request.headers.get("x-api-key")
 
 
-def get_caller(request: Request, state: State) -> Caller:
-    """Authenticate the key and count the request against its limits."""
+async def get_caller(request: Request, state: State) -> Caller:
+    """Authenticate the key and count the request against its limits (on the event loop: a
+    primary-key read, cheaper than a hop to a worker thread)."""
+    return caller_of(request, state)
+
+
+def caller_of(request: Request, state: AppState) -> Caller:
+    """The caller behind the request's key."""
     key = authenticate(state.workspace.store, _key_text(request))
     request.state.key_id = key.id
     tenant = key.tenant

@@ -23,7 +23,7 @@ from ..ingest.loaders import LOADERS
 from ..store.files import content_type
 from ..types import FileMeta, check_difficulty, check_doc_type, check_media_url
 from . import encode
-from .deps import CallerDep, State, get_caller, require_teacher, visible_course
+from .deps import CallerDep, State, caller_of, require_teacher, visible_course
 from .state import AppState
 
 router = APIRouter(prefix="/v1", tags=["courses"])
@@ -208,7 +208,7 @@ def _file_tenant(state: AppState, request: Request, ref: tuple[str, str], tenant
     """The tenant a file request acts in: a valid signature's, else the key's."""
     if tenant and exp is not None and sig and state.signer.check(tenant, *ref, exp, sig):
         return tenant
-    caller = get_caller(request, state)
+    caller = caller_of(request, state)
     course = state.workspace.store.get_course(caller.tenant, ref[0])
     if caller.role == "student":
         if not state.workspace.store.is_enrolled(caller.tenant, ref[0], caller.student):
