@@ -21,6 +21,7 @@ from ..llm.router import Router
 from ..workspace import Workspace
 from . import errors, routes_admin, routes_courses, routes_openai, routes_tutor
 from .deps import State
+from .errors import scrub
 from .jobs import IngestJobs
 from .metrics import Metrics
 from .middleware import RequestContext
@@ -120,13 +121,13 @@ def _readiness(state: AppState) -> dict[str, Any]:
         state.workspace.store.list_tenants()
         checks["store"] = "ok"
     except Exception as exc:
-        checks["store"] = str(exc)
+        checks["store"] = scrub(str(exc))
     if state.router.enabled:
         try:
             state.router.llm("answer").check()
             checks["llm"] = "ok"
         except Exception as exc:
-            checks["llm"] = str(exc)
+            checks["llm"] = scrub(str(exc))
     else:
         checks["llm"] = "off (llm_backend = none: passages only)"
     ok = all(v == "ok" or v.startswith("off") for v in checks.values())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -47,9 +48,18 @@ def error_type(exc: BaseException) -> str:
     return "".join("_" + c.lower() if c.isupper() else c for c in name).lstrip("_") or "error"
 
 
+# an absolute file path (not a URL's path): keep only its last part
+_PATH = re.compile(r"(?<![\w:/.])/(?:[^\s'\"/]+/)+([^\s'\"/]+)")
+
+
+def scrub(message: str) -> str:
+    """`message` without the server's directories (`/srv/models/x.gguf` -> `x.gguf`)."""
+    return _PATH.sub(r"\1", message)
+
+
 def body(exc: BaseException, request_id: str) -> dict[str, Any]:
     """The JSON error body; unexpected errors say nothing about the server's insides."""
-    message = str(exc) if isinstance(exc, e.CoursetutorError) else (
+    message = scrub(str(exc)) if isinstance(exc, e.CoursetutorError) else (
         "internal error; the server log has the details under this request id")
     return {"error": {"type": error_type(exc), "message": message, "request_id": request_id}}
 

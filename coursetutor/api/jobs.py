@@ -74,7 +74,9 @@ class IngestJobs:
             report = ws.ingest(job.course, items, progress)
             status = "failed" if len(report.failed) == len(report.files) else "done"
             error = "no file could be ingested" if status == "failed" else ""
+            embedded = report.totals()["embedded"]
             store.update_job(job.id, status=status, stage=status, files_done=len(items),
+                             embedded=embedded, to_embed=embedded,
                              report=report_json(report, folder), error=error)
         except Exception as exc:  # the job records it; the API process goes on
             store.update_job(job.id, status="failed", stage="failed",

@@ -8,8 +8,10 @@ import time
 import uuid
 from typing import Any
 
+from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from .errors import body
 from .metrics import Metrics
 
 log = logging.getLogger("coursetutor.api")
@@ -32,11 +34,12 @@ class RequestContext:
         scope.setdefault("state", {})["request_id"] = request_id
         started = time.perf_counter()
         status = 500
+        sent = False
 
         async def send_with_id(message: Message) -> None:
-            nonlocal status
+            nonlocal status, sent
             if message["type"] == "http.response.start":
-                status = message["status"]
+                status, sent = message["status"], True
                 message.setdefault("headers", [])
                 message["headers"] = [*message["headers"],
                                       (b"x-request-id", request_id.encode())]
@@ -45,6 +48,14 @@ class RequestContext:
 
         try:
             await self.app(scope, receive, send_with_id)
+        except Exception as exc:
+            # an unexpected error: answered here, so it too carries the request id and is
+            # counted (Starlette's own last-resort handler sits outside this middleware)
+            log.error("unexpected error", exc_info=exc, extra={"request_id": request_id})
+            if sent:
+                raise
+            response = JSONResponse(body(exc, request_id), 500)
+            await response(scope, receive, send_with_id)
         finally:
             self._log(scope, status, started, request_id)
 

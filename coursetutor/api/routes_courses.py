@@ -173,6 +173,9 @@ async def upload(course: str, request: Request, caller: CallerDep,
         if not uploads:
             raise InputError("no files: send them in the multipart field 'files'")
         names = [_file_name(u) for u in uploads]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise InputError(f"two files named {', '.join(twice)} in one upload: rename one")
         metas = [_meta(form, n) for n in names]
         if sum(u.size or 0 for u in uploads) > limit:
             raise PayloadTooLargeError(f"the files are larger than {limit} bytes "
@@ -204,31 +207,40 @@ def get_job(job: str, caller: CallerDep, state: State) -> dict[str, Any]:
 
 
 def _file_tenant(state: AppState, request: Request, ref: tuple[str, str], tenant: str | None,
-                 exp: int | None, sig: str | None) -> str:
-    """The tenant a file request acts in: a valid signature's, else the key's."""
-    if tenant and exp is not None and sig and state.signer.check(tenant, *ref, exp, sig):
-        return tenant
-    caller = caller_of(request, state)
-    course = state.workspace.store.get_course(caller.tenant, ref[0])
-    if caller.role == "student":
-        if not state.workspace.store.is_enrolled(caller.tenant, ref[0], caller.student):
-            raise NotFoundError(f"document {ref[1]!r} does not exist")
-        doc = state.workspace.store.find_document(caller.tenant, *ref)
-        if doc is not None and doc.doc_type == "solution" and not course.allow_solutions:
-            raise NotFoundError(f"document {ref[1]!r} does not exist")
-    return caller.tenant
+                 exp: int | None, sig: str | None, staff: bool) -> str:
+    """The tenant a file request acts in: a valid signature's, else the key's. Students
+    (by key, or by a URL signed for a student) see solutions only while the course allows."""
+    signed = bool(tenant and exp is not None and sig
+                  and state.signer.check(str(tenant), *ref, int(exp or 0), str(sig), staff))
+    if signed and staff:
+        return str(tenant)
+    if signed:
+        scope, student = str(tenant), ""
+    else:
+        caller = caller_of(request, state)
+        scope, student = caller.tenant, caller.student if caller.role == "student" else ""
+        if caller.role != "student":
+            return scope
+    course = state.workspace.store.course_settings(scope, ref[0])
+    if student and not state.workspace.store.is_enrolled(scope, ref[0], student):
+        raise NotFoundError(f"document {ref[1]!r} does not exist")
+    doc = state.workspace.store.find_document(scope, *ref)
+    if doc is not None and doc.doc_type == "solution" and not course.allow_solutions:
+        raise NotFoundError(f"document {ref[1]!r} does not exist")
+    return scope
 
 
 @router.get("/documents/{ref}/file", response_class=FileResponse)
 def document_file(ref: str, request: Request, state: State,
                   tenant: Annotated[str | None, Query()] = None,
                   exp: Annotated[int | None, Query()] = None,
-                  sig: Annotated[str | None, Query()] = None) -> FileResponse:
+                  sig: Annotated[str | None, Query()] = None,
+                  staff: Annotated[bool, Query()] = False) -> FileResponse:
     """The original file of `course:document`, for a key that may see it or a signed URL."""
     course, _, doc_id = ref.partition(":")
     if not doc_id:
         raise NotFoundError(f"document {ref!r} does not exist; ids look like course:document")
-    scope = _file_tenant(state, request, (course, doc_id), tenant, exp, sig)
+    scope = _file_tenant(state, request, (course, doc_id), tenant, exp, sig, staff)
     doc = state.workspace.store.find_document(scope, course, doc_id)
     path = state.workspace.files.find(doc) if doc else None
     if doc is None or path is None:

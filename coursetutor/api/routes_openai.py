@@ -70,7 +70,8 @@ def footnote(sources: tuple[Citation, ...]) -> str:
 
 def _extra(answer: Answer, caller: Caller, course: str, state: AppState) -> dict[str, Any]:
     media = state.media_links(caller.tenant, course) if answer.sources else None
-    return {"sources": [encode.source(c, caller.tenant, course, state.signer, media)
+    return {"sources": [encode.source(c, caller.tenant, course, state.signer.bound(caller.role),
+                                      media)
                         for c in answer.sources],
             "session_id": answer.session_id,
             "coursetutor": {"category": answer.category, "intent": answer.intent,

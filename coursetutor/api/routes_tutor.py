@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from collections.abc import AsyncIterator
@@ -12,7 +13,7 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
-from ..errors import NotFoundError
+from ..errors import NotFoundError, RateLimitError
 from ..retrieval.retriever import MODES
 from ..tutor import Tutor
 from ..tutor.citations import snippet
@@ -29,7 +30,7 @@ router = APIRouter(prefix="/v1", tags=["tutor"])
 
 
 class AskIn(BaseModel):
-    question: str = Field(min_length=1, max_length=100_000)
+    question: str = Field(max_length=100_000)
     session_id: str | None = Field(None, description="continue this session; default: new")
     level: int = Field(3, ge=1, le=5, description="the student's level, 1 (beginner) to 5")
     student: str | None = Field(None, description="teachers and admins only: ask as this "
@@ -56,8 +57,9 @@ def search(course: str, caller: CallerDep, state: State,
     media = (state.media_links(caller.tenant, course)
              if any(h.chunk.doc_type == "transcript" for h in hits) else None)
     # a ready JSONResponse skips FastAPI's generic encoder: the hot path of the context service
+    signer = state.signer.bound(caller.role)
     return JSONResponse({"query": q, "ms": round((time.perf_counter() - started) * 1000, 1),
-                         "hits": [encode.hit(h, i + 1, caller.tenant, state.signer,
+                         "hits": [encode.hit(h, i + 1, caller.tenant, signer,
                                              snippet(h.chunk.text), media)
                                   for i, h in enumerate(hits)]})
 
@@ -72,9 +74,10 @@ def _sse(name: str, data: dict[str, Any]) -> str:
     return f"event: {name}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
 
 
-def event_payload(event: StreamEvent, tenant: str, course: str,
+def event_payload(event: StreamEvent, caller: Caller, course: str,
                   state: AppState) -> tuple[str, dict[str, Any]]:
     """An SSE event name and its data."""
+    tenant, signer = caller.tenant, state.signer.bound(caller.role)
     if isinstance(event, MetaEvent):
         return "meta", {"session_id": event.session_id, "category": event.category,
                         "intent": event.intent, "level": event.level, "grade": event.grade,
@@ -83,10 +86,10 @@ def event_payload(event: StreamEvent, tenant: str, course: str,
         return "token", {"text": event.text}
     if isinstance(event, SourcesEvent):
         media = state.media_links(tenant, course) if event.sources else None
-        return "sources", {"sources": [encode.source(c, tenant, course, state.signer, media)
+        return "sources", {"sources": [encode.source(c, tenant, course, signer, media)
                                        for c in event.sources]}
     media = state.media_links(tenant, course) if event.answer.sources else None
-    return "done", encode.answer(event.answer, tenant, course, state.signer, media)
+    return "done", encode.answer(event.answer, tenant, course, signer, media)
 
 
 KEEPALIVE_SECONDS = 15.0  # an SSE comment this often keeps proxies from timing out
@@ -100,7 +103,11 @@ async def open_turn(state: AppState, caller: Caller, course: str, question: str,
     down) raises here. Then wait for the first event (retrieval and grading done), unless
     `may_queue` and every worker is busy: the stream then opens at once (first is None)."""
     await run_in_threadpool(check_course, state, caller, course)
-    state.limiter.open_stream(caller.key.id, Limits.for_role(state.settings, caller.role))
+    try:
+        state.limiter.open_stream(caller.key.id, Limits.for_role(state.settings, caller.role))
+    except RateLimitError:
+        state.metrics.rate_limited.labels(caller.role).inc()
+        raise
     try:
         tutor = Tutor(state.workspace_for(caller.tenant), state.router)
         opened = await run_in_threadpool(tutor.open, question, course, student, session_id,
@@ -158,7 +165,7 @@ async def stream_events(state: AppState, caller: Caller, course: str, pump: Even
             if event is KEEPALIVE:
                 yield ": keep-alive\n\n"
             else:
-                name, data = event_payload(event, caller.tenant, course, state)
+                name, data = event_payload(event, caller, course, state)
                 yield _sse(name, data)
                 if isinstance(event, DoneEvent):
                     state.metrics.observe_answer(event.answer)
@@ -192,7 +199,8 @@ async def ask(course: str, body: AskIn, request: Request, caller: CallerDep,
             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
     done = await drain(state, caller, pump, first)
     media = state.media_links(caller.tenant, course) if done.answer.sources else None
-    return encode.answer(done.answer, caller.tenant, course, state.signer, media)
+    return encode.answer(done.answer, caller.tenant, course, state.signer.bound(caller.role),
+                         media)
 
 
 def _own_session(state: AppState, caller: Caller, course: str, session_id: str) -> Any:
@@ -222,9 +230,14 @@ def get_session(course: str, session_id: str, caller: CallerDep,
                 state: State) -> dict[str, Any]:
     found = _own_session(state, caller, course, session_id)
     turns = state.workspace.store.list_turns(caller.tenant, course, session_id)
+    if caller.role == "student" and not check_course(state, caller, course).allow_solutions:
+        # the course may have hidden its solutions since: cite (and sign) none of them now
+        turns = [dataclasses.replace(t, sources=tuple(
+            c for c in t.sources if c.doc_type != "solution")) for t in turns]
     media = state.media_links(caller.tenant, course)
     return {"session": encode.session(found),
-            "turns": [encode.turn(t, caller.tenant, state.signer, media) for t in turns]}
+            "turns": [encode.turn(t, caller.tenant, state.signer.bound(caller.role), media)
+                      for t in turns]}
 
 
 @router.post("/courses/{course}/sessions/{session_id}/end")

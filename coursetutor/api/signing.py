@@ -41,12 +41,17 @@ def fragment(locator: Locator) -> str:
 class Signer:
     """Makes and checks `?tenant=..&exp=..&sig=..` for document file URLs."""
 
-    def __init__(self, secret: bytes, seconds: int) -> None:
+    def __init__(self, secret: bytes, seconds: int, staff: bool = False) -> None:
         self._secret = secret
         self.seconds = seconds
+        self.staff = staff  # URLs for teachers and admins open solutions whatever the policy
 
-    def _sig(self, tenant: str, course: str, document: str, exp: int) -> str:
-        msg = f"{tenant}\n{course}\n{document}\n{exp}".encode()
+    def bound(self, role: str) -> Signer:
+        """The signer for URLs handed to a caller of `role`."""
+        return Signer(self._secret, self.seconds, staff=role != "student")
+
+    def _sig(self, tenant: str, course: str, document: str, exp: int, staff: bool) -> str:
+        msg = f"{tenant}\n{course}\n{document}\n{exp}\n{int(staff)}".encode()
         return hmac.new(self._secret, msg, hashlib.sha256).hexdigest()[:32]
 
     def url(self, tenant: str, course: str, document: str, locator: Locator | None = None,
@@ -54,13 +59,16 @@ class Signer:
         # expiry rounded to the hour, so the same citation gets the same URL (browser cache)
         base = int((now or time.time()) + self.seconds)
         exp = base - base % 3600 + 3600
-        query = urlencode({"tenant": tenant, "exp": exp,
-                           "sig": self._sig(tenant, course, document, exp)})
+        fields: dict[str, str | int] = {"tenant": tenant, "exp": exp}
+        if self.staff:
+            fields["staff"] = 1
+        fields["sig"] = self._sig(tenant, course, document, exp, self.staff)
+        query = urlencode(fields)
         path = f"/v1/documents/{quote(course, safe='')}:{quote(document, safe='')}/file"
         return f"{path}?{query}{fragment(locator) if locator else ''}"
 
     def check(self, tenant: str, course: str, document: str, exp: int, sig: str,
-              now: float | None = None) -> bool:
+              staff: bool = False, now: float | None = None) -> bool:
         if exp < (now or time.time()):
             return False
-        return hmac.compare_digest(self._sig(tenant, course, document, exp), sig)
+        return hmac.compare_digest(self._sig(tenant, course, document, exp, staff), sig)
