@@ -22,6 +22,8 @@ class ScopeIndex:
     difficulty: npt.NDArray[np.int16]
     bm25: BM25Index
     vectors: dict[str, VectorIndex]
+    _masks: dict[tuple[object, ...], npt.NDArray[np.bool_] | None] = dataclasses.field(
+        default_factory=dict)
 
     @classmethod
     def build(
@@ -48,7 +50,14 @@ class ScopeIndex:
         )
 
     def mask(self, filters: SearchFilters) -> npt.NDArray[np.bool_] | None:
-        """Rows allowed by the document-type and difficulty filters (None: all)."""
+        """Rows allowed by the document-type and difficulty filters (None: all); computed
+        once per filter for this version of the course."""
+        key = (filters.doc_types, filters.max_difficulty)
+        if key not in self._masks:
+            self._masks[key] = self._mask(filters)
+        return self._masks[key]
+
+    def _mask(self, filters: SearchFilters) -> npt.NDArray[np.bool_] | None:
         allowed: npt.NDArray[np.bool_] | None = None
         if filters.doc_types is not None:
             allowed = np.isin(self.doc_types, np.array(filters.doc_types, dtype=np.str_))

@@ -51,14 +51,34 @@ class SQLiteStore(SQLiteAccess, SQLiteSessions, Store):
         self._lock = threading.RLock()
         self._indexes: dict[tuple[str, str], ScopeIndex] = {}
         self._reopened: list[SQLiteStore] = []
+        self._local = threading.local()
+        self._readers: list[sqlite3.Connection] = []
         self.migrate()
 
     # -- plumbing ---------------------------------------------------------
     def close(self) -> None:
         for other in self._reopened:
             other.close()
+        with self._lock:
+            for reader in self._readers:
+                reader.close()
+            self._readers.clear()
         self._db.close()
 
+    def _reader(self) -> sqlite3.Connection:
+        """This thread's read-only connection: searches from many threads read side by side
+        (WAL) instead of queueing for the one connection that writes."""
+        if self.path == ":memory:":
+            return self._db
+        reader: sqlite3.Connection | None = getattr(self._local, "db", None)
+        if reader is None:
+            reader = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+            reader.execute("PRAGMA busy_timeout=10000")
+            reader.execute("PRAGMA query_only=ON")
+            self._local.db = reader
+            with self._lock:
+                self._readers.append(reader)
+        return reader
     def reopen(self) -> SQLiteStore:
         if self.path == ":memory:":
             return self
@@ -67,7 +87,7 @@ class SQLiteStore(SQLiteAccess, SQLiteSessions, Store):
         return reopened
 
     def connections(self) -> int:
-        return 1 + sum(s.connections() for s in self._reopened)
+        return 1 + len(self._readers) + sum(s.connections() for s in self._reopened)
 
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
@@ -156,7 +176,7 @@ class SQLiteStore(SQLiteAccess, SQLiteSessions, Store):
         return _course(rows[0])
 
     def course_settings(self, tenant: str, course: str) -> Course:
-        row = self._db.execute(
+        row = self._reader().execute(
             "SELECT tenant, id, title, language, 0, 0, allow_solutions FROM courses "
             "WHERE tenant = ? AND id = ?", (tenant, course)).fetchone()
         if row is None:
@@ -164,7 +184,7 @@ class SQLiteStore(SQLiteAccess, SQLiteSessions, Store):
         return _course(row)
 
     def course_language(self, tenant: str, course: str) -> str:
-        row = self._db.execute(
+        row = self._reader().execute(
             "SELECT language FROM courses WHERE tenant = ? AND id = ?", (tenant, course)
         ).fetchone()
         if row is None:
@@ -307,6 +327,12 @@ class SQLiteStore(SQLiteAccess, SQLiteSessions, Store):
         the store's lock, so concurrent searches never build from a half-written course.
         """
         key = (filters.tenant, filters.course)
+        row = self._reader().execute(
+            "SELECT generation FROM courses WHERE tenant = ? AND id = ?", key).fetchone()
+        index = self._indexes.get(key)
+        if (row is not None and index is not None and index.generation == row[0]
+                and (model is None or model in index.vectors)):
+            return index  # the course did not change: no lock, no transaction
         with self._lock:
             self._db.execute("BEGIN")
             try:
@@ -352,7 +378,7 @@ class SQLiteStore(SQLiteAccess, SQLiteSessions, Store):
         self, filters: SearchFilters, terms: list[str], limit: int
     ) -> KeywordResult:
         index = self._scope(filters)
-        known = self._lookup_terms(self._db, set(terms))
+        known = self._lookup_terms(self._reader(), set(terms))
         columns = index.bm25.columns([known[t] for t in terms if t in known])
         scores = index.bm25.scores(columns)
         hits = top_k(scores, limit, index.mask(filters), positive_only=True)
@@ -379,7 +405,7 @@ class SQLiteStore(SQLiteAccess, SQLiteSessions, Store):
         if not chunk_ids:
             return {}
         marks = ",".join("?" * len(chunk_ids))
-        rows = self._db.execute(
+        rows = self._reader().execute(
             "SELECT k.id, k.tenant, k.course, k.document_id, d.title, d.doc_type, d.topic, "
             "k.section_path, d.difficulty, d.language, k.page, k.start_s, k.end_s, k.anchor, "
             "k.text, k.content_hash, k.ordinal, k.cues FROM chunks k JOIN documents d "

@@ -36,6 +36,8 @@ class SQLiteAccess:
 
         def get_course(self, tenant: str, course: str) -> Course: ...
 
+        def _reader(self) -> sqlite3.Connection: ...
+
         def list_courses(self, tenant: str) -> list[Course]: ...
 
         def remove_course(self, tenant: str, course: str) -> None: ...
@@ -86,7 +88,7 @@ class SQLiteAccess:
         return key
 
     def find_key(self, key_id: str) -> ApiKey | None:
-        row = self._db.execute(f"SELECT {KEY_COLUMNS} FROM api_keys WHERE id = ?",
+        row = self._reader().execute(f"SELECT {KEY_COLUMNS} FROM api_keys WHERE id = ?",
                                (key_id,)).fetchone()
         return _key(row) if row else None
 
@@ -140,7 +142,7 @@ class SQLiteAccess:
         return [r[0] for r in rows]
 
     def is_enrolled(self, tenant: str, course: str, student: str) -> bool:
-        row = self._db.execute(
+        row = self._reader().execute(
             "SELECT 1 FROM enrollments WHERE tenant = ? AND course = ? AND student = ?",
             (tenant, course, student)).fetchone()
         return row is not None
