@@ -175,7 +175,7 @@ class Server:
     """`python -m coursetutor serve` as a subprocess in its own process group."""
 
     def __init__(self, data_dir: Path, env: dict[str, str], log_path: Path, empty: bool,
-                 cpus: set[int] | None = None, port: int = 0) -> None:
+                 cpus: set[int] | None = None, port: int = 0, workers: int = 1) -> None:
         self.data_dir = data_dir
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
@@ -184,6 +184,8 @@ class Server:
         self.args = ["serve", "--host", "127.0.0.1", "--port", str(self.port)]
         if empty:
             self.args.append("--empty")
+        if workers > 1:
+            self.args += ["--workers", str(workers)]
         self.cpus = cpus
         self.proc: subprocess.Popen[bytes] | None = None
         self.ready_s = float("nan")
@@ -741,6 +743,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--server-threads", type=int, default=0,
                    help="the server's embed threads and OMP/OpenBLAS threads (0: its defaults)")
     p.add_argument("--server-cpus", default="", help="pin the server to these CPUs (e.g. 0,1)")
+    p.add_argument("--workers", type=int, default=1,
+                   help="API processes (`coursetutor serve --workers N`); resource figures "
+                        "are the first process's")
     p.add_argument("--client-cpus", default="", help="pin the load generator to these CPUs")
     p.add_argument("--client", choices=("raw", "httpx"), default="raw",
                    help="raw: a minimal keep-alive HTTP/1.1 client per worker (~0.1 ms CPU a "
@@ -993,7 +998,7 @@ def main(argv: list[str] | None = None) -> int:
         env = server_env(args, notes)
         result["server_env"] = env
         server = Server(data_dir, env, args.server_log.resolve(), empty=True,
-                        cpus=cpu_set(args.server_cpus), port=args.port)
+                        cpus=cpu_set(args.server_cpus), port=args.port, workers=args.workers)
         server.start(args.start_timeout)
         result["server_ready_s"] = server.ready_s
         asyncio.run(run_load(args, server, keys[course], course, pool, result))

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 
 import click
 
 from .access import mint_key
-from .config import Settings
+from .config import Settings, settings_env
 from .types import ROLES
 from .workspace import Workspace
 
@@ -36,13 +37,18 @@ def first_keys(ws: Workspace) -> list[tuple[str, str, str]]:
 @click.option("--host", default=None, help="Address to listen on (default: api_host).")
 @click.option("--port", type=int, default=None, help="Port (default: api_port, 8000).")
 @click.option("--empty", is_flag=True, help="Do not load the sample course into an empty store.")
+@click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
+              help="API processes sharing the port (each with its own model and limits).")
 @click.pass_context
-def serve(ctx: click.Context, host: str | None, port: int | None, empty: bool) -> None:
+def serve(ctx: click.Context, host: str | None, port: int | None, empty: bool,
+          workers: int) -> None:
     """Serve the HTTP API and the web pages (student page at /, teacher page at /teacher)."""
     import uvicorn
 
     from .api import create_app
+    from .api.app import JOBS_LOST
     from .api.logs import setup
+    from .api.signing import load_secret
     from .cli import SAMPLE_COURSE, load_sample_course
 
     settings: Settings = ctx.obj
@@ -64,8 +70,17 @@ def serve(ctx: click.Context, host: str | None, port: int | None, empty: bool) -
     click.echo(f"Student page {url}/  teacher page {url}/teacher  API docs {url}/docs",
                err=True)
     setup(settings.log_level)
-    uvicorn.run(create_app(settings, workspace=ws), host=host, port=port, log_config=None,
-                timeout_graceful_shutdown=5)
+    if workers == 1:
+        uvicorn.run(create_app(settings, workspace=ws), host=host, port=port, log_config=None,
+                    timeout_graceful_shutdown=5)
+        return
+    # several processes: each builds its own app from the same settings, passed on in the
+    # environment; jobs a stopped server left behind are failed once, here
+    ws.store.fail_unfinished_jobs(JOBS_LOST)
+    load_secret(settings)
+    os.environ.update(settings_env(settings))
+    uvicorn.run("coursetutor.api.app:from_environment", factory=True, workers=workers,
+                host=host, port=port, log_config=None, timeout_graceful_shutdown=5)
 
 
 @click.group()

@@ -188,3 +188,9 @@ def _validate(s: Settings) -> None:
                           "api_url_seconds and api_threads > 0")
     if s.rrf_k < 1 or s.candidate_factor < 1:
         raise ConfigError("rrf_k and candidate_factor must be positive")
+
+
+def settings_env(settings: Settings) -> dict[str, str]:
+    """`settings` as COURSETUTOR_* variables, so another process rebuilds exactly them."""
+    return {ENV_PREFIX + f.name.upper(): str(getattr(settings, f.name))
+            for f in dataclasses.fields(Settings)}

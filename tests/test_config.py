@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from coursetutor.config import Settings, load_settings
+from coursetutor.config import Settings, load_settings, settings_env
 from coursetutor.errors import ConfigError
 
 VALID = ", ".join(sorted(f.name for f in dataclasses.fields(Settings)))
@@ -227,3 +227,9 @@ def test_store_url(settings: Settings, url: str) -> None:
 def test_settings_are_frozen() -> None:
     with pytest.raises(dataclasses.FrozenInstanceError):
         Settings().tenant = "other"  # type: ignore[misc]
+
+
+def test_settings_env_rebuilds_the_same_settings(tmp_path: Path) -> None:
+    settings = load_settings(env={}, data_dir=tmp_path / "data", llm_backend="none",
+                             api_threads=3, llm_temperature=0.1, tenant="uni-a")
+    assert load_settings(env=settings_env(settings)) == settings

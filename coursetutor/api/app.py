@@ -18,13 +18,14 @@ from starlette.concurrency import run_in_threadpool
 from threadpoolctl import threadpool_limits
 
 from .. import __version__
-from ..config import Settings
+from ..config import Settings, load_settings
 from ..llm.router import Router
 from ..workspace import Workspace
 from . import errors, routes_admin, routes_courses, routes_openai, routes_tutor
 from .deps import State
 from .errors import scrub
 from .jobs import IngestJobs
+from .logs import setup
 from .metrics import Metrics
 from .middleware import RequestContext
 from .pump import AskPool
@@ -34,6 +35,7 @@ from .state import AppState
 
 STATIC = Path(str(resources.files("coursetutor.api") / "static"))
 READY_CACHE_SECONDS = 5.0
+JOBS_LOST = "the server stopped before this job finished: upload the files again"
 
 
 def ask_workers(settings: Settings) -> int:
@@ -60,16 +62,28 @@ def build_state(settings: Settings, workspace: Workspace | None = None,
     )
 
 
+def from_environment() -> FastAPI:
+    """The app of one of several worker processes, from COURSETUTOR_* (set by `serve`)."""
+    settings = load_settings()
+    setup(settings.log_level)
+    return create_app(settings, recover_jobs=False)
+
+
 def create_app(settings: Settings, workspace: Workspace | None = None,
-               router: Router | None = None, limiter: RateLimiter | None = None) -> FastAPI:
-    """The API and web pages over one workspace (built from `settings` when not given)."""
+               router: Router | None = None, limiter: RateLimiter | None = None,
+               recover_jobs: bool = True) -> FastAPI:
+    """The API and web pages over one workspace (built from `settings` when not given).
+
+    `recover_jobs` marks jobs a stopped process left unfinished as failed at start-up (only
+    right when no other process of the deployment is running jobs).
+    """
     state = build_state(settings, workspace, router, limiter)
     owns_workspace = workspace is None
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        state.workspace.store.fail_unfinished_jobs(
-            "the server stopped before this job finished: upload the files again")
+        if recover_jobs:
+            state.workspace.store.fail_unfinished_jobs(JOBS_LOST)
         # each request computes on a thread of its own: a few threads, each with a
         # single-threaded BLAS, beat dozens of threads each starting a team of BLAS threads
         # (7x the search throughput at 50 concurrent clients on 2 cores)

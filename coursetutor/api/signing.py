@@ -21,9 +21,16 @@ def load_secret(settings: Settings) -> bytes:
     path = Path(settings.data_dir) / "api-secret"
     if not path.is_file():
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        tmp = path.with_name(f".api-secret-{secrets.token_hex(4)}")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w") as out:
             out.write(secrets.token_hex(32))
+        try:  # the first process to link its secret wins; the others read that one
+            os.link(tmp, path)
+        except FileExistsError:
+            pass
+        finally:
+            tmp.unlink()
     return path.read_text().strip().encode()
 
 
