@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+import threading
 from pathlib import Path
 
 import pytest
@@ -93,3 +94,19 @@ def test_open_store_unknown_scheme(url: str, scheme: str) -> None:
     with pytest.raises(ConfigError) as exc:
         open_store(url)
     assert str(exc.value) == f"unsupported store URL scheme {scheme!r}; use sqlite:///PATH"
+
+
+def test_readers_of_threads_that_ended_are_closed(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "readers.db")
+    store.ensure_course("t", "c", "C", "en")
+
+    def read() -> None:
+        assert store.course_language("t", "c") == "en"
+
+    for _ in range(5):
+        thread = threading.Thread(target=read)
+        thread.start()
+        thread.join()
+    # each new reader closes those of dead threads: only the last thread's is left
+    assert store.connections() == 2
+    store.close()

@@ -52,7 +52,8 @@ class SQLiteStore(SQLiteAccess, SQLiteSessions, Store):
         self._indexes: dict[tuple[str, str], ScopeIndex] = {}
         self._reopened: list[SQLiteStore] = []
         self._local = threading.local()
-        self._readers: list[sqlite3.Connection] = []
+        # each thread's reader, with the thread: readers of threads that ended are closed
+        self._readers: list[tuple[threading.Thread, sqlite3.Connection]] = []
         self.migrate()
 
     # -- plumbing ---------------------------------------------------------
@@ -60,7 +61,7 @@ class SQLiteStore(SQLiteAccess, SQLiteSessions, Store):
         for other in self._reopened:
             other.close()
         with self._lock:
-            for reader in self._readers:
+            for _thread, reader in self._readers:
                 reader.close()
             self._readers.clear()
         self._db.close()
@@ -77,7 +78,10 @@ class SQLiteStore(SQLiteAccess, SQLiteSessions, Store):
             reader.execute("PRAGMA query_only=ON")
             self._local.db = reader
             with self._lock:
-                self._readers.append(reader)
+                for thread, old in [r for r in self._readers if not r[0].is_alive()]:
+                    old.close()
+                    self._readers.remove((thread, old))
+                self._readers.append((threading.current_thread(), reader))
         return reader
     def reopen(self) -> SQLiteStore:
         if self.path == ":memory:":
