@@ -229,3 +229,20 @@ def test_tutor_turn_with_the_real_model(tmp_path: Path, smollm_path: Path,
     assert [c["backend"] for c in answer.calls][-1] == "local"
     assert answer.text.strip()
     tutor.router.close()
+
+
+def test_the_prompt_cache_counts_the_logits_it_keeps(smollm: LocalLLM) -> None:
+    from coursetutor.llm.prompt_cache import prompt_cache
+
+    llama = smollm._llama
+    with smollm._lock:
+        llama.reset()
+        llama.eval(llama.tokenize(b"The bisection method halves a bracket."))
+        state = llama.save_state()
+    per_state = state.llama_state_size + state.scores.nbytes + state.input_ids.nbytes
+    assert state.scores.nbytes > state.llama_state_size  # what the library leaves uncounted
+    cache = prompt_cache(capacity_bytes=2 * per_state + per_state // 2)
+    for key in ((1,), (2,), (3,)):
+        cache[key] = state
+    assert cache.cache_size == 2 * per_state  # the oldest went out to stay under the cap
+    assert (1,) not in cache and (3,) in cache

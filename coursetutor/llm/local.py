@@ -12,6 +12,7 @@ from ..config import Settings
 from ..errors import BackendError, MissingDependencyError, ModelNotFoundError
 from .base import LLM, Delta, GenParams, Message, Usage
 from .bundled import INSTALL_HINT, bundled_model_path
+from .prompt_cache import prompt_cache
 
 # llama.cpp keeps the evaluated prompt; this RAM cache also keeps the states of other prompts
 # (categorize, grade, answer), so each task's fixed system prompt is evaluated once.
@@ -42,9 +43,7 @@ class LocalLLM(LLM):
             )
         except ValueError as exc:  # llama-cpp-python's way of saying the file is not a model
             raise ModelNotFoundError(f"cannot load {model_path} as a GGUF model") from exc
-        from llama_cpp.llama_cache import LlamaRAMCache
-
-        self._llama.set_cache(LlamaRAMCache(capacity_bytes=PROMPT_CACHE_BYTES))
+        self._llama.set_cache(prompt_cache(PROMPT_CACHE_BYTES))
         self._lock = threading.Lock()
         self.context_tokens = context_tokens
 
@@ -56,11 +55,9 @@ class LocalLLM(LLM):
 
     def forget_prompts(self) -> None:
         """Drop every evaluated prompt (the context and the prompt cache): a cold start."""
-        from llama_cpp.llama_cache import LlamaRAMCache
-
         with self._lock:
             self._llama.reset()  # type: ignore[no-untyped-call]
-            self._llama.set_cache(LlamaRAMCache(capacity_bytes=PROMPT_CACHE_BYTES))
+            self._llama.set_cache(prompt_cache(PROMPT_CACHE_BYTES))
 
     def count_tokens(self, text: str) -> int:
         return len(self._llama.tokenize(text.encode("utf-8"), add_bos=False, special=False))
