@@ -74,6 +74,7 @@ class Settings:
     api_max_upload_bytes: int = 100 * 1024 * 1024  # per upload request
     api_ask_workers: int = 0  # tutor turns run at once; 0: 1 for the local model, else 8
     api_threads: int = 8  # threads for searches and other blocking requests
+    api_reconnect_every: int = 100  # close one keep-alive connection every N responses (0: never)
     api_secret: str = ""  # signs file URLs; empty: a random secret kept in <data_dir>/api-secret
     api_url_seconds: int = 6 * 3600  # how long a signed file URL stays valid
     api_cors_origins: str = ""  # comma-separated origins allowed to call the API from browsers
@@ -182,6 +183,8 @@ def _validate(s: Settings) -> None:
         raise ConfigError("llm_retries must be >= 0, llm_timeout and max_question_chars > 0")
     if s.log_level not in ("debug", "info", "warning", "error"):
         raise ConfigError(f"log_level must be debug, info, warning or error, got {s.log_level!r}")
+    if s.api_reconnect_every < 0:
+        raise ConfigError("api_reconnect_every must be >= 0 (0: never close a connection)")
     if s.api_ask_workers < 0 or min(s.api_max_upload_bytes, s.api_url_seconds,
                                     s.api_threads) < 1:
         raise ConfigError("api_ask_workers must be >= 0, api_max_upload_bytes, "

@@ -109,7 +109,8 @@ def create_app(settings: Settings, workspace: Workspace | None = None,
         app.add_middleware(CORSMiddleware, allow_methods=["*"], allow_headers=["*"],
                            allow_origins=[o.strip() for o in
                                           settings.api_cors_origins.split(",")])
-    app.add_middleware(RequestContext, metrics=state.metrics)
+    app.add_middleware(RequestContext, metrics=state.metrics,
+                       reconnect_every=settings.api_reconnect_every)
     return app
 
 

@@ -20,9 +20,11 @@ log = logging.getLogger("coursetutor.api")
 class RequestContext:
     """Give every request an id (or keep a sane incoming X-Request-ID), log it, count it."""
 
-    def __init__(self, app: ASGIApp, metrics: Metrics) -> None:
+    def __init__(self, app: ASGIApp, metrics: Metrics, reconnect_every: int = 0) -> None:
         self.app = app
         self.metrics = metrics
+        self.reconnect_every = reconnect_every
+        self._responses = 0
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -41,8 +43,10 @@ class RequestContext:
             if message["type"] == "http.response.start":
                 status, sent = message["status"], True
                 message.setdefault("headers", [])
-                message["headers"] = [*message["headers"],
-                                      (b"x-request-id", request_id.encode())]
+                extra = [(b"x-request-id", request_id.encode())]
+                if self._reconnect():
+                    extra.append((b"connection", b"close"))
+                message["headers"] = [*message["headers"], *extra]
                 self._observe(scope, status, started)
             await send(message)
 
@@ -58,6 +62,17 @@ class RequestContext:
             await response(scope, receive, send_with_id)
         finally:
             self._log(scope, status, started, request_id)
+
+    def _reconnect(self) -> bool:
+        """Whether this response closes its keep-alive connection: one in `reconnect_every`.
+
+        Keep-alive connections stay with the process that accepted them; with several
+        processes on one port an uneven split lets one saturate while another idles. A client
+        that reconnects now and then is accepted by whichever process is free first."""
+        if self.reconnect_every <= 0:
+            return False
+        self._responses += 1
+        return self._responses % self.reconnect_every == 0
 
     @staticmethod
     def _route(scope: Scope) -> str:
