@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -491,3 +492,10 @@ def test_no_reply_carries_a_trace_or_a_path(api: Api, who: str) -> None:
     for method, path, body in KEYED_ROUTES[:-2]:
         response = api.call(who, method, path, json=body)
         assert_clean(response.text, data_dir, data_dir.parent)
+
+
+def test_one_response_in_n_asks_the_client_to_reconnect(sample: Sample, embedder: EmbeddingModel,
+                                                        tmp_path: Path) -> None:
+    with open_api(sample, embedder, tmp_path, api_reconnect_every=3) as api:
+        closing = [api.client.get("/healthz").headers.get("connection") for _ in range(6)]
+    assert closing == [None, None, "close", None, None, "close"]
