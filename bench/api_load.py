@@ -171,6 +171,24 @@ def save_keys(data_dir: Path, keys: dict[str, str]) -> None:
     path.chmod(0o600)
 
 
+def wind_up(server: Server | None, tmp: str | Path | None, result: dict[str, Any]) -> None:
+    """Stop the server, drop a temporary data directory, note the load at the end."""
+    if server is not None:
+        result["server_exit"] = server.stop()
+    if tmp:
+        shutil.rmtree(tmp, ignore_errors=True)
+    result["loadavg_end"] = os.getloadavg()
+
+
+def write_report(text: str, result: dict[str, Any], json_path: Path | None) -> int:
+    """Print the Markdown report and write every figure as JSON when asked; exit status 0."""
+    print(text)
+    if json_path:
+        json_path.parent.mkdir(parents=True, exist_ok=True)
+        json_path.write_text(json.dumps(result, indent=1))
+    return 0
+
+
 class Server:
     """`python -m coursetutor serve` as a subprocess in its own process group."""
 
@@ -1029,16 +1047,8 @@ def main(argv: list[str] | None = None) -> int:
         log("interrupted")
         return 130
     finally:
-        if server is not None:
-            result["server_exit"] = server.stop()
-        if tmp:
-            shutil.rmtree(tmp, ignore_errors=True)
-    result["loadavg_end"] = os.getloadavg()
-    print(report(result, args))
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(result, indent=1))
-    return 0
+        wind_up(server, tmp, result)
+    return write_report(report(result, args), result, args.json)
 
 
 # --------------------------------------------------------------------------------------------

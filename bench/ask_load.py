@@ -34,7 +34,6 @@ import importlib.util
 import json
 import os
 import platform
-import shutil
 import sys
 import tempfile
 import time
@@ -59,6 +58,8 @@ from api_load import (
     save_keys,
     settings_env,
     terminate_on_sigterm,
+    wind_up,
+    write_report,
 )
 
 from coursetutor.errors import CoursetutorError
@@ -442,16 +443,8 @@ def main(argv: list[str] | None = None) -> int:
         log("interrupted")
         return 130
     finally:
-        if server is not None:
-            result["server_exit"] = server.stop()
-        if tmp:
-            shutil.rmtree(tmp, ignore_errors=True)
-    result["loadavg_end"] = os.getloadavg()
-    print(report(result, args))
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(result, indent=1))
-    return 0
+        wind_up(server, tmp, result)
+    return write_report(report(result, args), result, args.json)
 
 
 def _cell(stats: dict[str, float]) -> str:

@@ -108,8 +108,5 @@ def install(app: FastAPI) -> None:
         return JSONResponse({"error": {"type": kind, "message": str(exc.detail),
                                        "request_id": _request_id(request)}},
                             exc.status_code, headers=getattr(exc, "headers", None))
-
-    @app.exception_handler(Exception)
-    async def unexpected(request: Request, exc: Exception) -> JSONResponse:
-        log.exception("unexpected error", extra={"request_id": _request_id(request)})
-        return JSONResponse(body(exc, _request_id(request)), 500)
+    # unexpected errors are answered by the RequestContext middleware, inside the request's
+    # context (request id, metrics), not by a handler here

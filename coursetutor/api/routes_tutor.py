@@ -17,7 +17,17 @@ from ..errors import NotFoundError, RateLimitError
 from ..retrieval.retriever import MODES
 from ..tutor import Tutor
 from ..tutor.citations import snippet
-from ..types import DOC_TYPES, DocType, DoneEvent, MetaEvent, SourcesEvent, StreamEvent, TokenEvent
+from ..types import (
+    DOC_TYPES,
+    Course,
+    DocType,
+    DoneEvent,
+    MetaEvent,
+    Session,
+    SourcesEvent,
+    StreamEvent,
+    TokenEvent,
+)
 from . import encode
 from .deps import Caller, CallerDep, State, check_course, require_teacher
 from .errors import body as error_body
@@ -203,12 +213,14 @@ async def ask(course: str, body: AskIn, request: Request, caller: CallerDep,
                          media)
 
 
-def _own_session(state: AppState, caller: Caller, course: str, session_id: str) -> Any:
-    check_course(state, caller, course)
+def _own_session(state: AppState, caller: Caller, course: str,
+                 session_id: str) -> tuple[Session, Course]:
+    """The session and its course, if the caller may see them."""
+    info = check_course(state, caller, course)
     found = state.workspace.store.get_session(caller.tenant, course, session_id)
     if caller.role == "student" and found.student != caller.student:
         raise NotFoundError(f"session {session_id!r} does not exist")
-    return found
+    return found, info
 
 
 @router.get("/courses/{course}/sessions")
@@ -228,9 +240,9 @@ def list_sessions(course: str, caller: CallerDep, state: State,
 @router.get("/courses/{course}/sessions/{session_id}")
 def get_session(course: str, session_id: str, caller: CallerDep,
                 state: State) -> dict[str, Any]:
-    found = _own_session(state, caller, course, session_id)
+    found, info = _own_session(state, caller, course, session_id)
     turns = state.workspace.store.list_turns(caller.tenant, course, session_id)
-    if caller.role == "student" and not check_course(state, caller, course).allow_solutions:
+    if caller.role == "student" and not info.allow_solutions:
         # the course may have hidden its solutions since: cite (and sign) none of them now
         turns = [dataclasses.replace(t, sources=tuple(
             c for c in t.sources if c.doc_type != "solution")) for t in turns]
