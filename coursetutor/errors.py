@@ -18,6 +18,7 @@ CoursetutorError
  │    ├── PermissionDeniedError a known resource this role may not change
  │    └── RateLimitError        too many requests (retry_after attached)
  ├── StoreError             the store failed or holds data from a newer version
+ ├── RedisUnavailableError  the shared Redis (limits, sessions, ingest queue) cannot be reached
  └── BackendError           an embedding or generation backend is missing or down
       ├── MissingDependencyError
       ├── BackendUnavailableError   the server cannot be reached or keeps failing
@@ -103,6 +104,10 @@ class PayloadTooLargeError(InputError):
 
 class StoreError(CoursetutorError):
     """The store failed."""
+
+
+class RedisUnavailableError(CoursetutorError):
+    """The Redis that several processes share cannot be reached or failed."""
 
 
 class BackendError(CoursetutorError):

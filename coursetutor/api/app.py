@@ -20,6 +20,7 @@ from threadpoolctl import threadpool_limits
 from .. import __version__
 from ..config import Settings, load_settings
 from ..llm.router import Router
+from ..redisconn import RedisLink, connect
 from ..workspace import Workspace
 from . import errors, routes_admin, routes_courses, routes_openai, routes_tutor
 from .deps import State
@@ -30,6 +31,7 @@ from .metrics import Metrics
 from .middleware import RequestContext
 from .pump import AskPool
 from .ratelimit import MemoryRateLimiter, RateLimiter
+from .ratelimit_redis import RedisRateLimiter
 from .signing import Signer, load_secret
 from .state import AppState
 
@@ -51,11 +53,14 @@ def build_state(settings: Settings, workspace: Workspace | None = None,
     """Everything the app shares between requests."""
     ws = workspace or Workspace(settings)
     metrics = Metrics()
+    # with Redis, limits and ingest jobs are shared by every process of the deployment
+    link: RedisLink | None = connect(settings) if settings.redis else None
     metrics.gauge_function("store_connections", "Database connections the store holds open",
                            lambda: float(ws.store.connections()))
     return AppState(
         settings=settings, workspace=ws, router=router or Router(settings),
-        limiter=limiter or MemoryRateLimiter(), metrics=metrics,
+        limiter=limiter or (RedisRateLimiter(link) if link else MemoryRateLimiter()),
+        metrics=metrics,
         signer=Signer(load_secret(settings), settings.api_url_seconds),
         asks=AskPool(ask_workers(settings), metrics),
         jobs=IngestJobs(Path(settings.data_dir) / "uploads", metrics),
@@ -82,7 +87,7 @@ def create_app(settings: Settings, workspace: Workspace | None = None,
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        if recover_jobs:
+        if recover_jobs and not settings.redis:  # with Redis, workers run the jobs
             state.workspace.store.fail_unfinished_jobs(JOBS_LOST)
         # each request computes on a thread of its own: a few threads, each with a
         # single-threaded BLAS, beat dozens of threads each starting a team of BLAS threads
@@ -93,6 +98,7 @@ def create_app(settings: Settings, workspace: Workspace | None = None,
         blas.restore_original_limits()
         state.asks.shutdown()
         state.jobs.shutdown()
+        state.limiter.close()
         if owns_workspace:
             state.workspace.close()
 

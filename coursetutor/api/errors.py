@@ -31,6 +31,7 @@ STATUS: tuple[tuple[type[e.CoursetutorError], int], ...] = (
     (e.BackendTimeoutError, 504),
     (e.BackendError, 503),
     (e.StoreError, 503),
+    (e.RedisUnavailableError, 503),
 )
 
 

@@ -1,4 +1,7 @@
-"""Per-key rate limits: requests per minute and per hour, and concurrent streams."""
+"""Per-key rate limits: requests per minute and per hour, and concurrent streams.
+
+This process's limits live here; limits shared by several processes are in ratelimit_redis.
+"""
 
 from __future__ import annotations
 
@@ -42,7 +45,12 @@ class RateLimiter(abc.ABC):
         """Take a stream slot, or raise RateLimitError when all are taken."""
 
     @abc.abstractmethod
-    def close_stream(self, key_id: str) -> None: ...
+    def close_stream(self, key_id: str) -> None:
+        """Give back a slot `open_stream` took for this key."""
+
+    def close(self) -> None:
+        """Release what the limiter holds (threads, connections) when the app stops."""
+        return None  # nothing, in memory
 
 
 class MemoryRateLimiter(RateLimiter):
