@@ -8,6 +8,7 @@ from pathlib import Path
 from .config import Settings
 from .ingest import Ingestor, IngestReport, Progress
 from .ingest.pipeline import ProgressFn
+from .memory import TurnCache, turn_cache
 from .retrieval import EmbeddingModel, Retriever, SearchTrace, get_embedder
 from .store import Store, open_store
 from .store.files import FileStore
@@ -24,11 +25,14 @@ class Workspace:
         settings: Settings,
         store: Store | None = None,
         embedder: EmbeddingModel | None = None,
+        turns: TurnCache | None = None,
     ) -> None:
         self.settings = settings
         self.tenant = settings.tenant
         self.store = store or open_store(settings.store_url, settings.vector_exact_limit)
         self.files = FileStore(settings.files_path)
+        # sessions' recent turns: in Redis when it is set, so any process goes on with them
+        self.turns = turns or turn_cache(settings)
         self._embedder = embedder
         self._parent: Workspace | None = None
 
@@ -70,7 +74,7 @@ class Workspace:
     def for_tenant(self, tenant: str) -> Workspace:
         """A view of this workspace for another tenant, sharing store and embedder."""
         view = Workspace(dataclasses.replace(self.settings, tenant=tenant), self.store,
-                         self._embedder)
+                         self._embedder, self.turns)
         view._parent = self
         return view
 

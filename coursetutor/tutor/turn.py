@@ -130,8 +130,8 @@ class Tutor:
                 raise NotFoundError(f"session {session_id!r} does not exist")
         else:
             session = self.ws.store.start_session(self.ws.tenant, course, student)
-        history = self.ws.store.list_turns(self.ws.tenant, course, session.id,
-                                           last=self.settings.history_turns)
+        history = self.ws.turns.recent(self.ws.store, self.ws.tenant, course, session.id,
+                                       self.settings.history_turns)
         return TurnState(question, course, student, session.id, level, time.perf_counter(),
                      history, info.allow_solutions)
 
@@ -311,10 +311,10 @@ class Tutor:
               context_over: bool = False, context: tuple[str, ...] = ()) -> DoneEvent:
         t.lap("total", t.started)
         verdict = grade if grade is not None else (ev.grade if ev else "")
-        self.ws.store.add_turn(Turn(
+        self.ws.turns.append(self.ws.store.add_turn(Turn(
             t.session_id, 0, self.ws.tenant, t.course, t.student, t.question, text,
             cat.category, cat.intent, verdict, level, key, complete, cited,
-        ))
+        )))
         prompt_tokens = sum(c.usage.prompt_tokens for c in t.log)
         completion_tokens = sum(c.usage.completion_tokens for c in t.log)
         if context_over:
