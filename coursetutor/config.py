@@ -89,6 +89,17 @@ class Settings:
     api_rate_admin_per_hour: int = 20_000
     api_rate_admin_streams: int = 8
     log_level: str = "info"  # debug, info, warning, error
+    # PostgreSQL store (store = postgresql://...): a bounded connection pool per process
+    pg_pool_size: int = 10  # most connections one process opens
+    pg_pool_min: int = 1  # connections kept open while idle
+    pg_pool_idle_seconds: float = 300.0  # an idle connection above the minimum is closed after this
+    pg_pool_timeout: float = 10.0  # seconds to wait for a free connection before failing
+    pg_ef_search: int = 100  # HNSW candidate list (raised to 2 x the candidates asked for)
+    # Redis (shared by several API processes and ingest workers); empty: one process, in memory
+    redis: str = ""  # redis://host:6379/0
+    redis_prefix: str = "coursetutor"  # key prefix, so deployments can share one Redis
+    session_ttl_seconds: int = 2 * 3600  # short-term conversation state kept in Redis
+    ingest_lock_seconds: int = 600  # a course's ingest lock expires if its worker dies
 
     @property
     def files_path(self) -> Path:
@@ -154,6 +165,7 @@ def load_settings(
         k[len(ENV_PREFIX) :].lower(): v
         for k, v in env.items()
         if k.startswith(ENV_PREFIX) and k != ENV_PREFIX + "CONFIG"
+        and not k.startswith(ENV_PREFIX + "TEST_")  # the test suite's server URLs
     }
     values.update(_check(from_env, "environment"))
     values.update(_check({k: v for k, v in overrides.items() if v is not None}, "arguments"))

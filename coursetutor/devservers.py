@@ -23,6 +23,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -59,8 +60,7 @@ def start_postgres(folder: Path, port: int = 0) -> str:
     """
     folder = folder.resolve()
     folder.mkdir(parents=True, exist_ok=True)
-    bindir = _pg_bindir()
-    run = _runner(folder, bindir)
+    run, bindir = _runner(folder, _pg_bindir())
     pgdata = folder / "postgres"
     if not (pgdata / "PG_VERSION").exists():
         _initdb(run, bindir, pgdata, folder)
@@ -78,8 +78,7 @@ def stop_postgres(folder: Path) -> None:
     pgdata = folder.resolve() / "postgres"
     if not (pgdata / "postmaster.pid").exists():
         return
-    bindir = _pg_bindir()
-    run = _runner(folder.resolve(), bindir)
+    run, bindir = _runner(folder.resolve(), _pg_bindir())
     if _postgres_port(run, bindir, pgdata) is None:
         return
     done = run([str(bindir / "pg_ctl"), "-D", str(pgdata), "-m", "fast", "-w", "stop"])
@@ -142,20 +141,38 @@ class _Runner:
                               capture_output=True, text=True, check=False)
 
 
-def _runner(folder: Path, bindir: Path) -> _Runner:
-    """A runner for `folder`; as root it also hands the folder to the unprivileged user."""
+def _runner(folder: Path, bindir: Path) -> tuple[_Runner, Path]:
+    """A runner for `folder` and the binaries it can reach; as root it also hands the folder
+    to the unprivileged user (and copies the binaries where that user can read them)."""
     if os.geteuid() != 0:
-        return _Runner(folder, [])
+        return _Runner(folder, []), bindir
     user = _system_user()
     entry = pwd.getpwnam(user)
     os.chown(folder, entry.pw_uid, entry.pw_gid)
     run = _Runner(folder, _as_user(user))
-    check = run(["/bin/sh", "-c", 'test -x "$1" && test -w "$2" && test -x "$2"', "sh",
-                 str(bindir / "postgres"), str(folder)])
+    script = 'test -x "$1" && test -w "$2" && test -x "$2"'
+    check = run(["/bin/sh", "-c", script, "sh", str(bindir / "postgres"), str(folder)])
+    if check.returncode != 0:
+        bindir = _reachable_copy(bindir)
+        check = run(["/bin/sh", "-c", script, "sh", str(bindir / "postgres"), str(folder)])
     if check.returncode != 0:
         raise ConfigError(f"user {user} cannot reach {bindir} or write {folder}: "
                           "make their parent folders searchable (chmod o+x)")
-    return run
+    return run, bindir
+
+
+def _reachable_copy(bindir: Path) -> Path:
+    """A copy of the PostgreSQL install in the temp folder, for when the unprivileged user
+    cannot reach the wheel (a virtual environment under root's home)."""
+    source = bindir.parent
+    target = Path(tempfile.gettempdir()) / f"coursetutor-pginstall-{os.stat(source).st_ino}"
+    if not (target / "bin" / "postgres").exists():
+        partial = target.with_suffix(".partial")
+        shutil.rmtree(partial, ignore_errors=True)
+        shutil.copytree(source, partial, symlinks=True)
+        os.chmod(partial, 0o755)
+        partial.rename(target)
+    return target / "bin"
 
 
 def _system_user() -> str:

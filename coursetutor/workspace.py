@@ -10,7 +10,7 @@ from .ingest import Ingestor, IngestReport, Progress
 from .ingest.pipeline import ProgressFn
 from .memory import TurnCache, turn_cache
 from .retrieval import EmbeddingModel, Retriever, SearchTrace, get_embedder
-from .store import Store, open_store
+from .store import Store, store_for
 from .store.files import FileStore
 from .types import Course, DocType, Document, FileMeta, Hit, SearchFilters
 
@@ -29,7 +29,7 @@ class Workspace:
     ) -> None:
         self.settings = settings
         self.tenant = settings.tenant
-        self.store = store or open_store(settings.store_url, settings.vector_exact_limit)
+        self.store = store or store_for(settings)
         self.files = FileStore(settings.files_path)
         # sessions' recent turns: in Redis when it is set, so any process goes on with them
         self.turns = turns or turn_cache(settings)

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from coursetutor.errors import NotFoundError
-from coursetutor.store import SQLiteStore, sqlite_sessions
+from coursetutor.store import SQLiteStore, sql_sessions
 from coursetutor.types import Citation, Locator, Session, Turn
 
 T = "default"
@@ -30,7 +30,7 @@ class Clock:
 
 @pytest.fixture
 def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[SQLiteStore]:
-    monkeypatch.setattr(sqlite_sessions, "time", Clock())
+    monkeypatch.setattr(sql_sessions, "time", Clock())
     s = SQLiteStore(tmp_path / "sessions.db")
     for tenant, course in [(T, C), (T, "algebra"), ("other-tenant", C)]:
         s.ensure_course(tenant, course, course.title(), "en")

@@ -5,11 +5,12 @@ from __future__ import annotations
 import dataclasses
 import re
 import time
+from collections.abc import Sequence
 
 from ..config import Settings
 from ..errors import EmptyQueryError
 from ..store import Store
-from ..types import Hit, SearchFilters
+from ..types import Chunk, Hit, SearchFilters
 from .embed import EmbeddingModel
 from .fusion import keyword_weight, relative_score_fusion, rrf
 from .language import detect_language
@@ -53,6 +54,10 @@ class Retriever:
             raise EmptyQueryError("the question is empty")
         trace = trace or SearchTrace()
         n = max(k * self.settings.candidate_factor, self.settings.min_candidates, k)
+        if mode == "hybrid":
+            fused_in_store = self._search_in_store(query, filters, k, n, trace)
+            if fused_in_store is not None:
+                return fused_in_store
         rankings: dict[str, list[str]] = {}
         scores: dict[str, dict[str, float]] = {}
         if mode in ("hybrid", "vector"):
@@ -66,9 +71,8 @@ class Retriever:
             scores["vector"] = dict(found)
         if mode in ("hybrid", "bm25"):
             t0 = time.perf_counter()
-            course_lang = self.store.course_language(filters.tenant, filters.course)
-            trace.language = detect_language(query, default=course_lang)
-            result = self.store.keyword_search(filters, tokenize(query, trace.language), n)
+            terms = self._terms(query, filters, trace)
+            result = self.store.keyword_search(filters, terms, n)
             trace.timings["bm25"] = (time.perf_counter() - t0) * 1000
             trace.keyword_evidence = result.evidence
             rankings["bm25"] = [cid for cid, _ in result.hits]
@@ -86,28 +90,57 @@ class Retriever:
             )
         # a few spare candidates let duplicates of one text drop out without costing hits
         fused = fused[: 2 * k + 10]
-        hits = _unique(self._hits(filters, fused, rankings, scores, query, trace.language))[:k]
-        trace.timings["fuse"] = (time.perf_counter() - t0) * 1000
-        return hits
-
-    def _hits(
-        self,
-        filters: SearchFilters,
-        fused: list[tuple[object, float]],
-        rankings: dict[str, list[str]],
-        scores: dict[str, dict[str, float]],
-        query: str,
-        language: str,
-    ) -> list[Hit]:
         ids = [str(cid) for cid, _ in fused]
         chunks = self.store.get_chunks(filters, ids)
         positions = {name: {cid: i + 1 for i, cid in enumerate(r)} for name, r in rankings.items()}
+        ranks = {cid: {name: positions[name].get(cid) for name in rankings} for cid in ids}
+        by_id = {cid: {name: scores[name].get(cid) for name in rankings} for cid in ids}
+        hits = _unique(self._hits(fused, chunks, ranks, by_id, query, trace.language))[:k]
+        trace.timings["fuse"] = (time.perf_counter() - t0) * 1000
+        return hits
+
+    def _terms(self, query: str, filters: SearchFilters, trace: SearchTrace) -> list[str]:
+        """The query's keyword terms, tokenized for its language (the course's by default)."""
+        course_lang = self.store.course_language(filters.tenant, filters.course)
+        trace.language = detect_language(query, default=course_lang)
+        return tokenize(query, trace.language)
+
+    def _search_in_store(
+        self, query: str, filters: SearchFilters, k: int, n: int, trace: SearchTrace
+    ) -> list[Hit] | None:
+        """Hybrid search fused by the store in one query (None: the store leaves it to us)."""
+        t0 = time.perf_counter()
+        vector = self.embedder.embed_query(query)
+        t1 = time.perf_counter()
+        terms = self._terms(query, filters, trace)
+        result = self.store.hybrid_search(
+            filters, self.embedder.model_id, vector, terms, n, self.settings.fusion,
+            self.settings.rrf_k, 2 * k + 10)
+        if result is None:
+            return None
+        trace.timings["embed"] = (t1 - t0) * 1000
+        trace.timings["hybrid"] = (time.perf_counter() - t1) * 1000
+        trace.keyword_evidence = result.evidence
+        trace.keyword_weight = keyword_weight(result.evidence)
+        hits = self._hits(result.fused, result.chunks, result.ranks, result.scores, query,
+                          trace.language)
+        return _unique(hits)[:k]
+
+    def _hits(
+        self,
+        fused: Sequence[tuple[object, float]],
+        chunks: dict[str, Chunk],
+        ranks: dict[str, dict[str, int | None]],
+        scores: dict[str, dict[str, float | None]],
+        query: str,
+        language: str,
+    ) -> list[Hit]:
         return [
             Hit(
                 chunk=chunks[cid],
                 score=score,
-                ranks={name: positions[name].get(cid) for name in rankings},
-                scores={name: scores[name].get(cid) for name in rankings},
+                ranks=ranks[cid],
+                scores=scores[cid],
                 locator=best_moment(chunks[cid], query, language or chunks[cid].language,
                                     self.settings.moment_min_seconds),
             )

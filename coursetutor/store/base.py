@@ -49,6 +49,18 @@ class KeywordResult:
     evidence: float
 
 
+@dataclasses.dataclass
+class HybridResult:
+    """Both retrievers' lists fused by the store itself (backends that search in SQL)."""
+
+    fused: list[tuple[str, float]] = dataclasses.field(default_factory=list)  # best first
+    ranks: dict[str, dict[str, int | None]] = dataclasses.field(default_factory=dict)
+    scores: dict[str, dict[str, float | None]] = dataclasses.field(default_factory=dict)
+    chunks: dict[str, Chunk] = dataclasses.field(default_factory=dict)
+    evidence: float = 0.0  # the keyword evidence that weighted the keyword list
+    milliseconds: float = 0.0
+
+
 class Store(abc.ABC):
     """Courses, documents, chunks, vectors and the keyword index of one deployment."""
 
@@ -129,6 +141,14 @@ class Store(abc.ABC):
 
     @abc.abstractmethod
     def get_chunks(self, filters: SearchFilters, chunk_ids: list[str]) -> dict[str, Chunk]: ...
+
+    def hybrid_search(
+        self, filters: SearchFilters, model: str, vector: Vector, terms: list[str],
+        limit: int, fusion: str, rrf_k: int, top: int,
+    ) -> HybridResult | None:
+        """Both searches (`limit` candidates each) fused in the store, the `top` best with
+        their chunks; None where the store leaves fusion to the retriever."""
+        return None
 
     # sessions and turns (the tutor's memory of a conversation)
     @abc.abstractmethod

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
-from ..types import Citation, Locator, Session, Turn, check_doc_type
+from ..types import Chunk, Citation, Course, Locator, Session, Turn, check_doc_type
 
 TURN_COLUMNS = (
     "session_id, ordinal, tenant, course, student, question, answer, category, intent, grade, "
@@ -64,3 +65,26 @@ def session_from_row(row: tuple[Any, ...]) -> Session:
     v = list(row)
     return Session(v[0], v[1], v[2], v[3], float(v[4]), float(v[5]),
                    None if v[6] is None else float(v[6]), int(v[7]))
+
+
+CHUNK_COLUMNS = (
+    "k.id, k.tenant, k.course, k.document_id, d.title, d.doc_type, d.topic, k.section_path, "
+    "d.difficulty, d.language, k.page, k.start_s, k.end_s, k.anchor, k.text, k.content_hash, "
+    "k.ordinal, k.cues"
+)
+
+
+def course_from_row(r: Sequence[Any]) -> Course:
+    return Course(r[0], r[1], r[2], r[3], int(r[4]), int(r[5]), bool(r[6]))
+
+
+def chunk_from_row(r: Sequence[Any]) -> Chunk:
+    """A chunk from a row of `CHUNK_COLUMNS`."""
+    return Chunk(
+        id=r[0], tenant=r[1], course=r[2], document_id=r[3], document_title=r[4],
+        doc_type=check_doc_type(r[5]), topic=r[6], section_path=tuple(json.loads(r[7])),
+        difficulty=r[8], language=r[9],
+        locator=Locator(page=r[10], start=r[11], end=r[12], anchor=r[13]),
+        text=r[14], content_hash=r[15], ordinal=r[16],
+        cues=tuple((float(a), float(b), int(c)) for a, b, c in json.loads(r[17])),
+    )

@@ -1,15 +1,16 @@
-"""Tenants, API keys, enrolments and ingest jobs in the SQLite store."""
+"""Tenants, API keys, enrolments and ingest jobs (SQL shared by the SQLite and PostgreSQL
+stores)."""
 
 from __future__ import annotations
 
 import dataclasses
-import sqlite3
 import time
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConflictError, NotFoundError
 from ..types import ApiKey, Course, Job, Tenant, check_role
+from .sql import Executor
 
 KEY_COLUMNS = "id, tenant, role, student, name, secret_hash, created, revoked"
 JOB_COLUMNS = ("id, tenant, course, status, files_total, files_done, stage, current, embedded, "
@@ -25,18 +26,19 @@ def _key(row: tuple[Any, ...]) -> ApiKey:
     return ApiKey(*values)
 
 
-class SQLiteAccess:
-    """Mixin for SQLiteStore: who may do what, and the ingest jobs they started."""
+class SQLAccess:
+    """Store mixin: who may do what, and the ingest jobs they started."""
 
-    _db: sqlite3.Connection
+    _db: Executor
+    _integrity_errors: tuple[type[Exception], ...]
 
-    if TYPE_CHECKING:  # provided by SQLiteStore
+    if TYPE_CHECKING:  # provided by the store
 
-        def _tx(self) -> AbstractContextManager[sqlite3.Connection]: ...
+        def _tx(self) -> AbstractContextManager[Executor]: ...
 
         def get_course(self, tenant: str, course: str) -> Course: ...
 
-        def _reader(self) -> sqlite3.Connection: ...
+        def _reader(self) -> Executor: ...
 
         def list_courses(self, tenant: str) -> list[Course]: ...
 
@@ -49,13 +51,14 @@ class SQLiteAccess:
             with self._tx() as db:
                 db.execute("INSERT INTO tenants (id, name, created) VALUES (?, ?, ?)",
                            (tenant, name or tenant, now))
-        except sqlite3.IntegrityError as exc:
+        except self._integrity_errors as exc:
             raise ConflictError(f"tenant {tenant!r} already exists") from exc
         return Tenant(tenant, name or tenant, now)
 
     def ensure_tenant(self, tenant: str, name: str = "") -> Tenant:
         with self._tx() as db:
-            db.execute("INSERT OR IGNORE INTO tenants (id, name, created) VALUES (?, ?, ?)",
+            db.execute("INSERT INTO tenants (id, name, created) VALUES (?, ?, ?) "
+                       "ON CONFLICT (id) DO NOTHING",
                        (tenant, name or tenant, time.time()))
         return self.get_tenant(tenant)
 
@@ -117,8 +120,9 @@ class SQLiteAccess:
     def enroll(self, tenant: str, course: str, student: str) -> None:
         self.get_course(tenant, course)
         with self._tx() as db:
-            db.execute("INSERT OR IGNORE INTO enrollments (tenant, course, student, created) "
-                       "VALUES (?, ?, ?, ?)", (tenant, course, student, time.time()))
+            db.execute("INSERT INTO enrollments (tenant, course, student, created) "
+                       "VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                       (tenant, course, student, time.time()))
 
     def unenroll(self, tenant: str, course: str, student: str) -> None:
         with self._tx() as db:

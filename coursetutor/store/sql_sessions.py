@@ -1,8 +1,7 @@
-"""Sessions and turns in the SQLite store."""
+"""Sessions and turns: SQL shared by the SQLite and PostgreSQL stores."""
 
 from __future__ import annotations
 
-import sqlite3
 import time
 import uuid
 from collections.abc import Iterator
@@ -12,16 +11,17 @@ from typing import TYPE_CHECKING
 from ..errors import NotFoundError
 from ..types import Course, CourseActivity, Session, Turn
 from .records import SESSION_COLUMNS, TURN_COLUMNS, session_from_row, turn_from_row, turn_values
+from .sql import Executor
 
 
-class SQLiteSessions:
-    """Mixin for SQLiteStore: the tutor's conversation memory."""
+class SQLSessions:
+    """Store mixin: the tutor's conversation memory."""
 
-    _db: sqlite3.Connection
+    _db: Executor
 
-    if TYPE_CHECKING:  # provided by SQLiteStore
+    if TYPE_CHECKING:  # provided by the store
 
-        def _tx(self) -> AbstractContextManager[sqlite3.Connection]: ...
+        def _tx(self) -> AbstractContextManager[Executor]: ...
 
         def get_course(self, tenant: str, course: str) -> Course: ...
 
@@ -81,7 +81,7 @@ class SQLiteSessions:
         rows = self._db.execute(
             f"SELECT {TURN_COLUMNS} FROM turns WHERE session_id = ? AND tenant = ? "
             "AND course = ? ORDER BY ordinal DESC LIMIT ?",
-            (session_id, tenant, course, -1 if last is None else last),
+            (session_id, tenant, course, 1 << 62 if last is None else last),
         ).fetchall()
         return [turn_from_row(tuple(r)) for r in reversed(rows)]
 

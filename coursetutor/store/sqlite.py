@@ -15,11 +15,14 @@ import numpy as np
 
 from ..errors import NotFoundError, StoreError
 from ..retrieval.vectors import EXACT_LIMIT, VectorIndex
-from ..types import Chunk, Course, Document, Locator, SearchFilters, check_doc_type
+from ..types import Chunk, Course, Document, SearchFilters, check_doc_type
 from .base import ChunkRow, KeywordResult, Store, Vector
+from .records import CHUNK_COLUMNS
+from .records import chunk_from_row as _chunk
+from .records import course_from_row as _course
 from .scope_index import ScopeIndex, top_k
-from .sqlite_access import SQLiteAccess
-from .sqlite_sessions import SQLiteSessions
+from .sql_access import SQLAccess
+from .sql_sessions import SQLSessions
 
 
 def migrations() -> list[tuple[int, str]]:
@@ -32,8 +35,11 @@ def migrations() -> list[tuple[int, str]]:
     return sorted(found)
 
 
-class SQLiteStore(SQLiteAccess, SQLiteSessions, Store):
+class SQLiteStore(SQLAccess, SQLSessions, Store):
     """Store backed by a single SQLite database file."""
+
+    _integrity_errors = (sqlite3.IntegrityError,)
+    _db: sqlite3.Connection
 
     def __init__(self, path: Path | str, vector_exact_limit: int = EXACT_LIMIT) -> None:
         self.path = str(path)
@@ -410,26 +416,9 @@ class SQLiteStore(SQLiteAccess, SQLiteSessions, Store):
             return {}
         marks = ",".join("?" * len(chunk_ids))
         rows = self._reader().execute(
-            "SELECT k.id, k.tenant, k.course, k.document_id, d.title, d.doc_type, d.topic, "
-            "k.section_path, d.difficulty, d.language, k.page, k.start_s, k.end_s, k.anchor, "
-            "k.text, k.content_hash, k.ordinal, k.cues FROM chunks k JOIN documents d "
+            f"SELECT {CHUNK_COLUMNS} FROM chunks k JOIN documents d "
             "ON d.tenant = k.tenant AND d.course = k.course AND d.id = k.document_id "
             f"WHERE k.tenant = ? AND k.course = ? AND k.id IN ({marks})",
             [filters.tenant, filters.course, *chunk_ids],
         ).fetchall()
         return {r[0]: _chunk(r) for r in rows}
-
-
-def _course(r: sqlite3.Row) -> Course:
-    return Course(r[0], r[1], r[2], r[3], int(r[4]), int(r[5]), bool(r[6]))
-
-
-def _chunk(r: tuple) -> Chunk:  # type: ignore[type-arg]
-    return Chunk(
-        id=r[0], tenant=r[1], course=r[2], document_id=r[3], document_title=r[4],
-        doc_type=check_doc_type(r[5]), topic=r[6], section_path=tuple(json.loads(r[7])),
-        difficulty=r[8], language=r[9],
-        locator=Locator(page=r[10], start=r[11], end=r[12], anchor=r[13]),
-        text=r[14], content_hash=r[15], ordinal=r[16],
-        cues=tuple((float(a), float(b), int(c)) for a, b, c in json.loads(r[17])),
-    )
