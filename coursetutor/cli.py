@@ -207,11 +207,13 @@ def demo(ctx: click.Context) -> None:
                      "(student page, teacher page and API on http://127.0.0.1:8000).")
 
 
-from .cli_serve import enrol, keys, serve  # noqa: E402
+from .cli_serve import enrol, keys, serve, worker  # noqa: E402
+from .cli_store import copy_command, migrate  # noqa: E402
 from .cli_tutor import ask, chat, models, policy  # noqa: E402
 from .eval.cli import eval_group  # noqa: E402
 
-for command in (ask, chat, models, policy, eval_group, serve, keys, enrol):
+for command in (ask, chat, models, policy, eval_group, serve, worker, keys, enrol, migrate,
+                copy_command):
     cli.add_command(command)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import abc
 import dataclasses
+from collections.abc import Iterator
 
 import numpy as np
 import numpy.typing as npt
@@ -66,6 +67,10 @@ class Store(abc.ABC):
 
     @abc.abstractmethod
     def close(self) -> None: ...
+
+    @abc.abstractmethod
+    def migrate(self) -> int:
+        """Apply pending schema migrations (opening a store does this); return the version."""
 
     def connections(self) -> int:
         """Database connections this store holds open now."""
@@ -250,3 +255,20 @@ class Store(abc.ABC):
     @abc.abstractmethod
     def fail_unfinished_jobs(self, message: str) -> int:
         """Mark jobs left queued or running by a stopped process as failed."""
+
+    # moving a deployment to another store (coursetutor copy) without re-embedding
+    @abc.abstractmethod
+    def export_chunks(self, tenant: str, course: str, document_id: str) -> list[ChunkRow]:
+        """The document's stored chunks as `replace_document` takes them, in order."""
+
+    @abc.abstractmethod
+    def iter_vectors(self, batch: int = 1000) -> Iterator[tuple[str, dict[str, Vector]]]:
+        """Every cached vector as (model, {key: vector}) batches."""
+
+    @abc.abstractmethod
+    def all_sessions(self, tenant: str, course: str) -> list[Session]:
+        """Every student's sessions in a course, most recent first."""
+
+    @abc.abstractmethod
+    def import_session(self, session: Session, turns: list[Turn]) -> None:
+        """Store a session and its turns exactly as given (ids, ordinals and times kept)."""

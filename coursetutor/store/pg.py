@@ -32,8 +32,15 @@ from ..errors import ConfigError, NotFoundError, StoreError
 from ..types import Chunk, Course, Document, SearchFilters, check_doc_type
 from .base import ChunkRow, HybridResult, KeywordResult, Store, Vector
 from .pg_search import HNSW_DIMS, hybrid_sql, keyword_sql, vector_sql
-from .records import CHUNK_COLUMNS, chunk_from_row, course_from_row
-from .sql import Result, to_pyformat
+from .records import (
+    CHUNK_COLUMNS,
+    EXPORT_COLUMNS,
+    chunk_from_row,
+    chunk_row,
+    course_from_row,
+    expand_terms,
+)
+from .sql import Result, redact, to_pyformat
 from .sql_access import SQLAccess
 from .sql_sessions import SQLSessions
 
@@ -57,15 +64,6 @@ def pg_migrations() -> list[tuple[int, str]]:
         if entry.name.endswith(".sql"):
             found.append((int(entry.name.split("_", 1)[0]), entry.read_text(encoding="utf-8")))
     return sorted(found)
-
-
-def redact(url: str) -> str:
-    """The URL without its password, for messages."""
-    if "@" not in url or "://" not in url:
-        return url
-    scheme, rest = url.split("://", 1)
-    creds, host = rest.rsplit("@", 1)
-    return f"{scheme}://{creds.split(':', 1)[0]}@{host}"
 
 
 def _run(conn: psycopg.Connection[Any], sql: str, params: Sequence[Any] = ()) -> Result:
@@ -306,11 +304,11 @@ class PostgresStore(SQLAccess, SQLSessions, Store):
 
     def remove_document(self, tenant: str, course: str, document_id: str) -> None:
         with self._tx() as db:
-            course_pk = self._course_pk(db, tenant, course, lock=True)
             if db.execute("SELECT 1 FROM documents WHERE tenant = ? AND course = ? AND id = ?",
                           (tenant, course, document_id)).fetchone() is None:
                 raise NotFoundError(
                     f"document {document_id!r} does not exist in course {course!r}")
+            course_pk = self._course_pk(db, tenant, course, lock=True)
             self._drop_chunks(db, course_pk, (tenant, course, document_id))
             db.execute("DELETE FROM documents WHERE tenant = ? AND course = ? AND id = ?",
                        (tenant, course, document_id))
@@ -414,7 +412,7 @@ class PostgresStore(SQLAccess, SQLSessions, Store):
         with self.connection() as conn:
             rows = conn.execute("SELECT key, vector FROM vectors WHERE model = %s "
                                 "AND key = ANY(%s)", (model, keys)).fetchall()
-        return {str(k): np.asarray(v, dtype=np.float32) for k, v in rows}
+        return {str(k): np.asarray(v.to_numpy(), dtype=np.float32) for k, v in rows}
 
     def put_vectors(self, model: str, vectors: dict[str, Vector]) -> None:
         if not vectors:
@@ -508,6 +506,32 @@ class PostgresStore(SQLAccess, SQLSessions, Store):
             result.scores[chunk.id] = {"vector": _float(r[2]), "bm25": _float(r[4])}
             result.chunks[chunk.id] = chunk
         return result
+
+    def export_chunks(self, tenant: str, course: str, document_id: str) -> list[ChunkRow]:
+        with self.connection() as conn:
+            rows = conn.execute(
+                f"SELECT {EXPORT_COLUMNS}, term_ids, term_tfs FROM chunks WHERE tenant = %s "
+                "AND course = %s AND document_id = %s ORDER BY pk", (tenant, course, document_id)
+            ).fetchall()
+            wanted = sorted({int(t) for r in rows for t in r[-2]})
+            names = dict(conn.execute("SELECT id, term FROM terms WHERE id = ANY(%s)",
+                                      (wanted,)).fetchall())
+        return [chunk_row(r, expand_terms(r[-2], r[-1], names)) for r in rows]
+
+    def iter_vectors(self, batch: int = 1000) -> Iterator[tuple[str, dict[str, Vector]]]:
+        after = ("", "")
+        while True:
+            with self.connection() as conn:
+                rows = conn.execute(
+                    "SELECT model, key, vector FROM vectors WHERE (model, key) > (%s, %s) "
+                    "ORDER BY model, key LIMIT %s", (*after, batch)).fetchall()
+            if not rows:
+                return
+            by_model: dict[str, dict[str, Vector]] = {}
+            for model, key, value in rows:
+                by_model.setdefault(model, {})[key] = np.asarray(value.to_numpy(), np.float32)
+            yield from by_model.items()
+            after = (rows[-1][0], rows[-1][1])
 
     def get_chunks(self, filters: SearchFilters, chunk_ids: list[str]) -> dict[str, Chunk]:
         if not chunk_ids:

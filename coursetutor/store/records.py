@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..types import Chunk, Citation, Course, Locator, Session, Turn, check_doc_type
+from .base import ChunkRow
 
 TURN_COLUMNS = (
     "session_id, ordinal, tenant, course, student, question, answer, category, intent, grade, "
@@ -88,3 +89,26 @@ def chunk_from_row(r: Sequence[Any]) -> Chunk:
         text=r[14], content_hash=r[15], ordinal=r[16],
         cues=tuple((float(a), float(b), int(c)) for a, b, c in json.loads(r[17])),
     )
+
+
+EXPORT_COLUMNS = (
+    "id, text, section_path, page, start_s, end_s, anchor, ordinal, n_tokens, vector_key, "
+    "content_hash, cues"
+)
+
+
+def chunk_row(r: Sequence[Any], terms: tuple[str, ...]) -> ChunkRow:
+    """A stored chunk (a row of `EXPORT_COLUMNS`) back as the ingest pipeline's `ChunkRow`."""
+    return ChunkRow(
+        id=r[0], text=r[1], section_path=tuple(json.loads(r[2])),
+        locator=Locator(page=r[3], start=r[4], end=r[5], anchor=r[6]), ordinal=int(r[7]),
+        n_tokens=int(r[8]), terms=terms, vector_key=r[9], content_hash=r[10],
+        cues=tuple((float(a), float(b), int(c)) for a, b, c in json.loads(r[11])),
+    )
+
+
+def expand_terms(term_ids: Sequence[int], tfs: Sequence[float],
+                 names: dict[int, str]) -> tuple[str, ...]:
+    """A chunk's terms with their repeats, from its term ids and frequencies."""
+    return tuple(names[int(t)] for t, tf in zip(term_ids, tfs, strict=True)
+                 for _ in range(round(float(tf))))

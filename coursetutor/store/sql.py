@@ -52,3 +52,12 @@ def to_pyformat(sql: str) -> str:
     if "%" in sql:
         raise ValueError("shared SQL must not contain '%'")
     return sql.replace("?", "%s")
+
+
+def redact(url: str) -> str:
+    """The URL without its password, for messages."""
+    if "@" not in url or "://" not in url:
+        return url
+    scheme, rest = url.split("://", 1)
+    creds, host = rest.rsplit("@", 1)
+    return f"{scheme}://{creds.split(':', 1)[0]}@{host}"

@@ -53,6 +53,21 @@ class SQLSessions:
         return list(self._sessions("s.tenant = ? AND s.course = ? AND s.student = ?",
                                    (tenant, course, student)))
 
+    def all_sessions(self, tenant: str, course: str) -> list[Session]:
+        return list(self._sessions("s.tenant = ? AND s.course = ?", (tenant, course)))
+
+    def import_session(self, session: Session, turns: list[Turn]) -> None:
+        s = session
+        with self._tx() as db:
+            db.execute(
+                "INSERT INTO sessions (id, tenant, course, student, created, updated, ended) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (s.id, s.tenant, s.course, s.student, s.created, s.updated, s.ended))
+            for t in turns:
+                values = turn_values(t, t.ordinal, t.created)
+                marks = ", ".join("?" * len(values))
+                db.execute(f"INSERT INTO turns ({TURN_COLUMNS}) VALUES ({marks})", values)
+
     def end_session(self, tenant: str, course: str, session_id: str) -> Session:
         self.get_session(tenant, course, session_id)
         with self._tx() as db:

@@ -17,7 +17,7 @@ from ..errors import NotFoundError, StoreError
 from ..retrieval.vectors import EXACT_LIMIT, VectorIndex
 from ..types import Chunk, Course, Document, SearchFilters, check_doc_type
 from .base import ChunkRow, KeywordResult, Store, Vector
-from .records import CHUNK_COLUMNS
+from .records import CHUNK_COLUMNS, EXPORT_COLUMNS, chunk_row, expand_terms
 from .records import chunk_from_row as _chunk
 from .records import course_from_row as _course
 from .scope_index import ScopeIndex, top_k
@@ -410,6 +410,37 @@ class SQLiteStore(SQLAccess, SQLSessions, Store):
         scores, rows = vectors.scores(np.asarray(vector, dtype=np.float32), limit, mask)
         hits = top_k(scores, limit, None if mask is None else mask[rows])
         return [(index.chunk_ids[rows[i]], s) for i, s in hits]
+
+    def export_chunks(self, tenant: str, course: str, document_id: str) -> list[ChunkRow]:
+        rows = self._db.execute(
+            f"SELECT {EXPORT_COLUMNS}, term_ids, term_tfs FROM chunks WHERE tenant = ? "
+            "AND course = ? AND document_id = ? ORDER BY pk", (tenant, course, document_id)
+        ).fetchall()
+        parts = [(np.frombuffer(r[-2], dtype=np.int32), np.frombuffer(r[-1], dtype=np.float32))
+                 for r in rows]
+        wanted = sorted({int(t) for ids, _ in parts for t in ids})
+        names: dict[int, str] = {}
+        for i in range(0, len(wanted), 500):
+            part = wanted[i : i + 500]
+            marks = ",".join("?" * len(part))
+            names.update(self._db.execute(
+                f"SELECT id, term FROM terms WHERE id IN ({marks})", part).fetchall())
+        return [chunk_row(r, expand_terms(ids.tolist(), tfs.tolist(), names))
+                for r, (ids, tfs) in zip(rows, parts, strict=True)]
+
+    def iter_vectors(self, batch: int = 1000) -> Iterator[tuple[str, dict[str, Vector]]]:
+        after = ("", "")
+        while True:
+            rows = self._db.execute(
+                "SELECT model, key, vector FROM vectors WHERE (model, key) > (?, ?) "
+                "ORDER BY model, key LIMIT ?", (*after, batch)).fetchall()
+            if not rows:
+                return
+            by_model: dict[str, dict[str, Vector]] = {}
+            for model, key, blob in rows:
+                by_model.setdefault(model, {})[key] = np.frombuffer(blob, dtype=np.float32)
+            yield from by_model.items()
+            after = (rows[-1][0], rows[-1][1])
 
     def get_chunks(self, filters: SearchFilters, chunk_ids: list[str]) -> dict[str, Chunk]:
         if not chunk_ids:
