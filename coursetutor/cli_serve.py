@@ -1,4 +1,5 @@
-"""`coursetutor serve`, `keys` and `enrol`: the API server and who may use it."""
+"""`coursetutor serve`, `worker`, `keys` and `enrol`: the API server, its ingest workers and
+who may use it."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import click
 
 from .access import mint_key
 from .config import Settings, settings_env
+from .errors import ConfigError
 from .types import ROLES
 from .workspace import Workspace
 
@@ -75,12 +77,43 @@ def serve(ctx: click.Context, host: str | None, port: int | None, empty: bool,
                     timeout_graceful_shutdown=5)
         return
     # several processes: each builds its own app from the same settings, passed on in the
-    # environment; jobs a stopped server left behind are failed once, here
-    ws.store.fail_unfinished_jobs(JOBS_LOST)
+    # environment; jobs a stopped server left behind are failed once, here (with Redis the
+    # workers run them: they go on)
+    if not settings.redis:
+        ws.store.fail_unfinished_jobs(JOBS_LOST)
     load_secret(settings)
     os.environ.update(settings_env(settings))
     uvicorn.run("coursetutor.api.app:from_environment", factory=True, workers=workers,
                 host=host, port=port, log_config=None, timeout_graceful_shutdown=5)
+
+
+@click.command()
+@click.option("--burst", is_flag=True, help="Stop once the queue is empty.")
+@click.option("--queue", default=None,
+              help="The queue to take tasks from (default: <redis_prefix>:ingest).")
+@click.pass_context
+def worker(ctx: click.Context, burst: bool, queue: str | None) -> None:
+    """Run ingest jobs from Redis: parse, embed and store uploaded files (needs `redis`)."""
+    from .api.logs import setup
+    from .redisconn import connect, need_rq
+
+    settings: Settings = ctx.obj
+    if not settings.redis:
+        raise ConfigError("coursetutor worker takes its jobs from Redis: set redis "
+                          "(COURSETUTOR_REDIS=redis://host:6379/0)")
+    need_rq()
+    from .tasks.worker import IngestWorker, WorkerContext, queue_name
+
+    setup(settings.log_level)
+    link = connect(settings)
+    with link.reached():
+        link.client.ping()  # a Redis that is down fails now, not after loading the model
+    ws = ctx.with_resource(Workspace(settings))
+    ws.embedder.embed_batch(["warm-up"], is_query=False)  # loaded once, before any task
+    click.echo(f"Ingest worker on queue {queue or queue_name(settings)} of Redis "
+               f"{link.address}{' (until it is empty)' if burst else ''}", err=True)
+    IngestWorker(WorkerContext(ws, link), queue).work(
+        burst=burst, logging_level=settings.log_level.upper())
 
 
 @click.group()

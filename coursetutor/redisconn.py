@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import importlib.util
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
@@ -18,7 +19,7 @@ from .errors import ConfigError, MissingDependencyError, RedisUnavailableError
 if TYPE_CHECKING:
     from redis import Redis
 
-__all__ = ["RedisLink", "connect", "where"]
+__all__ = ["RedisLink", "connect", "need_rq", "where"]
 
 # a Redis that is down must fail a request within seconds, not hang it
 CONNECT_TIMEOUT = 2.0
@@ -75,3 +76,9 @@ def connect(settings: Settings) -> RedisLink:
     except ValueError as exc:
         raise ConfigError(f"redis: {exc}") from exc
     return RedisLink(client, settings.redis_prefix, where(settings.redis))
+
+
+def need_rq() -> None:
+    """Raise MissingDependencyError unless rq (the ingest queue) is installed."""
+    if importlib.util.find_spec("rq") is None:
+        raise MissingDependencyError(f"redis is set but rq is not installed: {INSTALL_HINT}")

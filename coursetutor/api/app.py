@@ -20,7 +20,7 @@ from threadpoolctl import threadpool_limits
 from .. import __version__
 from ..config import Settings, load_settings
 from ..llm.router import Router
-from ..redisconn import RedisLink, connect
+from ..redisconn import RedisLink, connect, need_rq
 from ..workspace import Workspace
 from . import errors, routes_admin, routes_courses, routes_openai, routes_tutor
 from .deps import State
@@ -63,8 +63,18 @@ def build_state(settings: Settings, workspace: Workspace | None = None,
         metrics=metrics,
         signer=Signer(load_secret(settings), settings.api_url_seconds),
         asks=AskPool(ask_workers(settings), metrics),
-        jobs=IngestJobs(Path(settings.data_dir) / "uploads", metrics),
+        jobs=_jobs(settings, link, metrics),
     )
+
+
+def _jobs(settings: Settings, link: RedisLink | None, metrics: Metrics) -> IngestJobs:
+    """Jobs on this process's ingest thread, or with Redis on the workers' queue."""
+    if link is None:
+        return IngestJobs(Path(settings.data_dir) / "uploads", metrics)
+    need_rq()
+    from .jobs_rq import RedisIngestJobs
+
+    return RedisIngestJobs(link, settings, metrics)
 
 
 def from_environment() -> FastAPI:

@@ -1,34 +1,24 @@
-"""Ingest jobs: uploads are stored, then ingested one job at a time on a background thread."""
+"""Ingest jobs: uploads are stored, then ingested one job at a time on a background thread.
+
+With Redis, jobs_rq runs them on `coursetutor worker` processes instead.
+"""
 
 from __future__ import annotations
 
-import json
 import shutil
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from ..ingest import IngestReport, Progress
+from ..ingest import Progress
+from ..ingest.report import outcome, report_json, short
 from ..store import Store
 from ..types import FileMeta, Job
 from ..workspace import Workspace
 from .metrics import Metrics
 
-
-def report_json(report: IngestReport, folder: Path) -> str:
-    files = [{"name": Path(f.path).name, "status": f.status, "document": f.document_id,
-              "pages": f.pages, "chunks": f.chunks, "embedded": f.embedded,
-              "no_text_pages": f.no_text_pages, "ocr_pages": f.ocr_pages,
-              "dropped_pages": f.dropped_pages, "message": _short(f.message, folder)}
-             for f in report.files]
-    return json.dumps({"files": files, "totals": report.totals(),
-                       "seconds": round(report.seconds, 2)})
-
-
-def _short(message: str, folder: Path) -> str:
-    """The message without the server-side folder of the upload."""
-    return message.replace(f"{folder}/", "").replace(str(folder), "upload")
+__all__ = ["IngestJobs", "report_json"]
 
 
 class IngestJobs:
@@ -72,15 +62,12 @@ class IngestJobs:
         try:
             store.update_job(job.id, status="running", stage="parsing")
             report = ws.ingest(job.course, items, progress)
-            status = "failed" if len(report.failed) == len(report.files) else "done"
-            error = "no file could be ingested" if status == "failed" else ""
-            embedded = report.totals()["embedded"]
-            store.update_job(job.id, status=status, stage=status, files_done=len(items),
-                             embedded=embedded, to_embed=embedded,
-                             report=report_json(report, folder), error=error)
+            fields = outcome(report, folder)
+            store.update_job(job.id, **fields)
+            status = str(fields["status"])
         except Exception as exc:  # the job records it; the API process goes on
             store.update_job(job.id, status="failed", stage="failed",
-                             error=_short(str(exc), folder))
+                             error=short(str(exc), folder))
             status = "failed"
         finally:
             shutil.rmtree(folder, ignore_errors=True)

@@ -83,6 +83,18 @@ class DraftDocument:
     drafts: list[ChunkDraft]
 
 
+@dataclasses.dataclass
+class PreparedFile:
+    """A file parsed, chunked and embedded: what `Ingestor.write` puts into its course."""
+
+    result: FileResult  # what the file's report says once it is written
+    data: bytes
+    suffix: str
+    content_hash: str
+    document: Document | None = None  # None: unchanged, the stored version stays
+    rows: list[ChunkRow] = dataclasses.field(default_factory=list)
+
+
 @dataclasses.dataclass(frozen=True)
 class Progress:
     """A progress event: a stage of one file, with counts so far."""
@@ -118,6 +130,21 @@ def content_hash(data: bytes, meta: FileMeta, sizes: ChunkSizes | None = None) -
         h.update(json.dumps(dataclasses.asdict(sizes), sort_keys=True).encode())
     h.update(PIPELINE_VERSION.encode())
     return h.hexdigest()
+
+
+def id_clashes(items: list[tuple[Path, FileMeta]]) -> dict[int, FileResult]:
+    """Failed results for the files whose document id an earlier file of the batch has."""
+    seen: dict[str, Path] = {}
+    clashes: dict[int, FileResult] = {}
+    for i, (path, meta) in enumerate(items):
+        doc_id = document_id(meta.source_name or path.name)
+        if doc_id in seen:
+            clashes[i] = FileResult(str(path), "failed", doc_id, message=(
+                f"{path}: same document id {doc_id!r} as {seen[doc_id]} in this batch; "
+                "rename one of them"))
+        else:
+            seen[doc_id] = path
+    return clashes
 
 
 def text_hash(text: str) -> str:
@@ -160,18 +187,15 @@ class Ingestor:
         info = self.store.get_course(tenant, course)
         report = IngestReport(course=course, files=[])
         notify = progress or (lambda _p: None)
-        seen: dict[str, Path] = {}
-        for path, meta in items:
-            doc_id = document_id(meta.source_name or path.name)
-            if doc_id in seen:
-                report.files.append(FileResult(
-                    str(path), "failed", doc_id, message=f"{path}: same document id "
-                    f"{doc_id!r} as {seen[doc_id]} in this batch; rename one of them"))
+        clashes = id_clashes(items)
+        for i, (path, meta) in enumerate(items):
+            if i in clashes:
+                report.files.append(clashes[i])
                 notify(Progress(str(path), "failed"))
                 continue
-            seen[doc_id] = path
             try:
-                result = self._one(tenant, course, info.language, path, meta, notify)
+                prepared = self.prepare(tenant, course, info.language, path, meta, notify)
+                result = self.write(tenant, course, prepared, notify)
             except CoursetutorError as exc:
                 result = FileResult(path=str(path), status="failed", message=str(exc))
                 notify(Progress(str(path), "failed"))
@@ -179,10 +203,12 @@ class Ingestor:
         report.seconds = time.perf_counter() - started
         return report
 
-    def _one(
+    def prepare(
         self, tenant: str, course: str, language: str, path: Path, meta: FileMeta,
         notify: ProgressFn,
-    ) -> FileResult:
+    ) -> PreparedFile:
+        """Read, parse, chunk and embed one file; nothing is written into the course (the
+        vectors go to the shared vector cache), so several workers may prepare at once."""
         data = _read_checked(path, self.settings.max_file_bytes)
         source_name = meta.source_name or path.name
         doc_id = document_id(source_name)
@@ -190,43 +216,63 @@ class Ingestor:
         old = self.store.find_document(tenant, course, doc_id)
         suffix = Path(source_name).suffix
         if old is not None and old.content_hash == digest:
-            self.files.put(tenant, course, doc_id, digest, suffix, data)
-            notify(Progress(str(path), "skipped", old.pages, old.chunks))
-            return FileResult(str(path), "unchanged", doc_id, old.pages, old.chunks)
+            return PreparedFile(FileResult(str(path), "unchanged", doc_id, old.pages,
+                                           old.chunks), data, suffix, digest)
         parsed = load(path, self.ocr)
         drafts = self._chunk(parsed, meta)
         notify(Progress(str(path), "parsed", parsed.pages, len(drafts)))
         doc = DraftDocument(doc_id, meta.title or parsed.title, source_name, digest, parsed.pages,
                             drafts)
-        # the file goes in first: a crash then leaves an orphan file, never a cited page
-        # without its file
-        self.files.put(tenant, course, doc_id, digest, suffix, data)
-        stored, embedded, _ = self.add(tenant, course, language, doc, meta, notify)
-        self.files.prune(tenant, course, doc_id, keep=digest)
-        notify(Progress(str(path), "stored", parsed.pages, stored, embedded))
-        return FileResult(
-            str(path), "updated" if old else "added", doc_id, parsed.pages, stored, embedded,
+        document, rows, embedded = self.document(tenant, course, language, doc, meta, notify)
+        result = FileResult(
+            str(path), "updated" if old else "added", doc_id, parsed.pages, len(rows), embedded,
             parsed.no_text_pages, parsed.dropped_pages, parsed.ocr_pages,
         )
+        return PreparedFile(result, data, suffix, digest, document, rows)
+
+    def write(self, tenant: str, course: str, prepared: PreparedFile,
+              notify: ProgressFn) -> FileResult:
+        """Put a prepared file into its course: its original file, then its chunks in one
+        transaction (run one at a time per course)."""
+        result = prepared.result
+        # the file goes in first: a crash then leaves an orphan file, never a cited page
+        # without its file
+        self.files.put(tenant, course, result.document_id, prepared.content_hash,
+                       prepared.suffix, prepared.data)
+        if prepared.document is None:
+            notify(Progress(result.path, "skipped", result.pages, result.chunks))
+            return result
+        stored = self.store.replace_document(prepared.document, prepared.rows)
+        self.files.prune(tenant, course, result.document_id, keep=prepared.content_hash)
+        notify(Progress(result.path, "stored", result.pages, stored, result.embedded))
+        return dataclasses.replace(result, chunks=stored)
 
     def add(
         self, tenant: str, course: str, course_language: str, doc: DraftDocument,
         meta: FileMeta, notify: ProgressFn | None = None,
     ) -> tuple[int, int, str]:
         """Embed and store already chunked text; returns (stored, embedded, language)."""
+        document, rows, embedded = self.document(tenant, course, course_language, doc, meta,
+                                                 notify or (lambda _p: None))
+        return self.store.replace_document(document, rows), embedded, document.language
+
+    def document(
+        self, tenant: str, course: str, course_language: str, doc: DraftDocument,
+        meta: FileMeta, notify: ProgressFn,
+    ) -> tuple[Document, list[ChunkRow], int]:
+        """The document and its chunk rows, embedded; returns (document, rows, embedded)."""
         lang = meta.language or detect_language(
             " ".join(d.text for d in doc.drafts[:5])[:4000], default=course_language
         )
         rows = [self._row(doc.id, d, doc.title, lang) for d in doc.drafts]
-        embedded = self._embed(rows, doc.title, doc.source_name, doc.pages,
-                               notify or (lambda _p: None))
+        embedded = self._embed(rows, doc.title, doc.source_name, doc.pages, notify)
         document = Document(
             tenant=tenant, course=course, id=doc.id, title=doc.title, doc_type=meta.doc_type,
             topic=meta.topic, difficulty=meta.difficulty, language=lang,
             source_name=doc.source_name, content_hash=doc.content_hash, pages=doc.pages,
             chunks=len(rows), media_url=meta.media_url,
         )
-        return self.store.replace_document(document, rows), embedded, lang
+        return document, rows, embedded
 
     def _chunk(self, parsed: ParsedDocument, meta: FileMeta) -> list[ChunkDraft]:
         count = self.embedder.token_count

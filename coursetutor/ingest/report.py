@@ -1,0 +1,33 @@
+"""An ingest report as the JSON an ingest job keeps (what GET /v1/jobs/{id} shows)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from .pipeline import IngestReport
+
+
+def report_json(report: IngestReport, folder: Path) -> str:
+    """The report as JSON, its messages without the upload folder."""
+    files = [{"name": Path(f.path).name, "status": f.status, "document": f.document_id,
+              "pages": f.pages, "chunks": f.chunks, "embedded": f.embedded,
+              "no_text_pages": f.no_text_pages, "ocr_pages": f.ocr_pages,
+              "dropped_pages": f.dropped_pages, "message": short(f.message, folder)}
+             for f in report.files]
+    return json.dumps({"files": files, "totals": report.totals(),
+                       "seconds": round(report.seconds, 2)})
+
+
+def short(message: str, folder: Path) -> str:
+    """The message without the server-side folder of the upload."""
+    return message.replace(f"{folder}/", "").replace(str(folder), "upload")
+
+
+def outcome(report: IngestReport, folder: Path) -> dict[str, object]:
+    """The job fields of a finished ingest: status, counts, the report and an error."""
+    status = "failed" if len(report.failed) == len(report.files) else "done"
+    embedded = report.totals()["embedded"]
+    return {"status": status, "stage": status, "files_done": len(report.files),
+            "embedded": embedded, "to_embed": embedded, "report": report_json(report, folder),
+            "error": "no file could be ingested" if status == "failed" else ""}
