@@ -1,7 +1,8 @@
 """The store contract (store/base.py), run against every store backend.
 
-To add a backend, add a factory to STORES: it gets the test's tmp_path and returns a store on
-fresh, empty storage; calling it twice with the same tmp_path must reach the same data.
+To add a backend, add a factory to STORES: it gets the test's tmp_path (SQLite) or the URL of a
+fresh, empty PostgreSQL database (the `postgres_url` fixture) and returns a store on it; calling
+it twice with the same argument must reach the same data.
 """
 
 from __future__ import annotations
@@ -17,11 +18,12 @@ import pytest
 
 from coursetutor.errors import NotFoundError
 from coursetutor.retrieval.bm25 import K1, B, idf
-from coursetutor.store import ChunkRow, KeywordResult, SQLiteStore, Store
+from coursetutor.store import ChunkRow, KeywordResult, SQLiteStore, Store, open_store
 from coursetutor.types import Chunk, Course, DocType, Document, Locator, SearchFilters
 
-STORES: dict[str, Callable[[Path], Store]] = {
+STORES: dict[str, Callable[[Any], Store]] = {
     "sqlite": lambda root: SQLiteStore(root / "t.db"),
+    "postgresql": lambda url: open_store(url),
 }
 
 MODEL = "test/axis-4d"
@@ -34,9 +36,10 @@ ALL = SearchFilters(T, C)
 def connect(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Callable[[], Store]]:
     """Opens a (further) connection to one backend's storage for this test."""
     opened: list[Store] = []
+    where = request.getfixturevalue("postgres_url") if request.param == "postgresql" else tmp_path
 
     def open_one() -> Store:
-        opened.append(STORES[request.param](tmp_path))
+        opened.append(STORES[request.param](where))
         return opened[-1]
 
     yield open_one

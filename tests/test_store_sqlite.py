@@ -88,12 +88,13 @@ def test_open_store_file(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("url", "scheme"),
-    [("postgresql://localhost/ct", "postgresql"), ("mysql://x", "mysql"), ("ct.db", "ct.db")],
+    [("mysql://x", "mysql"), ("ct.db", "ct.db")],
 )
 def test_open_store_unknown_scheme(url: str, scheme: str) -> None:
     with pytest.raises(ConfigError) as exc:
         open_store(url)
-    assert str(exc.value) == f"unsupported store URL scheme {scheme!r}; use sqlite:///PATH"
+    assert str(exc.value) == (f"unsupported store URL scheme {scheme!r}; "
+                              "use sqlite:///PATH or postgresql://...")
 
 
 def test_readers_of_threads_that_ended_are_closed(tmp_path: Path) -> None:

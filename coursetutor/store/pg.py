@@ -209,6 +209,8 @@ class PostgresStore(SQLAccess, SQLSessions, Store):
         self, tenant: str, course: str, title: str = "", language: str = "en"
     ) -> Course:
         with self._tx() as db:
+            db.execute("INSERT INTO tenants (id, name, created) VALUES (?, ?, ?) "
+                       "ON CONFLICT (id) DO NOTHING", (tenant, tenant, time.time()))
             db.execute(
                 "INSERT INTO courses (tenant, id, title, language) VALUES (?, ?, ?, ?) "
                 "ON CONFLICT (tenant, id) DO UPDATE SET "

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
+import time
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -150,6 +151,8 @@ class SQLiteStore(SQLAccess, SQLSessions, Store):
         self, tenant: str, course: str, title: str = "", language: str = "en"
     ) -> Course:
         with self._tx() as db:
+            db.execute("INSERT INTO tenants (id, name, created) VALUES (?, ?, ?) "
+                       "ON CONFLICT (id) DO NOTHING", (tenant, tenant, time.time()))
             db.execute(
                 "INSERT INTO courses (tenant, id, title, language, generation) "
                 "VALUES (?, ?, ?, ?, ?) ON CONFLICT (tenant, id) DO UPDATE SET "
