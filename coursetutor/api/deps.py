@@ -51,9 +51,9 @@ def _key_text(request: Request) -> str | None:
 
 
 async def get_caller(request: Request, state: State) -> Caller:
-    """Authenticate the key and count the request against its limits (on the event loop: a
-    primary-key read, cheaper than a hop to a worker thread)."""
-    return caller_of(request, state)
+    """Authenticate the key and count the request against its limits (on the event loop with
+    the embedded store: a primary-key read, cheaper than a hop to a worker thread)."""
+    return await state.call(caller_of, request, state)
 
 
 def caller_of(request: Request, state: AppState) -> Caller:

@@ -114,7 +114,8 @@ async def open_turn(state: AppState, caller: Caller, course: str, question: str,
     `may_queue` and every worker is busy: the stream then opens at once (first is None)."""
     await run_in_threadpool(check_course, state, caller, course)
     try:
-        state.limiter.open_stream(caller.key.id, Limits.for_role(state.settings, caller.role))
+        await state.call(state.limiter.open_stream, caller.key.id,
+                         Limits.for_role(state.settings, caller.role))
     except RateLimitError:
         state.metrics.rate_limited.labels(caller.role).inc()
         raise

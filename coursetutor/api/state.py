@@ -5,6 +5,10 @@ from __future__ import annotations
 import dataclasses
 import threading
 import time
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from starlette.concurrency import run_in_threadpool
 
 from ..config import Settings
 from ..llm.router import Router
@@ -16,6 +20,7 @@ from .ratelimit import RateLimiter
 from .signing import Signer
 
 MEDIA_SECONDS = 30.0
+T = TypeVar("T")
 
 
 @dataclasses.dataclass
@@ -34,6 +39,19 @@ class AppState:
     _media: dict[tuple[str, str], tuple[float, dict[str, str]]] = dataclasses.field(
         default_factory=dict)
     _lock: threading.Lock = dataclasses.field(default_factory=threading.Lock)
+
+    @property
+    def networked(self) -> bool:
+        """Whether the store or the limiter is a server: their calls then leave the event
+        loop (a slow database or Redis must not stall every other request)."""
+        return not self.settings.store_url.startswith("sqlite") or bool(self.settings.redis)
+
+    async def call(self, fn: Callable[..., T], *args: Any) -> T:
+        """`fn(*args)`: on the event loop for the embedded store (a local primary-key read is
+        cheaper than a hop to a thread), on a worker thread when it talks to a server."""
+        if self.networked:
+            return await run_in_threadpool(fn, *args)
+        return fn(*args)
 
     def media_links(self, tenant: str, course: str) -> dict[str, str]:
         """Document id -> the video or audio of the course's transcripts that have one
