@@ -1,4 +1,5 @@
-"""Sessions and turns in the SQLite store: the tutor's memory of a conversation."""
+"""Sessions and turns in every store (SQLite, PostgreSQL): the tutor's memory of a
+conversation."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Any
 import pytest
 
 from coursetutor.errors import NotFoundError
-from coursetutor.store import SQLiteStore, sql_sessions
+from coursetutor.store import SQLiteStore, Store, open_store, sql_sessions
 from coursetutor.types import Citation, Locator, Session, Turn
 
 T = "default"
@@ -28,10 +29,16 @@ class Clock:
         return self.now
 
 
-@pytest.fixture
-def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[SQLiteStore]:
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store(
+    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Store]:
+    """Three courses in a fresh store of each backend; both share sql_sessions' clock."""
     monkeypatch.setattr(sql_sessions, "time", Clock())
-    s = SQLiteStore(tmp_path / "sessions.db")
+    if request.param == "postgresql":
+        s: Store = open_store(request.getfixturevalue("postgres_url"))
+    else:
+        s = SQLiteStore(tmp_path / "sessions.db")
     for tenant, course in [(T, C), (T, "algebra"), ("other-tenant", C)]:
         s.ensure_course(tenant, course, course.title(), "en")
     yield s
@@ -45,14 +52,14 @@ def turn(session: Session, question: str = "What is a limit?", exercise_key: str
                 "hint" if exercise_key else "", exercise_key, True, sources)
 
 
-def test_start_and_get_session(store: SQLiteStore) -> None:
+def test_start_and_get_session(store: Store) -> None:
     session = store.start_session(T, C, "alice")
     assert len(session.id) == 32
     assert session == Session(session.id, T, C, "alice", 1000.0, 1000.0)
     assert store.get_session(T, C, session.id) == session
 
 
-def test_start_session_in_unknown_course(store: SQLiteStore) -> None:
+def test_start_session_in_unknown_course(store: Store) -> None:
     with pytest.raises(NotFoundError):
         store.start_session(T, "no-such-course", "alice")
 
@@ -61,7 +68,7 @@ def test_start_session_in_unknown_course(store: SQLiteStore) -> None:
     ("other-tenant", C, None), (T, "algebra", None), (T, C, "0" * 32),
 ])
 def test_session_outside_its_tenant_and_course_is_not_found(
-    store: SQLiteStore, tenant: str, course: str, sid: str | None
+    store: Store, tenant: str, course: str, sid: str | None
 ) -> None:
     session = store.start_session(T, C, "alice")
     with pytest.raises(NotFoundError, match="does not exist"):
@@ -74,7 +81,7 @@ def test_session_outside_its_tenant_and_course_is_not_found(
     lambda s, sid: s.list_turns("other-tenant", C, sid, last=2),
 ])
 def test_session_calls_outside_scope_are_not_found(
-    store: SQLiteStore, call: Callable[[SQLiteStore, str], object]
+    store: Store, call: Callable[[Store, str], object]
 ) -> None:
     session = store.start_session(T, C, "alice")
     with pytest.raises(NotFoundError):
@@ -82,7 +89,7 @@ def test_session_calls_outside_scope_are_not_found(
     assert store.get_session(T, C, session.id).ended is None
 
 
-def test_list_sessions_most_recent_first(store: SQLiteStore) -> None:
+def test_list_sessions_most_recent_first(store: Store) -> None:
     first = store.start_session(T, C, "alice")
     second = store.start_session(T, C, "alice")
     store.start_session(T, C, "bob")
@@ -95,14 +102,14 @@ def test_list_sessions_most_recent_first(store: SQLiteStore) -> None:
     assert store.list_sessions(T, C, "carol") == []
 
 
-def test_end_session_keeps_the_first_end(store: SQLiteStore) -> None:
+def test_end_session_keeps_the_first_end(store: Store) -> None:
     session = store.start_session(T, C, "alice")
     ended = store.end_session(T, C, session.id)
     assert ended == dataclasses.replace(session, ended=1001.0)
     assert store.end_session(T, C, session.id) == ended
 
 
-def test_add_turn_numbers_turns_and_touches_the_session(store: SQLiteStore) -> None:
+def test_add_turn_numbers_turns_and_touches_the_session(store: Store) -> None:
     session = store.start_session(T, C, "alice")
     stored = [store.add_turn(turn(session, f"question {i}")) for i in range(3)]
     assert [(t.ordinal, t.created) for t in stored] == [(1, 1001.0), (2, 1002.0), (3, 1003.0)]
@@ -114,7 +121,7 @@ def test_add_turn_numbers_turns_and_touches_the_session(store: SQLiteStore) -> N
 
 
 @pytest.mark.parametrize("last", [0, 1, 2, 5])
-def test_list_turns_last(store: SQLiteStore, last: int) -> None:
+def test_list_turns_last(store: Store, last: int) -> None:
     session = store.start_session(T, C, "alice")
     for i in range(4):
         store.add_turn(turn(session, f"question {i}"))
@@ -122,7 +129,7 @@ def test_list_turns_last(store: SQLiteStore, last: int) -> None:
     assert questions == [f"question {i}" for i in range(4)][4 - min(last, 4):]
 
 
-def test_turns_are_kept_per_session(store: SQLiteStore) -> None:
+def test_turns_are_kept_per_session(store: Store) -> None:
     one, two = store.start_session(T, C, "alice"), store.start_session(T, C, "alice")
     store.add_turn(turn(one, "in one"))
     store.add_turn(turn(two, "in two"))
@@ -134,7 +141,7 @@ def test_turns_are_kept_per_session(store: SQLiteStore) -> None:
     {"session_id": "0" * 32},
 ])
 def test_add_turn_to_someone_elses_session_is_not_found(
-    store: SQLiteStore, change: dict[str, Any]
+    store: Store, change: dict[str, Any]
 ) -> None:
     session = store.start_session(T, C, "alice")
     with pytest.raises(NotFoundError, match="does not exist"):
@@ -142,7 +149,7 @@ def test_add_turn_to_someone_elses_session_is_not_found(
     assert store.list_turns(T, C, session.id) == []
 
 
-def test_count_exercise_turns(store: SQLiteStore) -> None:
+def test_count_exercise_turns(store: Store) -> None:
     one, two = store.start_session(T, C, "alice"), store.start_session(T, C, "alice")
     bob = store.start_session(T, C, "bob")
     key = "exercises-md:Exercise 2"
@@ -158,7 +165,7 @@ def test_count_exercise_turns(store: SQLiteStore) -> None:
     assert store.count_exercise_turns(T, "algebra", "alice", key) == 0
 
 
-def test_remove_course_removes_its_sessions_and_turns(store: SQLiteStore) -> None:
+def test_remove_course_removes_its_sessions_and_turns(store: Store) -> None:
     gone = store.start_session(T, C, "alice")
     store.add_turn(turn(gone, exercise_key="ex:1"))
     kept = store.start_session(T, "algebra", "alice")
@@ -184,14 +191,14 @@ CITATIONS = (
 )
 
 
-def test_citations_round_trip(store: SQLiteStore) -> None:
+def test_citations_round_trip(store: Store) -> None:
     session = store.start_session(T, C, "alice")
     added = store.add_turn(turn(session, sources=CITATIONS))
     assert added.sources == CITATIONS
     assert store.list_turns(T, C, session.id)[0].sources == CITATIONS
 
 
-def test_course_activity_counts_turns_and_lists_gaps(store: SQLiteStore) -> None:
+def test_course_activity_counts_turns_and_lists_gaps(store: Store) -> None:
     ana, ben = store.start_session(T, C, "ana"), store.start_session(T, C, "ben")
     store.add_turn(turn(ana, exercise_key="ex-2"))
     store.add_turn(turn(ana, exercise_key="ex-2"))
@@ -212,6 +219,6 @@ def test_course_activity_counts_turns_and_lists_gaps(store: SQLiteStore) -> None
     assert store.course_activity(T, C, since=10_000).turns == 0
 
 
-def test_course_activity_of_an_unknown_course_is_not_found(store: SQLiteStore) -> None:
+def test_course_activity_of_an_unknown_course_is_not_found(store: Store) -> None:
     with pytest.raises(NotFoundError):
         store.course_activity("other-tenant", "algebra")

@@ -55,9 +55,14 @@ def to_pyformat(sql: str) -> str:
 
 
 def redact(url: str) -> str:
-    """The URL without its password, for messages."""
-    if "@" not in url or "://" not in url:
-        return url
-    scheme, rest = url.split("://", 1)
-    creds, host = rest.rsplit("@", 1)
-    return f"{scheme}://{creds.split(':', 1)[0]}@{host}"
+    """The URL without its password (after the user name or as a `password` parameter), for
+    messages."""
+    base, sep, query = url.partition("?")
+    if query:  # libpq also takes ?password=...
+        kept = [p for p in query.split("&") if p.split("=", 1)[0].lower() != "password"]
+        query, sep = "&".join(kept), "?" if kept else ""
+    if "@" in base and "://" in base:
+        scheme, rest = base.split("://", 1)
+        creds, host = rest.rsplit("@", 1)
+        base = f"{scheme}://{creds.split(':', 1)[0]}@{host}"
+    return base + sep + query
