@@ -114,7 +114,7 @@ class ScriptedLLM(LLM):
         try:
             for i, piece in enumerate(say.pieces):
                 if i and say.gate is not None:
-                    say.gate.wait(10)
+                    say.gate.wait(60)
                 self.yielded.append(piece)
                 yield Delta(piece)
             if say.error is not None:
