@@ -323,3 +323,11 @@ def test_set_course_policy(courses: Store) -> None:
     # the policy survives ensure_course
     s.set_course_policy(T, C, True)
     assert s.ensure_course(T, C, "Calculus I").allow_solutions is True
+
+
+def test_a_duplicate_key_id_is_a_conflict_in_both_stores(store: Store) -> None:
+    key = ApiKey("dupdupdupdup", "default", "teacher", "", "first", "hash", 1.0)
+    store.add_key(key)
+    with pytest.raises(ConflictError, match="key 'dupdupdupdup' already exists"):
+        store.add_key(dataclasses.replace(key, name="second"))
+    assert store.find_key(key.id) == key

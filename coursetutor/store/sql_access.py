@@ -85,9 +85,12 @@ class SQLAccess:
     # -- API keys ---------------------------------------------------------------------------
     def add_key(self, key: ApiKey) -> ApiKey:
         self.get_tenant(key.tenant)
-        with self._tx() as db:
-            db.execute(f"INSERT INTO api_keys ({KEY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                       dataclasses.astuple(key))
+        try:
+            with self._tx() as db:
+                db.execute(f"INSERT INTO api_keys ({KEY_COLUMNS}) VALUES "
+                           "(?, ?, ?, ?, ?, ?, ?, ?)", dataclasses.astuple(key))
+        except self._integrity_errors as exc:
+            raise ConflictError(f"key {key.id!r} already exists") from exc
         return key
 
     def find_key(self, key_id: str) -> ApiKey | None:
