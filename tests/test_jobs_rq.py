@@ -209,6 +209,17 @@ def test_a_redis_that_is_down_at_upload_is_503(sample: Sample, embedder: Embeddi
     assert staged(api) == []
 
 
+def test_readyz_checks_redis(api: Api, sample: Sample, embedder: EmbeddingModel,
+                            tmp_path: Path) -> None:
+    ready = api.client.get("/readyz").json()
+    assert ready["redis"] == "ok"
+    with open_api(sample, embedder, tmp_path / "down", redis="redis://127.0.0.1:1/0",
+                  limiter=MemoryRateLimiter()) as down:
+        response = down.client.get("/readyz")
+    assert response.status_code == 503
+    assert response.json()["redis"].startswith("Redis at 127.0.0.1:1/0 cannot be reached")
+
+
 # -- coursetutor worker ----------------------------------------------------------------------
 
 

@@ -140,7 +140,8 @@ def _ops_routes(app: FastAPI) -> None:
 
     @app.get("/readyz", tags=["ops"])
     async def readyz(state: State) -> JSONResponse:
-        """200 when the store and the generation backend answer, else 503 saying what."""
+        """200 when the store, Redis (if set) and the generation backend answer, else 503
+        saying what."""
         if time.monotonic() - ready["at"] > READY_CACHE_SECONDS:
             body = await run_in_threadpool(_readiness, state)
             ready.update(at=time.monotonic(), body=body,
@@ -161,6 +162,14 @@ def _readiness(state: AppState) -> dict[str, Any]:
         checks["store"] = "ok"
     except Exception as exc:
         checks["store"] = scrub(str(exc))
+    link = getattr(state.jobs, "link", None)  # the Redis of a deployment that has one
+    if link is not None:
+        try:
+            with link.reached():
+                link.client.ping()
+            checks["redis"] = "ok"
+        except Exception as exc:
+            checks["redis"] = scrub(str(exc))
     if state.router.enabled:
         try:
             state.router.llm("answer").check()
