@@ -434,7 +434,8 @@ def test_a_refusal_by_the_streams_limit_is_counted(with_model: OpenFake) -> None
                         api_rate_student_streams=1)
     with api.client.stream("POST", f"/v1/courses/{COURSE}/ask", headers={
             **SSE, **api.headers("student")}, json={"question": CONCEPT}) as first:
-        assert next(first.iter_lines()) == "event: meta"
+        lines = first.iter_lines()  # kept: a dropped iterator closes the stream (a disconnect)
+        assert next(lines) == "event: meta"
         refused = api.ask("student")
         gate.set()
     assert refused.status_code == 429
