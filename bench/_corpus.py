@@ -15,6 +15,7 @@ import hashlib
 import json
 import random
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -33,6 +34,7 @@ TENANT = "bench"
 COURSE = "corpus"
 NOISE_SIGMA = 0.01  # per dimension: a replica's vector keeps cosine ~0.98 with its original
 TVQA_WINDOW = 6
+CHECKPOINT = 1024  # texts embedded between two saves of a long embedding run
 # Optional ChunkRow fields of newer coursetutor versions, filled like the pipeline fills them.
 ROW_FIELDS = {f.name for f in dataclasses.fields(ChunkRow)}
 
@@ -66,10 +68,11 @@ def _read(name: str) -> object:
     return json.loads((DATASETS / name).read_text(encoding="utf-8"))
 
 
-def _xquad() -> list[Unit]:
-    data = _read("xquadr-en.json")["data"]  # type: ignore[index]
+def _xquad(language: str = "en") -> list[Unit]:
+    data = _read(f"xquadr-{language}.json")["data"]  # type: ignore[index]
+    source = "xquad" if language == "en" else f"xquad-{language}"
     return [
-        Unit("xquad", a["title"].replace("_", " "), s.strip(), "en", "textbook")
+        Unit(source, a["title"].replace("_", " "), s.strip(), language, "textbook")
         for a in data for p in a["paragraphs"] for s in p["sentences"] if s.strip()
     ]
 
@@ -104,6 +107,35 @@ def _tvqa() -> list[Unit]:
     return units
 
 
+def _mrbench() -> list[Unit]:
+    """Each tutoring dialogue's history, its reference solution and every tutor's reply."""
+    units: list[Unit] = []
+    for d in _read("mrbench-v1.json"):  # type: ignore[attr-defined]
+        texts = [d["conversation_history"], d["Ground_Truth_Solution"],
+                 *(r["response"] for r in d["anno_llm_responses"].values())]
+        units.extend(Unit("mrbench", f"dialogue {d['conversation_id'][:12]}", t.strip(), "en",
+                          "exercise") for t in texts if t and t.strip())
+    return units
+
+
+ALL_SOURCES = ("xquad", "xquad-de", "xquad-zh", "squadit", "clapnq", "tvqa", "mrbench")
+
+
+def load_all_units(cap: int) -> list[Unit]:
+    """Every unique text the datasets give (up to `cap`): XQuAD-R sentences in English, German
+    and Chinese, SQuAD-it paragraphs, ClapNQ passages, TutorialVQA windows, MRBench dialogues,
+    tutor replies and reference solutions; the first occurrence of a text is kept."""
+    parts = [_xquad("en"), _xquad("de"), _xquad("zh"), _squadit(), _clapnq(), _tvqa(),
+             _mrbench()]
+    seen: set[str] = set()
+    unique = []
+    for u in (u for part in parts for u in part):
+        if u.text not in seen:
+            seen.add(u.text)
+            unique.append(u)
+    return unique[:cap]
+
+
 def load_units(cap: int) -> list[Unit]:
     """Up to `cap` unique texts: all XQuAD sentences first, the rest shared by the others."""
     xquad = _xquad()[:cap]
@@ -129,6 +161,35 @@ def questions(n: int, seed: int = 11) -> list[str]:
     return qs[:n]
 
 
+def mixed_questions(n: int, seed: int = 11) -> list[tuple[str, str]]:
+    """`n` real questions, (source, question), taken in turn from XQuAD-R English, German
+    and Chinese, SQuAD-it, ClapNQ (answerable and unanswerable) and TutorialVQA (dev), each
+    source in a fixed shuffled order."""
+    pools: dict[str, list[str]] = {}
+    for lang in ("en", "de", "zh"):
+        data = _read(f"xquadr-{lang}.json")["data"]  # type: ignore[index]
+        pools[f"xquad-{lang}"] = [q["question"] for a in data for p in a["paragraphs"]
+                                  for q in p["qas"]]
+    data = _read("squadit-dev.json")["data"]  # type: ignore[index]
+    pools["squadit"] = [q["question"] for a in data for p in a["paragraphs"] for q in p["qas"]]
+    pools["clapnq"] = [json.loads(line)["input"] for name in ("clapnq-ans.jsonl",
+                       "clapnq-unans.jsonl")
+                       for line in (DATASETS / name).read_text(encoding="utf-8").splitlines()]
+    pools["tvqa"] = [q["question"] for q in _read("tvqa-dev.json")]  # type: ignore[attr-defined]
+    for qs in pools.values():
+        random.Random(seed).shuffle(qs)
+    out: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    for i in range(max(map(len, pools.values()))):
+        for source, qs in pools.items():
+            if i < len(qs) and qs[i].strip() and qs[i] not in seen and len(out) < n:
+                seen.add(qs[i])
+                out.append((source, qs[i]))
+    if len(out) < n:
+        raise SystemExit(f"only {len(out)} questions available, asked for {n}")
+    return out
+
+
 def unit_context(u: Unit, suffix: str = "") -> str:
     """The text the pipeline embeds and indexes: title, then the chunk text."""
     return index_text(u.article, (), u.text + suffix)
@@ -144,12 +205,24 @@ def embed_units(units: list[Unit], embedder: EmbeddingModel) -> np.ndarray:
         return np.load(path)
     CACHE.mkdir(parents=True, exist_ok=True)
     log(f"embedding {len(units)} unique texts with {embedder.model_id} (once; cached after)")
-    parts = []
-    for i in range(0, len(contexts), 64):
+    # a long run saves what it has every CHECKPOINT texts and resumes from there when restarted
+    partial = CACHE / f"vectors-{key}.partial.npy"
+    parts = [np.load(partial)] if partial.exists() else []
+    done = len(parts[0]) if parts else 0
+    if done:
+        log(f"  resuming after {done} texts embedded earlier ({partial})")
+    t0 = time.perf_counter()
+    for i in range(done, len(contexts), 64):
         parts.append(embedder.embed_passages(contexts[i : i + 64]))
-        log(f"  embedded {min(i + 64, len(contexts))}/{len(contexts)}")
+        n = min(i + 64, len(contexts))
+        rate = (n - done) / (time.perf_counter() - t0)
+        log(f"  embedded {n}/{len(contexts)} ({rate:.1f} texts/s, "
+            f"~{(len(contexts) - n) / rate / 60:.0f} min left)")
+        if (n - done) % CHECKPOINT == 0:
+            np.save(partial, np.vstack(parts).astype(np.float32))
     vectors = np.vstack(parts).astype(np.float32)
     np.save(path, vectors)
+    partial.unlink(missing_ok=True)
     return vectors
 
 
@@ -212,21 +285,35 @@ def _document(u: Unit, doc_id: str, doc_no: int, rows: list[ChunkRow]) -> Docume
     )
 
 
+def iter_documents(
+    units: list[Unit], tokens: list[int], base: np.ndarray, size: int, seed: int = 3,
+) -> Iterator[tuple[Document, list[tuple[int, ChunkRow, np.ndarray]]]]:
+    """The corpus of `size` chunks, document by document: (document, [(unit index, chunk row,
+    vector)]); replicas get the original's vector plus noise, drawn in a fixed order."""
+    rng = np.random.default_rng(seed)
+    for doc_no, (replica, members) in enumerate(layout(units, size)):
+        doc_id = f"{units[members[0]].source}-{doc_no:06d}-r{replica}"
+        rows = [(i, row, base[i] if replica == 0 else _noisy(base[i], rng))
+                for i, row in _rows(doc_id, units, tokens, members, replica)]
+        yield _document(units[members[0]], doc_id, doc_no, [r for _, r, _ in rows]), rows
+
+
+def replica_of(document: Document) -> int:
+    """The replica number iter_documents wrote into a document id."""
+    return int(document.id.rsplit("-r", 1)[1])
+
+
 def build(
     store: SQLiteStore, units: list[Unit], tokens: list[int], base: np.ndarray, size: int,
     model_id: str, seed: int = 3,
 ) -> Corpus:
     """Fill `store` with `size` chunks through the store API; returns the same rows in memory."""
-    rng = np.random.default_rng(seed)
     store.ensure_course(TENANT, COURSE, "benchmark corpus", "en")
     corpus = Corpus([], [], [], np.zeros((0, base.shape[1]), np.float32), 0, len(units), 0)
     vectors: list[np.ndarray] = []
     pending: dict[str, np.ndarray] = {}
-    for doc_no, (replica, members) in enumerate(layout(units, size)):
-        doc_id = f"{units[members[0]].source}-{doc_no:06d}-r{replica}"
-        rows = _rows(doc_id, units, tokens, members, replica)
-        for i, row in rows:
-            v = base[i] if replica == 0 else _noisy(base[i], rng)
+    for document, rows in iter_documents(units, tokens, base, size, seed):
+        for i, row, v in rows:
             pending[row.vector_key] = v
             vectors.append(v)
             corpus.ids.append(row.id)
@@ -235,11 +322,9 @@ def build(
         if len(pending) >= 2000:
             store.put_vectors(model_id, pending)
             pending = {}
-        chunk_rows = [r for _, r in rows]
-        store.replace_document(_document(units[members[0]], doc_id, doc_no, chunk_rows),
-                               chunk_rows)
+        store.replace_document(document, [r for _, r, _ in rows])
         corpus.documents += 1
-        corpus.replicas = replica + 1
+        corpus.replicas = replica_of(document) + 1
         if corpus.documents % 500 == 0:
             log(f"  {len(corpus.ids)}/{size} chunks stored")
     if pending:
