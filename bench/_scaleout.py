@@ -29,15 +29,6 @@ ACTIVITY_SQL = ("SELECT count(*) FROM pg_stat_activity WHERE datname = current_d
                 "AND pid <> pg_backend_pid()")
 
 
-def redact(url: str) -> str:
-    """The URL without a password."""
-    head, sep, tail = url.partition("@")
-    if not sep or ":" not in head.split("//", 1)[-1]:
-        return url
-    scheme, _, user = head.partition("//")
-    return f"{scheme}//{user.split(':', 1)[0]}:***@{tail}"
-
-
 class Services:
     """PostgreSQL and Redis for a run: the ones given by URL, or throwaway servers in folders
     (started unless one already runs there; their data stays, so the next run reuses the
@@ -233,17 +224,6 @@ class PgActivity:
 
     def count(self, phase: str) -> int:
         return sum(1 for _, p, _ in self.samples if p == phase)
-
-
-def db_transactions(url: str) -> int:
-    """Transactions committed and rolled back in the database so far (each autocommit
-    statement is one); the statistics lag by up to a second."""
-    import psycopg
-
-    with psycopg.connect(url, autocommit=True) as conn:
-        row = conn.execute("SELECT xact_commit + xact_rollback FROM pg_stat_database "
-                           "WHERE datname = current_database()").fetchone()
-    return int(row[0]) if row else 0
 
 
 STATEMENTS_SQL = """
