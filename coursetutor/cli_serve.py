@@ -82,6 +82,7 @@ def serve(ctx: click.Context, host: str | None, port: int | None, empty: bool,
     if not settings.redis:
         ws.store.fail_unfinished_jobs(JOBS_LOST)
     load_secret(settings)
+    ws.close()  # the workers open their own stores: this process keeps no connection
     os.environ.update(settings_env(settings))
     uvicorn.run("coursetutor.api.app:from_environment", factory=True, workers=workers,
                 host=host, port=port, log_config=None, timeout_graceful_shutdown=5)

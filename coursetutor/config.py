@@ -94,7 +94,8 @@ class Settings:
     pg_pool_min: int = 1  # connections kept open while idle
     pg_pool_idle_seconds: float = 300.0  # an idle connection above the minimum is closed after this
     pg_pool_timeout: float = 10.0  # seconds to wait for a free connection before failing
-    pg_ef_search: int = 100  # HNSW candidate list (raised to 2 x the candidates asked for)
+    pg_ef_search: int = 100  # HNSW candidate list
+    pg_common_terms: float = 0.05  # BM25: terms in more of a course's chunks only rescore
     # Redis (shared by several API processes and ingest workers); empty: one process, in memory
     redis: str = ""  # redis://host:6379/0
     redis_prefix: str = "coursetutor"  # key prefix, so deployments can share one Redis

@@ -10,6 +10,7 @@ from .ingest import Ingestor, IngestReport, Progress
 from .ingest.pipeline import ProgressFn
 from .memory import TurnCache, turn_cache
 from .retrieval import EmbeddingModel, Retriever, SearchTrace, get_embedder
+from .retrieval.retriever import result_cache
 from .store import Store, store_for
 from .store.files import FileStore
 from .types import Course, DocType, Document, FileMeta, Hit, SearchFilters
@@ -35,6 +36,7 @@ class Workspace:
         self.turns = turns or turn_cache(settings)
         self._embedder = embedder
         self._parent: Workspace | None = None
+        self.results = result_cache()  # searches per course version (server stores)
 
     @property
     def embedder(self) -> EmbeddingModel:
@@ -76,6 +78,7 @@ class Workspace:
         view = Workspace(dataclasses.replace(self.settings, tenant=tenant), self.store,
                          self._embedder, self.turns)
         view._parent = self
+        view.results = self.results
         return view
 
     def ingest(
@@ -98,5 +101,5 @@ class Workspace:
         trace: SearchTrace | None = None,
     ) -> list[Hit]:
         filters = SearchFilters(self.tenant, course, doc_types, max_difficulty)
-        retriever = Retriever(self.store, self.embedder, self.settings)
+        retriever = Retriever(self.store, self.embedder, self.settings, self.results)
         return retriever.search(query, filters, k=k, mode=mode, trace=trace)

@@ -122,7 +122,7 @@ def test_copy_and_migrate_commands(tmp_path: Path, postgres_url: str) -> None:
     env = {"COURSETUTOR_DATA_DIR": str(tmp_path)}
     done = runner.invoke(cli, ["migrate", "--store", postgres_url], env=env)
     assert done.exit_code == 0, done.output
-    assert "schema version 1 (up to date)" in done.output
+    assert "schema version 3 (up to date)" in done.output
     args = ["copy", "--from", f"sqlite:///{tmp_path / 'a.db'}", "--to", postgres_url, "--json"]
     done = runner.invoke(cli, args, env=env)
     assert done.exit_code == 0, done.output

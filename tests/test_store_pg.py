@@ -597,3 +597,84 @@ def test_each_dimension_gets_its_own_hnsw_index(store: PostgresStore, postgres_u
     # the 4-dimensional vectors of the same chunks' course are still searched on their own
     assert [c for c, _ in store.vector_search(ALL, MODEL, vec(1, 0, 0, 0), 1)] == ["newton"]
     assert {c for c, _ in store.vector_search(ALL, MODEL, vec(1, 0, 0, 0), 50)}.isdisjoint(wide)
+
+
+# -- common terms and the per-version result cache -------------------------------------------
+
+
+def _big_course(store: Store, n: int = 1500) -> None:
+    """A course of `n` one-chunk documents: "the" and "method" everywhere (common terms),
+    "newton" in 30 chunks and "secant" in 20 (rare ones), with varying lengths."""
+    from coursetutor.store.pg_search import COMMON_MIN_DF
+
+    assert n > COMMON_MIN_DF
+    store.ensure_course(T, C, "Calculus", "en")
+    rng = np.random.default_rng(7)
+    vectors: dict[str, np.ndarray] = {}
+    for i in range(n):
+        terms = ["the"] * int(rng.integers(1, 4)) + ["method"] * int(rng.integers(0, 3))
+        terms += ["newton"] * (i % 50 == 0) + ["secant"] * (i % 75 == 0)
+        terms += [f"filler{int(x)}" for x in rng.integers(0, 400, size=int(rng.integers(3, 30)))]
+        v = rng.normal(size=4).astype(np.float32)
+        vectors[f"vk-{i}"] = v / np.linalg.norm(v)
+        row = ChunkRow(id=f"c{i}", text=" ".join(terms), section_path=(), ordinal=0,
+                       locator=Locator(anchor=f"c{i}"), n_tokens=len(terms),
+                       terms=tuple(terms), vector_key=f"vk-{i}", content_hash=f"h{i}")
+        store.put_vectors(MODEL, {f"vk-{i}": vectors[f"vk-{i}"]})
+        store.replace_document(Document(T, C, f"d{i}", f"Doc {i}", "lecture", "", 2, "en",
+                                        f"d{i}.md", f"v{i}", 0, 0), [row])
+
+
+def test_common_terms_only_rescore_and_keep_the_exact_ranking(
+        postgres_url: str, tmp_path: Any) -> None:
+    pg, lite = open_store(postgres_url), SQLiteStore(tmp_path / "exact.db")
+    try:
+        for store in (pg, lite):
+            _big_course(store)
+        for terms in (["the", "newton", "method"], ["the", "secant"], ["newton", "secant"]):
+            exact = lite.keyword_search(ALL, terms, 20)
+            found = pg.keyword_search(ALL, terms, 20)
+            assert [s for _, s in found.hits] == pytest.approx([s for _, s in exact.hits],
+                                                                rel=1e-4)
+            # the same chunks at every score (ties may be ordered either way)
+            by_score = {round(s, 3): set() for _, s in exact.hits}
+            for c, s in exact.hits:
+                by_score[round(s, 3)].add(c)
+            last = round(exact.hits[-1][1], 3)
+            for c, s in found.hits:
+                assert c in by_score[round(s, 3)] or round(s, 3) == last, (terms, c)
+            assert found.evidence == pytest.approx(exact.evidence, abs=1e-6)
+        # a question of common terms alone still finds chunks (all its terms count)
+        assert len(pg.keyword_search(ALL, ["the", "method"], 20).hits) == 20
+    finally:
+        pg.close()
+        lite.close()
+
+
+def test_search_results_are_cached_per_course_version(
+        postgres_url: str, embedder: EmbeddingModel, tmp_path: Any) -> None:
+    settings = Settings(data_dir=tmp_path, store=postgres_url)
+    with Workspace(settings, embedder=embedder) as ws:
+        store = ws.store
+        store.ensure_course(T, C, "Calculus", "en")
+        v = embedder.embed_passages(["Newton's method uses the tangent line."])[0]
+        store.put_vectors(embedder.model_id, {"k1": v})
+        row = ChunkRow("n1", "Newton's method uses the tangent line.", (), Locator(anchor="a"),
+                       0, 7, ("newton", "method", "use", "tangent", "line"), "k1", "h1")
+        store.replace_document(Document(T, C, "lec", "Lecture", "lecture", "", 2, "en",
+                                        "lec.md", "v1", 0, 0), [row])
+        ws.tenant = T
+        first = ws.search("newton tangent", C, k=3)
+        again = ws.search("newton tangent", C, k=3)
+        assert [h.chunk.id for h in first] == [h.chunk.id for h in again] == ["n1"]
+        assert again[0] is first[0]  # the second came from the cache
+        # a write makes a new version: the next search sees the new text at once
+        row2 = dataclasses.replace(row, id="n2", text="Newton's method: tangent lines.",
+                                   content_hash="h2")
+        store.replace_document(Document(T, C, "lec", "Lecture", "lecture", "", 2, "en",
+                                        "lec.md", "v2", 0, 0), [row2])
+        assert [h.chunk.id for h in ws.search("newton tangent", C, k=3)] == ["n2"]
+        # a course removed and created again never reuses a version
+        store.remove_course(T, C)
+        store.ensure_course(T, C, "Calculus", "en")
+        assert ws.search("newton tangent", C, k=3) == []

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Sequence
+from typing import Generic, TypeVar
 
 from ..config import Settings
 from ..errors import EmptyQueryError
@@ -18,7 +21,10 @@ from .moment import best_moment
 from .tokenize import tokenize
 
 MODES = ("hybrid", "bm25", "vector")
+RESULT_CACHE_SIZE = 2048  # searches kept per process (a class asks the same questions)
 _HAS_WORD = re.compile(r"\w", re.UNICODE)
+K = TypeVar("K")
+V = TypeVar("V")
 
 
 @dataclasses.dataclass
@@ -34,10 +40,13 @@ class SearchTrace:
 class Retriever:
     """Searches one course with BM25, vectors, or both fused."""
 
-    def __init__(self, store: Store, embedder: EmbeddingModel, settings: Settings) -> None:
+    def __init__(self, store: Store, embedder: EmbeddingModel, settings: Settings,
+                 results: ResultCache | None = None) -> None:
         self.store = store
         self.embedder = embedder
         self.settings = settings
+        # results per course version, for stores that search on a server (search_state)
+        self._results = results
 
     def search(
         self,
@@ -53,9 +62,25 @@ class Retriever:
         if not query or not _HAS_WORD.search(query):
             raise EmptyQueryError("the question is empty")
         trace = trace or SearchTrace()
+        language, version = self.store.search_state(filters.tenant, filters.course)
+        if version is None or self._results is None:
+            return self._search(query, filters, k, mode, trace, language)
+        key = (filters, query, k, mode, version, self.settings)
+        cached = self._results.get(key)
+        if cached is not None:
+            trace.timings["cached"] = 0.0
+            trace.language, trace.keyword_evidence, kept = cached
+            trace.keyword_weight = keyword_weight(trace.keyword_evidence)
+            return list(kept)
+        hits = self._search(query, filters, k, mode, trace, language)
+        self._results.put(key, (trace.language, trace.keyword_evidence, tuple(hits)))
+        return hits
+
+    def _search(self, query: str, filters: SearchFilters, k: int, mode: str,
+                trace: SearchTrace, course_language: str) -> list[Hit]:
         n = max(k * self.settings.candidate_factor, self.settings.min_candidates, k)
         if mode == "hybrid":
-            fused_in_store = self._search_in_store(query, filters, k, n, trace)
+            fused_in_store = self._search_in_store(query, filters, k, n, trace, course_language)
             if fused_in_store is not None:
                 return fused_in_store
         rankings: dict[str, list[str]] = {}
@@ -71,7 +96,7 @@ class Retriever:
             scores["vector"] = dict(found)
         if mode in ("hybrid", "bm25"):
             t0 = time.perf_counter()
-            terms = self._terms(query, filters, trace)
+            terms = self._terms(query, trace, course_language)
             result = self.store.keyword_search(filters, terms, n)
             trace.timings["bm25"] = (time.perf_counter() - t0) * 1000
             trace.keyword_evidence = result.evidence
@@ -99,20 +124,21 @@ class Retriever:
         trace.timings["fuse"] = (time.perf_counter() - t0) * 1000
         return hits
 
-    def _terms(self, query: str, filters: SearchFilters, trace: SearchTrace) -> list[str]:
+    @staticmethod
+    def _terms(query: str, trace: SearchTrace, course_language: str) -> list[str]:
         """The query's keyword terms, tokenized for its language (the course's by default)."""
-        course_lang = self.store.course_language(filters.tenant, filters.course)
-        trace.language = detect_language(query, default=course_lang)
+        trace.language = detect_language(query, default=course_language)
         return tokenize(query, trace.language)
 
     def _search_in_store(
-        self, query: str, filters: SearchFilters, k: int, n: int, trace: SearchTrace
+        self, query: str, filters: SearchFilters, k: int, n: int, trace: SearchTrace,
+        course_language: str,
     ) -> list[Hit] | None:
         """Hybrid search fused by the store in one query (None: the store leaves it to us)."""
         t0 = time.perf_counter()
         vector = self.embedder.embed_query(query)
         t1 = time.perf_counter()
-        terms = self._terms(query, filters, trace)
+        terms = self._terms(query, trace, course_language)
         result = self.store.hybrid_search(
             filters, self.embedder.model_id, vector, terms, n, self.settings.fusion,
             self.settings.rrf_k, 2 * k + 10)
@@ -147,6 +173,37 @@ class Retriever:
             for cid, score in ((str(c), s) for c, s in fused)
             if cid in chunks
         ]
+
+
+class LRU(Generic[K, V]):
+    """A small thread-safe least-recently-used map."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._items: OrderedDict[K, V] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: K) -> V | None:
+        with self._lock:
+            value = self._items.get(key)
+            if value is not None:
+                self._items.move_to_end(key)
+            return value
+
+    def put(self, key: K, value: V) -> None:
+        with self._lock:
+            self._items[key] = value
+            self._items.move_to_end(key)
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+
+
+ResultCache = LRU[tuple[object, ...], tuple[str, float, tuple[Hit, ...]]]
+
+
+def result_cache() -> ResultCache:
+    """A cache of search results for one process (see `Store.search_state`)."""
+    return LRU(RESULT_CACHE_SIZE)
 
 
 def _unique(hits: list[Hit]) -> list[Hit]:

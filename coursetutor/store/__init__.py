@@ -34,7 +34,7 @@ def open_store(url: str, vector_exact_limit: int = EXACT_LIMIT,
         return PostgresStore(
             url, pool_size=settings.pg_pool_size, pool_min=settings.pg_pool_min,
             idle_seconds=settings.pg_pool_idle_seconds, timeout=settings.pg_pool_timeout,
-            ef_search=settings.pg_ef_search)
+            ef_search=settings.pg_ef_search, common_terms=settings.pg_common_terms)
     scheme = url.split(":", 1)[0]
     raise ConfigError(
         f"unsupported store URL scheme {scheme!r}; use sqlite:///PATH or postgresql://...")

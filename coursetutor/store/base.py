@@ -103,6 +103,12 @@ class Store(abc.ABC):
         """The course's language (backends override this with a cheaper query)."""
         return self.get_course(tenant, course).language
 
+    def search_state(self, tenant: str, course: str) -> tuple[str, int | None]:
+        """The course's language and a version that changes with every write to its
+        documents, so a process may keep search results per version; None where the store
+        searches so fast that caching results is not worth it."""
+        return self.course_language(tenant, course), None
+
     @abc.abstractmethod
     def list_courses(self, tenant: str) -> list[Course]: ...
 

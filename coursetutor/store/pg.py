@@ -106,6 +106,7 @@ class PostgresStore(SQLAccess, SQLSessions, Store):
         idle_seconds: float = 300.0,
         timeout: float = 10.0,
         ef_search: int = 100,
+        common_terms: float = 0.05,
     ) -> None:
         if pool_size < 1 or pool_min < 0 or pool_min > pool_size:
             raise ConfigError(
@@ -116,6 +117,7 @@ class PostgresStore(SQLAccess, SQLSessions, Store):
         self.pool_size = pool_size
         self.timeout = timeout
         self.ef_search = ef_search
+        self.common_terms = common_terms
         self._dims: set[int] = set(HNSW_DIMS)
         self._dims_lock = threading.Lock()
         self.migrate()
@@ -257,6 +259,13 @@ class PostgresStore(SQLAccess, SQLSessions, Store):
     def course_language(self, tenant: str, course: str) -> str:
         return self.course_settings(tenant, course).language
 
+    def search_state(self, tenant: str, course: str) -> tuple[str, int | None]:
+        row = self._db.execute("SELECT language, generation FROM courses WHERE tenant = ? "
+                               "AND id = ?", (tenant, course)).fetchone()
+        if row is None:
+            raise NotFoundError(f"course {course!r} does not exist")
+        return str(row[0]), int(row[1])
+
     def list_courses(self, tenant: str) -> list[Course]:
         return self._courses(tenant, None)
 
@@ -299,10 +308,16 @@ class PostgresStore(SQLAccess, SQLSessions, Store):
             "WITH gone AS (DELETE FROM chunks WHERE tenant = ? AND course = ? "
             "AND document_id = ? RETURNING n_terms) SELECT COUNT(*), COALESCE(SUM(n_terms), 0) "
             "FROM gone", d).fetchone()
+        db.execute(
+            "UPDATE course_terms ct SET df = ct.df - p.n FROM (SELECT term_id, "
+            "cardinality(chunk_pks) AS n FROM postings WHERE document_pk IN (SELECT pk FROM "
+            "documents WHERE tenant = ? AND course = ? AND id = ?)) p "
+            "WHERE ct.course_pk = ? AND ct.term_id = p.term_id", (*d, course_pk))
         db.execute("DELETE FROM postings WHERE document_pk IN (SELECT pk FROM documents "
                    "WHERE tenant = ? AND course = ? AND id = ?)", d)
-        db.execute("UPDATE courses SET n_chunks = n_chunks - ?, sum_terms = sum_terms - ? "
-                   "WHERE pk = ?", (int(row[0]), int(row[1]), course_pk))
+        db.execute("UPDATE courses SET n_chunks = n_chunks - ?, sum_terms = sum_terms - ?, "
+                   "generation = nextval('course_generation') WHERE pk = ?",
+                   (int(row[0]), int(row[1]), course_pk))
 
     def remove_document(self, tenant: str, course: str, document_id: str) -> None:
         with self._tx() as db:
@@ -406,6 +421,12 @@ class PostgresStore(SQLAccess, SQLSessions, Store):
             for term_id, (pks, tfs, lens) in lists.items():
                 copy.write_row((course_pk, term_id, document_pk, d.doc_type, d.difficulty,
                                 pks, tfs, lens))
+        terms = sorted(lists)  # a fixed order: concurrent writers lock rows alike
+        db.execute(
+            "INSERT INTO course_terms (course_pk, term_id, df) SELECT ?, t, n FROM "
+            "unnest(?::int[], ?::int[]) AS u(t, n) ON CONFLICT (course_pk, term_id) "
+            "DO UPDATE SET df = course_terms.df + excluded.df",
+            (course_pk, terms, [len(lists[t][0]) for t in terms]))
 
     # -- vectors ----------------------------------------------------------
     def get_vectors(self, model: str, keys: list[str]) -> dict[str, Vector]:
@@ -445,9 +466,9 @@ class PostgresStore(SQLAccess, SQLSessions, Store):
             self._dims.add(dim)
 
     # -- search -----------------------------------------------------------
-    @staticmethod
-    def _params(filters: SearchFilters, limit: int) -> dict[str, Any]:
+    def _params(self, filters: SearchFilters, limit: int) -> dict[str, Any]:
         return {"tenant": filters.tenant, "course": filters.course, "n": limit,
+                "common": self.common_terms,
                 "types": list(filters.doc_types) if filters.doc_types is not None else None,
                 "max_difficulty": filters.max_difficulty}
 

@@ -6,7 +6,16 @@ the text, as an integer, because the HNSW index is a partial expression index pe
 
 BM25 is the formula of `retrieval/bm25.py` (Lucene's IDF, k1 = 0.9, b = 0.4) over the whole
 course; document-type and difficulty filters only decide which chunks may be returned, as in
-the SQLite store. The keyword evidence (the share of the question's IDF mass that the best
+the SQLite store. Common terms are handled as Lucene's CommonTermsQuery does: a term in more
+than `common` (a share) of the course's chunks, and in more than `COMMON_MIN_DF` of them,
+does not make candidates; the rarer terms do,
+and the common terms then add their exact BM25 weight to the best `RESCORED` x `n` of those
+(when every term of a question is common, they all count everywhere). A chunk holding nothing
+but common words ("what", "the", "was") is no candidate, and the long posting lists of those
+words are read only for the few documents of the candidates: the cost of a query follows its
+informative terms, not its stop words.
+
+The keyword evidence (the share of the question's IDF mass that the best
 keyword hit matches, unknown terms weighing the largest IDF) weights the keyword list in the
 fusion, also as in the SQLite store.
 """
@@ -19,6 +28,8 @@ from ..retrieval.bm25 import K1, B
 from .records import CHUNK_COLUMNS
 
 HNSW_DIMS = (384,)  # dimensions whose HNSW index the migrations create
+RESCORED = 4  # candidates per result that common terms rescore
+COMMON_MIN_DF = 1000  # a term in fewer chunks is never common: its list is cheap to read
 
 _SCOPE = """
 scope AS (
@@ -30,29 +41,51 @@ _FILTERS = """
     (%(types)s::text[] IS NULL OR {t}.doc_type = ANY(%(types)s::text[]))
     AND (%(max_difficulty)s::int IS NULL OR {t}.difficulty <= %(max_difficulty)s::int)"""
 
+_SATURATION = f"u.tf * {K1 + 1.0!r} / (u.tf + {K1!r} * ({1.0 - B!r} + {B!r} * u.len / s.avgdl))"
+
 _KEYWORDS = f"""
 q AS (
     SELECT t.id AS term_id, COUNT(*) AS qtf
     FROM unnest(%(terms)s::text[]) AS u(term) JOIN terms t ON t.term = u.term
     GROUP BY t.id),
-p AS MATERIALIZED (
-    SELECT p.term_id, p.doc_type, p.difficulty, p.chunk_pks, p.tfs, p.lens
-    FROM postings p JOIN scope s ON p.course_pk = s.pk
-    WHERE p.term_id IN (SELECT term_id FROM q)),
 idf AS (
-    SELECT p.term_id,
-           ln(1.0 + (s.n - SUM(cardinality(p.chunk_pks)) + 0.5)
-                    / (SUM(cardinality(p.chunk_pks)) + 0.5)) AS idf
-    FROM p CROSS JOIN scope s GROUP BY p.term_id, s.n),
+    SELECT q.term_id, q.qtf, ln(1.0 + (s.n - ct.df + 0.5) / (ct.df + 0.5)) AS idf,
+           ct.df > GREATEST(%(common)s * s.n, {COMMON_MIN_DF}) AS common
+    FROM q CROSS JOIN scope s
+    CROSS JOIN LATERAL (SELECT df FROM course_terms
+                        WHERE course_pk = s.pk AND term_id = q.term_id AND df > 0) ct),
+sel AS (
+    SELECT term_id, qtf, idf FROM idf
+    WHERE NOT common OR NOT EXISTS (SELECT 1 FROM idf WHERE NOT common)),
+ps AS MATERIALIZED (
+    SELECT p.term_id, p.document_pk, p.chunk_pks, p.tfs, p.lens
+    FROM sel CROSS JOIN scope s
+    JOIN postings p ON p.course_pk = s.pk AND p.term_id = sel.term_id
+    WHERE {_FILTERS.format(t="p")}),
+ks AS MATERIALIZED (
+    SELECT u.pk AS chunk_pk, MIN(u.document_pk) AS document_pk,
+           SUM(sel.qtf * sel.idf * {_SATURATION}) AS score
+    FROM (SELECT term_id, document_pk, unnest(chunk_pks) AS pk, unnest(tfs) AS tf,
+                 unnest(lens) AS len FROM ps) u
+    JOIN sel USING (term_id) CROSS JOIN scope s
+    GROUP BY u.pk ORDER BY score DESC, u.pk LIMIT %(n)s * {RESCORED}),
+pc AS MATERIALIZED (
+    SELECT p.term_id, p.chunk_pks, p.tfs, p.lens
+    FROM idf CROSS JOIN scope s
+    JOIN postings p ON p.course_pk = s.pk AND p.term_id = idf.term_id
+    WHERE idf.term_id NOT IN (SELECT term_id FROM sel)
+      AND p.document_pk IN (SELECT document_pk FROM ks)),
+kc AS (
+    SELECT u.pk AS chunk_pk, SUM(i.qtf * i.idf * {_SATURATION}) AS score
+    FROM (SELECT term_id, unnest(chunk_pks) AS pk, unnest(tfs) AS tf, unnest(lens) AS len
+          FROM pc) u
+    JOIN idf i USING (term_id) CROSS JOIN scope s
+    WHERE u.pk = ANY((SELECT array_agg(chunk_pk) FROM ks)::bigint[])
+    GROUP BY u.pk),
 kw AS (
-    SELECT u.pk AS chunk_pk,
-           SUM(q.qtf * i.idf * u.tf * {K1 + 1.0!r}
-               / (u.tf + {K1!r} * ({1.0 - B!r} + {B!r} * u.len / s.avgdl))) AS score
-    FROM p JOIN idf i USING (term_id) JOIN q USING (term_id) CROSS JOIN scope s
-    CROSS JOIN LATERAL unnest(p.chunk_pks, p.tfs, p.lens) AS u(pk, tf, len)
-    WHERE {_FILTERS.format(t="p")}
-    GROUP BY u.pk HAVING SUM(u.tf) > 0
-    ORDER BY score DESC, u.pk LIMIT %(n)s),
+    SELECT ks.chunk_pk, ks.score + COALESCE(kc.score, 0.0) AS score
+    FROM ks LEFT JOIN kc USING (chunk_pk)
+    ORDER BY score DESC, chunk_pk LIMIT %(n)s),
 top AS (SELECT chunk_pk FROM kw ORDER BY score DESC, chunk_pk LIMIT 1),
 evidence AS (
     SELECT CASE WHEN x.total > 0 THEN LEAST(1.0, GREATEST(0.0, x.matched / x.total))
@@ -62,7 +95,9 @@ evidence AS (
             * (SELECT ln(1.0 + (n + 0.5) / 0.5) FROM scope)
         + COALESCE((SELECT SUM(idf) FROM idf), 0) AS total,
         COALESCE((SELECT SUM(i.idf) FROM idf i WHERE EXISTS (
-            SELECT 1 FROM p JOIN top ON top.chunk_pk = ANY(p.chunk_pks)
+            SELECT 1 FROM (SELECT term_id, chunk_pks FROM ps
+                           UNION ALL SELECT term_id, chunk_pks FROM pc) p
+            JOIN top ON top.chunk_pk = ANY(p.chunk_pks)
             WHERE p.term_id = i.term_id)), 0) AS matched) x)"""
 
 
