@@ -68,6 +68,8 @@ def main() -> None:
     p.add_argument("--pg-folder", type=Path, default=Path("/tmp/coursetutor-store-quality-pg"))
     p.add_argument("--sets", default=",".join(SETS))
     p.add_argument("--json", type=Path, default=None)
+    p.add_argument("--sqlite-from", type=Path, default=None,
+                   help="the SQLite figures of an earlier run's --json (its --data-dir kept)")
     args = p.parse_args()
     if not D.exists():
         raise SystemExit(f"no datasets at {D}")
@@ -75,7 +77,11 @@ def main() -> None:
     base = {k: v for k, v in os.environ.items() if not k.startswith("COURSETUTOR_")}
     base["COURSETUTOR_DATA_DIR"] = str(args.data_dir)
     results: dict[str, dict[str, Any]] = {}
+    earlier = json.loads(args.sqlite_from.read_text()) if args.sqlite_from else {}
     for name in names:
+        if name in earlier:
+            results[name] = {"sqlite": earlier[name]["sqlite"]}
+            continue
         log(f"sqlite: {name}")
         results[name] = {"sqlite": _evaluate(name, base)}
     started = None
