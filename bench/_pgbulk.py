@@ -79,10 +79,17 @@ class BulkLoader:
             if stored:
                 self._postings(min(stored), max(stored))
                 self._embeddings(min(stored), max(stored))
+                # the document frequencies the store keeps with every write (course_terms)
+                self.conn.execute(
+                    "INSERT INTO course_terms (course_pk, term_id, df) SELECT course_pk, "
+                    "term_id, SUM(cardinality(chunk_pks)) FROM postings "
+                    "WHERE document_pk = ANY(%s) GROUP BY course_pk, term_id "
+                    "ON CONFLICT (course_pk, term_id) DO UPDATE SET df = course_terms.df + "
+                    "excluded.df", (list(doc_pks),))
             n = sum(len(rows) for _, rows in batch)
             self.conn.execute(
-                "UPDATE courses SET n_chunks = n_chunks + %s, sum_terms = sum_terms + %s "
-                "WHERE pk = %s",
+                "UPDATE courses SET n_chunks = n_chunks + %s, sum_terms = sum_terms + %s, "
+                "generation = nextval('course_generation') WHERE pk = %s",
                 (n, sum(len(c.terms) for _, rows in batch for c in rows), self.course_pk))
         return n
 
