@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ConfigError, NotFoundError, StoreError
-from ..types import Chunk, Course, Document, SearchFilters, check_doc_type
+from ..types import Chunk, Course, Document, SearchFilters
 from .base import ChunkRow, HybridResult, KeywordResult, Store, Vector
 from .pg_search import HNSW_DIMS, hybrid_sql, keyword_sql, vector_sql
 from .records import (
@@ -42,6 +42,7 @@ from .records import (
 )
 from .sql import Result, redact, to_pyformat
 from .sql_access import SQLAccess
+from .sql_catalog import SQLCatalog
 from .sql_sessions import SQLSessions
 
 try:
@@ -93,7 +94,7 @@ class _InTransaction:
         return _run(self.conn, sql, parameters)
 
 
-class PostgresStore(SQLAccess, SQLSessions, Store):
+class PostgresStore(SQLCatalog, SQLAccess, SQLSessions, Store):
     """Store backed by PostgreSQL with the pgvector extension."""
 
     _integrity_errors = (psycopg.errors.UniqueViolation,)
@@ -221,14 +222,6 @@ class PostgresStore(SQLAccess, SQLSessions, Store):
             )
         return self.get_course(tenant, course)
 
-    def set_course_policy(self, tenant: str, course: str, allow_solutions: bool) -> Course:
-        with self._tx() as db:
-            cur = db.execute("UPDATE courses SET allow_solutions = ? WHERE tenant = ? AND id = ?",
-                             (int(allow_solutions), tenant, course))
-            if cur.rowcount == 0:
-                raise NotFoundError(f"course {course!r} does not exist")
-        return self.get_course(tenant, course)
-
     def _courses(self, tenant: str, course: str | None) -> list[Course]:
         sql = (
             "SELECT c.tenant, c.id, c.title, c.language, "
@@ -247,14 +240,6 @@ class PostgresStore(SQLAccess, SQLSessions, Store):
         if not found:
             raise NotFoundError(f"course {course!r} does not exist")
         return found[0]
-
-    def course_settings(self, tenant: str, course: str) -> Course:
-        row = self._db.execute(
-            "SELECT tenant, id, title, language, 0, 0, allow_solutions FROM courses "
-            "WHERE tenant = ? AND id = ?", (tenant, course)).fetchone()
-        if row is None:
-            raise NotFoundError(f"course {course!r} does not exist")
-        return course_from_row(row)
 
     def course_language(self, tenant: str, course: str) -> str:
         return self.course_settings(tenant, course).language
@@ -277,31 +262,6 @@ class PostgresStore(SQLAccess, SQLSessions, Store):
             db.execute("DELETE FROM courses WHERE tenant = ? AND id = ?", (tenant, course))
 
     # -- documents --------------------------------------------------------
-    _DOC_SQL = (
-        "SELECT d.tenant, d.course, d.id, d.title, d.doc_type, d.topic, d.difficulty, "
-        "d.language, d.source_name, d.content_hash, d.pages, "
-        "(SELECT COUNT(*) FROM chunks k WHERE k.tenant = d.tenant AND k.course = d.course "
-        "AND k.document_id = d.id), d.media_url FROM documents d "
-        "WHERE d.tenant = ? AND d.course = ?"
-    )
-
-    @staticmethod
-    def _document(row: Sequence[Any]) -> Document:
-        values = list(row)
-        values[4] = check_doc_type(values[4])
-        values[11] = int(values[11])
-        return Document(*values)
-
-    def find_document(self, tenant: str, course: str, document_id: str) -> Document | None:
-        row = self._db.execute(self._DOC_SQL + " AND d.id = ?",
-                               (tenant, course, document_id)).fetchone()
-        return self._document(row) if row else None
-
-    def list_documents(self, tenant: str, course: str) -> list[Document]:
-        self.get_course(tenant, course)
-        rows = self._db.execute(self._DOC_SQL + " ORDER BY d.id", (tenant, course)).fetchall()
-        return [self._document(r) for r in rows]
-
     def _drop_chunks(self, db: _InTransaction, course_pk: int, d: tuple[str, str, str]) -> None:
         """Delete a document's chunks (embeddings cascade) and postings; update the stats."""
         row = db.execute(

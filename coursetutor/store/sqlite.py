@@ -16,13 +16,14 @@ import numpy as np
 
 from ..errors import NotFoundError, StoreError
 from ..retrieval.vectors import EXACT_LIMIT, VectorIndex
-from ..types import Chunk, Course, Document, SearchFilters, check_doc_type
+from ..types import Chunk, Course, Document, SearchFilters
 from .base import ChunkRow, KeywordResult, Store, Vector
 from .records import CHUNK_COLUMNS, EXPORT_COLUMNS, chunk_row, expand_terms
 from .records import chunk_from_row as _chunk
 from .records import course_from_row as _course
 from .scope_index import ScopeIndex, top_k
 from .sql_access import SQLAccess
+from .sql_catalog import SQLCatalog
 from .sql_sessions import SQLSessions
 
 
@@ -36,7 +37,7 @@ def migrations() -> list[tuple[int, str]]:
     return sorted(found)
 
 
-class SQLiteStore(SQLAccess, SQLSessions, Store):
+class SQLiteStore(SQLCatalog, SQLAccess, SQLSessions, Store):
     """Store backed by a single SQLite database file."""
 
     _integrity_errors = (sqlite3.IntegrityError,)
@@ -161,14 +162,6 @@ class SQLiteStore(SQLAccess, SQLSessions, Store):
             )
         return self.get_course(tenant, course)
 
-    def set_course_policy(self, tenant: str, course: str, allow_solutions: bool) -> Course:
-        with self._tx() as db:
-            cur = db.execute("UPDATE courses SET allow_solutions = ? WHERE tenant = ? AND id = ?",
-                             (int(allow_solutions), tenant, course))
-            if cur.rowcount == 0:
-                raise NotFoundError(f"course {course!r} does not exist")
-        return self.get_course(tenant, course)
-
     def _course_rows(self, tenant: str, course: str | None) -> list[sqlite3.Row]:
         sql = (
             "SELECT c.tenant, c.id, c.title, c.language, "
@@ -187,14 +180,6 @@ class SQLiteStore(SQLAccess, SQLSessions, Store):
         if not rows:
             raise NotFoundError(f"course {course!r} does not exist")
         return _course(rows[0])
-
-    def course_settings(self, tenant: str, course: str) -> Course:
-        row = self._reader().execute(
-            "SELECT tenant, id, title, language, 0, 0, allow_solutions FROM courses "
-            "WHERE tenant = ? AND id = ?", (tenant, course)).fetchone()
-        if row is None:
-            raise NotFoundError(f"course {course!r} does not exist")
-        return _course(row)
 
     def course_language(self, tenant: str, course: str) -> str:
         row = self._reader().execute(
@@ -220,31 +205,6 @@ class SQLiteStore(SQLAccess, SQLSessions, Store):
         self._indexes.pop((tenant, course), None)
 
     # -- documents --------------------------------------------------------
-    _DOC_SQL = (
-        "SELECT d.tenant, d.course, d.id, d.title, d.doc_type, d.topic, d.difficulty, "
-        "d.language, d.source_name, d.content_hash, d.pages, "
-        "(SELECT COUNT(*) FROM chunks k WHERE k.tenant = d.tenant AND k.course = d.course "
-        "AND k.document_id = d.id), d.media_url FROM documents d "
-        "WHERE d.tenant = ? AND d.course = ?"
-    )
-
-    @staticmethod
-    def _document(row: tuple) -> Document:  # type: ignore[type-arg]
-        values = list(row)
-        values[4] = check_doc_type(values[4])
-        return Document(*values)
-
-    def find_document(self, tenant: str, course: str, document_id: str) -> Document | None:
-        row = self._db.execute(
-            self._DOC_SQL + " AND d.id = ?", (tenant, course, document_id)
-        ).fetchone()
-        return self._document(row) if row else None
-
-    def list_documents(self, tenant: str, course: str) -> list[Document]:
-        self.get_course(tenant, course)
-        rows = self._db.execute(self._DOC_SQL + " ORDER BY d.id", (tenant, course)).fetchall()
-        return [self._document(r) for r in rows]
-
     def remove_document(self, tenant: str, course: str, document_id: str) -> None:
         if self.find_document(tenant, course, document_id) is None:
             raise NotFoundError(f"document {document_id!r} does not exist in course {course!r}")

@@ -1,0 +1,67 @@
+"""Course settings and documents (SQL shared by the SQLite and PostgreSQL stores)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
+from typing import TYPE_CHECKING, Any
+
+from ..errors import NotFoundError
+from ..types import Course, Document, check_doc_type
+from .records import course_from_row
+from .sql import Executor
+
+DOCUMENT_SQL = (
+    "SELECT d.tenant, d.course, d.id, d.title, d.doc_type, d.topic, d.difficulty, "
+    "d.language, d.source_name, d.content_hash, d.pages, "
+    "(SELECT COUNT(*) FROM chunks k WHERE k.tenant = d.tenant AND k.course = d.course "
+    "AND k.document_id = d.id), d.media_url FROM documents d "
+    "WHERE d.tenant = ? AND d.course = ?"
+)
+
+
+def document_from_row(row: Sequence[Any]) -> Document:
+    values = list(row)
+    values[4] = check_doc_type(values[4])
+    values[11] = int(values[11])
+    return Document(*values)
+
+
+class SQLCatalog:
+    """Store mixin: a course's settings and its documents."""
+
+    _db: Executor
+
+    if TYPE_CHECKING:  # provided by the store
+
+        def _tx(self) -> AbstractContextManager[Executor]: ...
+
+        def _reader(self) -> Executor: ...
+
+        def get_course(self, tenant: str, course: str) -> Course: ...
+
+    def set_course_policy(self, tenant: str, course: str, allow_solutions: bool) -> Course:
+        with self._tx() as db:
+            cur = db.execute("UPDATE courses SET allow_solutions = ? WHERE tenant = ? AND id = ?",
+                             (int(allow_solutions), tenant, course))
+            if cur.rowcount == 0:
+                raise NotFoundError(f"course {course!r} does not exist")
+        return self.get_course(tenant, course)
+
+    def course_settings(self, tenant: str, course: str) -> Course:
+        row = self._reader().execute(
+            "SELECT tenant, id, title, language, 0, 0, allow_solutions FROM courses "
+            "WHERE tenant = ? AND id = ?", (tenant, course)).fetchone()
+        if row is None:
+            raise NotFoundError(f"course {course!r} does not exist")
+        return course_from_row(row)
+
+    def find_document(self, tenant: str, course: str, document_id: str) -> Document | None:
+        row = self._db.execute(DOCUMENT_SQL + " AND d.id = ?",
+                               (tenant, course, document_id)).fetchone()
+        return document_from_row(row) if row else None
+
+    def list_documents(self, tenant: str, course: str) -> list[Document]:
+        self.get_course(tenant, course)
+        rows = self._db.execute(DOCUMENT_SQL + " ORDER BY d.id", (tenant, course)).fetchall()
+        return [document_from_row(r) for r in rows]
