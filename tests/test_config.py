@@ -233,3 +233,19 @@ def test_settings_env_rebuilds_the_same_settings(tmp_path: Path) -> None:
     settings = load_settings(env={}, data_dir=tmp_path / "data", llm_backend="none",
                              api_threads=3, llm_temperature=0.1, tenant="uni-a")
     assert load_settings(env=settings_env(settings)) == settings
+
+
+def test_the_test_suites_server_variables_are_not_settings() -> None:
+    env = {"COURSETUTOR_TEST_POSTGRES": "postgresql://x@127.0.0.1/t",
+           "COURSETUTOR_TEST_REDIS": "redis://127.0.0.1:1/0", "COURSETUTOR_TENANT": "uni"}
+    settings = load_settings(env=env)
+    assert settings.tenant == "uni" and settings.store == "" and settings.redis == ""
+
+
+def test_postgresql_and_redis_settings_from_the_environment() -> None:
+    settings = load_settings(env={"COURSETUTOR_STORE": "postgresql://u@db/ct",
+                                  "COURSETUTOR_PG_POOL_SIZE": "4",
+                                  "COURSETUTOR_PG_COMMON_TERMS": "0.1",
+                                  "COURSETUTOR_REDIS": "redis://cache:6379/0"})
+    assert (settings.store_url, settings.pg_pool_size, settings.pg_common_terms,
+            settings.redis) == ("postgresql://u@db/ct", 4, 0.1, "redis://cache:6379/0")
