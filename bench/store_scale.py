@@ -71,6 +71,13 @@ FILTERS = SearchFilters(_corpus.TENANT, _corpus.COURSE)
 HNSW_INDEX = "embeddings_hnsw_384"
 
 
+def memory(value: str) -> str:
+    """A PostgreSQL memory size such as 256MB (it is written into ALTER SYSTEM)."""
+    if not re.fullmatch(r"\d+(kB|MB|GB|TB)", value):
+        raise argparse.ArgumentTypeError(f"not a memory size like 256MB: {value!r}")
+    return value
+
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("--sizes", default="100000,1000000", help="corpus sizes in chunks")
@@ -84,12 +91,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--pg-load", choices=("auto", "replace", "copy"), default="auto",
                    help="PostgreSQL load: replace_document per document, or COPY in batches "
                         f"(bench/_pgbulk.py); auto: replace up to {REPLACE_MAX:,} chunks")
-    p.add_argument("--maintenance-work-mem", default="4GB",
+    p.add_argument("--maintenance-work-mem", default="4GB", type=memory,
                    help="ALTER SYSTEM maintenance_work_mem for the HNSW build")
-    p.add_argument("--shared-buffers", default="256MB",
+    p.add_argument("--shared-buffers", default="256MB", type=memory,
                    help="ALTER SYSTEM shared_buffers (restarts the server when it changes; "
                         "default: devservers' setting)")
-    p.add_argument("--work-mem", default="4MB",
+    p.add_argument("--work-mem", default="4MB", type=memory,
                    help="ALTER SYSTEM work_mem (default: PostgreSQL's default)")
     p.add_argument("--verify-load", action="store_true",
                    help="also load each size the other way into a second database and "
@@ -122,6 +129,8 @@ def start_server(args: argparse.Namespace) -> str:
         for name, value in settings.items():
             conn.execute(f"ALTER SYSTEM SET {name} = '{value}'")
         conn.execute("SELECT pg_reload_conf()")
+    time.sleep(1)  # the reload is asynchronous; a new session sees what it left pending
+    with psycopg.connect(f"{server}/postgres", autocommit=True) as conn:
         restart = conn.execute("SELECT bool_or(pending_restart) FROM pg_settings").fetchone()
     if restart and restart[0]:
         log("restarting PostgreSQL for shared_buffers")
