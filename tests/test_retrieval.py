@@ -462,3 +462,13 @@ def test_keyword_evidence_ignores_terms_known_only_to_other_courses(tmp_path: Pa
     assert 0.0 < both < 1.0
     assert store.keyword_search(filters, ["newton"], 5).evidence == pytest.approx(1.0)
     store.close()
+
+
+@pytest.mark.parametrize("mode", ["hybrid", "vector", "bm25"])
+def test_a_search_embeds_the_question_at_most_once(
+        ws: Workspace, mode: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[str] = []
+    embed = ws.embedder.embed_query
+    monkeypatch.setattr(ws.embedder, "embed_query", lambda text: calls.append(text) or embed(text))
+    ws.search("How does the secant method work?", SAMPLE_COURSE, mode=mode)
+    assert len(calls) == (0 if mode == "bm25" else 1)

@@ -13,6 +13,7 @@ from typing import Generic, TypeVar
 from ..config import Settings
 from ..errors import EmptyQueryError
 from ..store import Store
+from ..store.base import Vector
 from ..types import Chunk, Hit, SearchFilters
 from .embed import EmbeddingModel
 from .fusion import keyword_weight, relative_score_fusion, rrf
@@ -79,29 +80,41 @@ class Retriever:
     def _search(self, query: str, filters: SearchFilters, k: int, mode: str,
                 trace: SearchTrace, course_language: str) -> list[Hit]:
         n = max(k * self.settings.candidate_factor, self.settings.min_candidates, k)
-        if mode == "hybrid":
-            fused_in_store = self._search_in_store(query, filters, k, n, trace, course_language)
-            if fused_in_store is not None:
-                return fused_in_store
-        rankings: dict[str, list[str]] = {}
-        scores: dict[str, dict[str, float]] = {}
-        if mode in ("hybrid", "vector"):
+        vector: Vector | None = None
+        terms: list[str] = []
+        if mode in ("hybrid", "vector"):  # the question is embedded once, whichever path
             t0 = time.perf_counter()
             vector = self.embedder.embed_query(query)
-            t1 = time.perf_counter()
+            trace.timings["embed"] = (time.perf_counter() - t0) * 1000
+        if mode in ("hybrid", "bm25"):
+            terms = self._terms(query, trace, course_language)
+        if mode == "hybrid" and vector is not None:
+            t0 = time.perf_counter()
+            result = self.store.hybrid_search(
+                filters, self.embedder.model_id, vector, terms, n, self.settings.fusion,
+                self.settings.rrf_k, 2 * k + 10)
+            if result is not None:  # fused by the store in one query
+                trace.timings["hybrid"] = (time.perf_counter() - t0) * 1000
+                trace.keyword_evidence = result.evidence
+                trace.keyword_weight = keyword_weight(result.evidence)
+                hits = self._hits(result.fused, result.chunks, result.ranks, result.scores,
+                                  query, trace.language)
+                return _unique(hits)[:k]
+        rankings: dict[str, list[str]] = {}
+        scores: dict[str, dict[str, float]] = {}
+        if vector is not None:
+            t0 = time.perf_counter()
             found = self.store.vector_search(filters, self.embedder.model_id, vector, n)
-            trace.timings["embed"] = (t1 - t0) * 1000
-            trace.timings["vector"] = (time.perf_counter() - t1) * 1000
+            trace.timings["vector"] = (time.perf_counter() - t0) * 1000
             rankings["vector"] = [cid for cid, _ in found]
             scores["vector"] = dict(found)
         if mode in ("hybrid", "bm25"):
             t0 = time.perf_counter()
-            terms = self._terms(query, trace, course_language)
-            result = self.store.keyword_search(filters, terms, n)
+            result_kw = self.store.keyword_search(filters, terms, n)
             trace.timings["bm25"] = (time.perf_counter() - t0) * 1000
-            trace.keyword_evidence = result.evidence
-            rankings["bm25"] = [cid for cid, _ in result.hits]
-            scores["bm25"] = dict(result.hits)
+            trace.keyword_evidence = result_kw.evidence
+            rankings["bm25"] = [cid for cid, _ in result_kw.hits]
+            scores["bm25"] = dict(result_kw.hits)
         t0 = time.perf_counter()
         weights = {"vector": 1.0}
         if mode == "hybrid":
@@ -129,28 +142,6 @@ class Retriever:
         """The query's keyword terms, tokenized for its language (the course's by default)."""
         trace.language = detect_language(query, default=course_language)
         return tokenize(query, trace.language)
-
-    def _search_in_store(
-        self, query: str, filters: SearchFilters, k: int, n: int, trace: SearchTrace,
-        course_language: str,
-    ) -> list[Hit] | None:
-        """Hybrid search fused by the store in one query (None: the store leaves it to us)."""
-        t0 = time.perf_counter()
-        vector = self.embedder.embed_query(query)
-        t1 = time.perf_counter()
-        terms = self._terms(query, trace, course_language)
-        result = self.store.hybrid_search(
-            filters, self.embedder.model_id, vector, terms, n, self.settings.fusion,
-            self.settings.rrf_k, 2 * k + 10)
-        if result is None:
-            return None
-        trace.timings["embed"] = (t1 - t0) * 1000
-        trace.timings["hybrid"] = (time.perf_counter() - t1) * 1000
-        trace.keyword_evidence = result.evidence
-        trace.keyword_weight = keyword_weight(result.evidence)
-        hits = self._hits(result.fused, result.chunks, result.ranks, result.scores, query,
-                          trace.language)
-        return _unique(hits)[:k]
 
     def _hits(
         self,
