@@ -7,10 +7,8 @@ import importlib.util
 import os
 import shutil
 import tempfile
-import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import numpy as np
 import pytest
@@ -24,7 +22,14 @@ from coursetutor.store import SQLiteStore, Store
 from coursetutor.types import Chunk, SearchFilters
 from coursetutor.workspace import Workspace
 
-from .support import SAMPLE_COURSE, SAMPLE_MANIFEST, ListChunks, Sample, copy_db
+from .support import (
+    SAMPLE_COURSE,
+    SAMPLE_MANIFEST,
+    ListChunks,
+    Sample,
+    copy_db,
+    fresh_database,
+)
 
 
 @pytest.fixture(autouse=True)
@@ -128,19 +133,8 @@ def redis_server() -> Iterator[str]:
 @pytest.fixture
 def postgres_url(postgres_server: str) -> Iterator[str]:
     """URL of a fresh, empty database with the vector extension, dropped after the test."""
-    import psycopg
-
-    name = f"test_{uuid.uuid4().hex}"
-    with psycopg.connect(postgres_server, autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
-    url = urlsplit(postgres_server)._replace(path=f"/{name}").geturl()
-    try:
-        with psycopg.connect(url, autocommit=True) as conn:
-            conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+    with fresh_database(postgres_server) as url:
         yield url
-    finally:
-        with psycopg.connect(postgres_server, autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 @pytest.fixture

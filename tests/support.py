@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import sqlite3
-from collections.abc import Callable
+import uuid
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import coursetutor
 from coursetutor.ingest import IngestReport, Manifest
-from coursetutor.store import Store
+from coursetutor.store import SQLiteStore, Store, open_store
 from coursetutor.types import Chunk
 
 SAMPLE_DIR = Path(coursetutor.__file__).parent / "sample_course"
@@ -39,3 +42,41 @@ def copy_db(source: Path, target: Path) -> Path:
         src.close()
         dst.close()
     return target
+
+
+class Clock:
+    """Whole seconds from 1000, one tick per reading: ordering by time is never a tie."""
+
+    def __init__(self) -> None:
+        self.now = 999.0
+
+    def time(self) -> float:
+        self.now += 1
+        return self.now
+
+
+@contextlib.contextmanager
+def fresh_database(server: str) -> Iterator[str]:
+    """URL of a fresh database with the vector extension on the PostgreSQL `server`,
+    dropped afterwards."""
+    import psycopg
+
+    name = f"test_{uuid.uuid4().hex}"
+    with psycopg.connect(server, autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+    url = urlsplit(server)._replace(path=f"/{name}").geturl()
+    try:
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+        yield url
+    finally:
+        with psycopg.connect(server, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def open_backend(backend: str, where: Callable[[], str], folder: Path) -> Store:
+    """A fresh store of `backend`: PostgreSQL at the URL `where()` gives (a fixture's), or
+    SQLite in `folder`."""
+    if backend == "postgresql":
+        return open_store(where())
+    return SQLiteStore(folder / "store.db")

@@ -11,22 +11,13 @@ from typing import Any
 import pytest
 
 from coursetutor.errors import NotFoundError
-from coursetutor.store import SQLiteStore, Store, open_store, sql_sessions
+from coursetutor.store import Store, sql_sessions
 from coursetutor.types import Citation, Locator, Session, Turn
+
+from .support import Clock, open_backend
 
 T = "default"
 C = "calculus"
-
-
-class Clock:
-    """Whole seconds from 1000, one tick per reading: ordering by time is never a tie."""
-
-    def __init__(self) -> None:
-        self.now = 999.0
-
-    def time(self) -> float:
-        self.now += 1
-        return self.now
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -35,10 +26,7 @@ def store(
 ) -> Iterator[Store]:
     """Three courses in a fresh store of each backend; both share sql_sessions' clock."""
     monkeypatch.setattr(sql_sessions, "time", Clock())
-    if request.param == "postgresql":
-        s: Store = open_store(request.getfixturevalue("postgres_url"))
-    else:
-        s = SQLiteStore(tmp_path / "sessions.db")
+    s = open_backend(request.param, lambda: request.getfixturevalue("postgres_url"), tmp_path)
     for tenant, course in [(T, C), (T, "algebra"), ("other-tenant", C)]:
         s.ensure_course(tenant, course, course.title(), "en")
     yield s

@@ -9,24 +9,15 @@ from pathlib import Path
 import pytest
 
 from coursetutor.errors import ConflictError, NotFoundError
-from coursetutor.store import SQLiteStore, Store, open_store, sql_access
+from coursetutor.store import Store, sql_access
 from coursetutor.types import ApiKey, Course, Job, Role, Tenant
+
+from .support import Clock, open_backend
 
 T = "uni"
 OTHER = "college"
 C = "calculus"
 DEFAULT = Tenant("default", "default", 0.0)  # every fresh store has the default tenant
-
-
-class Clock:
-    """Whole seconds from 1000, one tick per reading."""
-
-    def __init__(self) -> None:
-        self.now = 999.0
-
-    def time(self) -> float:
-        self.now += 1
-        return self.now
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -35,10 +26,7 @@ def store(
 ) -> Iterator[Store]:
     """A fresh, empty store of each backend, its access SQL on a predictable clock."""
     monkeypatch.setattr(sql_access, "time", Clock())
-    if request.param == "postgresql":
-        s: Store = open_store(request.getfixturevalue("postgres_url"))
-    else:
-        s = SQLiteStore(tmp_path / "access.db")
+    s = open_backend(request.param, lambda: request.getfixturevalue("postgres_url"), tmp_path)
     yield s
     s.close()
 

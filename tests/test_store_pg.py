@@ -4,10 +4,8 @@ HNSW indexes per vector dimension."""
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import threading
-import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -30,30 +28,13 @@ from coursetutor.store.pg import PostgresStore, pg_migrations
 from coursetutor.types import Course, DocType, Document, Hit, Locator, SearchFilters
 from coursetutor.workspace import Workspace
 
-from .support import SAMPLE_COURSE, SAMPLE_MANIFEST, Sample
+from .support import SAMPLE_COURSE, SAMPLE_MANIFEST, Sample, fresh_database
 
 MODEL = "test/axis-4d"
 T = "tenant-a"
 C = "calculus"
 ALL = SearchFilters(T, C)
 LATEST = pg_migrations()[-1][0]
-
-
-@contextlib.contextmanager
-def database(server: str) -> Iterator[str]:
-    """A fresh database with the vector extension on `server`, dropped afterwards (as the
-    `postgres_url` fixture, for fixtures that outlive one test)."""
-    name = f"test_{uuid.uuid4().hex}"
-    with psycopg.connect(server, autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
-    url = urlsplit(server)._replace(path=f"/{name}").geturl()
-    try:
-        with psycopg.connect(url, autocommit=True) as conn:
-            conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
-        yield url
-    finally:
-        with psycopg.connect(server, autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 @pytest.fixture
@@ -126,7 +107,7 @@ def build_course(store: Store) -> None:
 @pytest.fixture(scope="module")
 def course(postgres_server: str) -> Iterator[PostgresStore]:
     """COURSE in a database of its own, shared by this module's read-only tests."""
-    with database(postgres_server) as url:
+    with fresh_database(postgres_server) as url:
         store = PostgresStore(url)
         build_course(store)
         yield store
@@ -235,7 +216,7 @@ def sample_pg(
 
     The vector cache is filled from the session's SQLite ingest first, so this ingest embeds
     nothing (a minute saved) and both stores rank the very same vectors."""
-    with database(postgres_server) as url:
+    with fresh_database(postgres_server) as url:
         settings = Settings(data_dir=tmp_path_factory.mktemp("pg-sample"), store=url)
         manifest = load_manifest(SAMPLE_MANIFEST)
         with Workspace(settings, embedder=embedder) as ws:

@@ -37,7 +37,6 @@ from .records import (
     EXPORT_COLUMNS,
     chunk_from_row,
     chunk_row,
-    course_from_row,
     expand_terms,
 )
 from .sql import Result, redact, to_pyformat
@@ -98,6 +97,11 @@ class PostgresStore(SQLCatalog, SQLAccess, SQLSessions, Store):
     """Store backed by PostgreSQL with the pgvector extension."""
 
     _integrity_errors = (psycopg.errors.UniqueViolation,)
+    _CHUNK_COUNT = "c.n_chunks"  # kept by every write
+
+    @staticmethod
+    def _vector_of(stored: Any) -> Vector:
+        return np.asarray(stored.to_numpy(), dtype=np.float32)
 
     def __init__(
         self,
@@ -212,8 +216,7 @@ class PostgresStore(SQLCatalog, SQLAccess, SQLSessions, Store):
         self, tenant: str, course: str, title: str = "", language: str = "en"
     ) -> Course:
         with self._tx() as db:
-            db.execute("INSERT INTO tenants (id, name, created) VALUES (?, ?, ?) "
-                       "ON CONFLICT (id) DO NOTHING", (tenant, tenant, time.time()))
+            self._add_tenant(db, tenant, time.time())
             db.execute(
                 "INSERT INTO courses (tenant, id, title, language) VALUES (?, ?, ?, ?) "
                 "ON CONFLICT (tenant, id) DO UPDATE SET "
@@ -221,25 +224,6 @@ class PostgresStore(SQLCatalog, SQLAccess, SQLSessions, Store):
                 (tenant, course, title or course, language, title),
             )
         return self.get_course(tenant, course)
-
-    def _courses(self, tenant: str, course: str | None) -> list[Course]:
-        sql = (
-            "SELECT c.tenant, c.id, c.title, c.language, "
-            "(SELECT COUNT(*) FROM documents d WHERE d.tenant = c.tenant AND d.course = c.id), "
-            "c.n_chunks, c.allow_solutions FROM courses c WHERE c.tenant = ?"
-        )
-        params: tuple[str, ...] = (tenant,)
-        if course is not None:
-            sql += " AND c.id = ?"
-            params = (tenant, course)
-        return [course_from_row(r) for r in self._db.execute(sql + " ORDER BY c.id", params)
-                .fetchall()]
-
-    def get_course(self, tenant: str, course: str) -> Course:
-        found = self._courses(tenant, course)
-        if not found:
-            raise NotFoundError(f"course {course!r} does not exist")
-        return found[0]
 
     def course_language(self, tenant: str, course: str) -> str:
         return self.course_settings(tenant, course).language
@@ -250,9 +234,6 @@ class PostgresStore(SQLCatalog, SQLAccess, SQLSessions, Store):
         if row is None:
             raise NotFoundError(f"course {course!r} does not exist")
         return str(row[0]), int(row[1])
-
-    def list_courses(self, tenant: str) -> list[Course]:
-        return self._courses(tenant, None)
 
     def remove_course(self, tenant: str, course: str) -> None:
         with self._tx() as db:
@@ -500,21 +481,6 @@ class PostgresStore(SQLCatalog, SQLAccess, SQLSessions, Store):
             names = dict(conn.execute("SELECT id, term FROM terms WHERE id = ANY(%s)",
                                       (wanted,)).fetchall())
         return [chunk_row(r, expand_terms(r[-2], r[-1], names)) for r in rows]
-
-    def iter_vectors(self, batch: int = 1000) -> Iterator[tuple[str, dict[str, Vector]]]:
-        after = ("", "")
-        while True:
-            with self.connection() as conn:
-                rows = conn.execute(
-                    "SELECT model, key, vector FROM vectors WHERE (model, key) > (%s, %s) "
-                    "ORDER BY model, key LIMIT %s", (*after, batch)).fetchall()
-            if not rows:
-                return
-            by_model: dict[str, dict[str, Vector]] = {}
-            for model, key, value in rows:
-                by_model.setdefault(model, {})[key] = np.asarray(value.to_numpy(), np.float32)
-            yield from by_model.items()
-            after = (rows[-1][0], rows[-1][1])
 
     def get_chunks(self, filters: SearchFilters, chunk_ids: list[str]) -> dict[str, Chunk]:
         if not chunk_ids:

@@ -57,10 +57,14 @@ class SQLAccess:
 
     def ensure_tenant(self, tenant: str, name: str = "") -> Tenant:
         with self._tx() as db:
-            db.execute("INSERT INTO tenants (id, name, created) VALUES (?, ?, ?) "
-                       "ON CONFLICT (id) DO NOTHING",
-                       (tenant, name or tenant, time.time()))
+            self._add_tenant(db, tenant, time.time(), name)
         return self.get_tenant(tenant)
+
+    @staticmethod
+    def _add_tenant(db: Executor, tenant: str, created: float, name: str = "") -> None:
+        """The tenant's row, unless it has one (inside the caller's transaction)."""
+        db.execute("INSERT INTO tenants (id, name, created) VALUES (?, ?, ?) "
+                   "ON CONFLICT (id) DO NOTHING", (tenant, name or tenant, created))
 
     def get_tenant(self, tenant: str) -> Tenant:
         row = self._db.execute("SELECT id, name, created FROM tenants WHERE id = ?",

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 from ..errors import NotFoundError
 from ..types import Course, Document, check_doc_type
+from .base import Vector
 from .records import course_from_row
 from .sql import Executor
 
@@ -28,9 +29,12 @@ def document_from_row(row: Sequence[Any]) -> Document:
 
 
 class SQLCatalog:
-    """Store mixin: a course's settings and its documents."""
+    """Store mixin: courses, their settings and documents, and the vector cache's export."""
 
     _db: Executor
+    # how the store counts a course's chunks (a subquery, or a column the store keeps)
+    _CHUNK_COUNT = ("(SELECT COUNT(*) FROM chunks k WHERE k.tenant = c.tenant "
+                    "AND k.course = c.id)")
 
     if TYPE_CHECKING:  # provided by the store
 
@@ -38,7 +42,44 @@ class SQLCatalog:
 
         def _reader(self) -> Executor: ...
 
-        def get_course(self, tenant: str, course: str) -> Course: ...
+    @staticmethod
+    def _vector_of(stored: Any) -> Vector:
+        """A vector as the store's driver returns it, as float32 numbers."""
+        raise NotImplementedError
+
+    def _courses(self, tenant: str, course: str | None) -> list[Course]:
+        sql = ("SELECT c.tenant, c.id, c.title, c.language, (SELECT COUNT(*) FROM documents d "
+               f"WHERE d.tenant = c.tenant AND d.course = c.id), {self._CHUNK_COUNT}, "
+               "c.allow_solutions FROM courses c WHERE c.tenant = ?")
+        params: tuple[str, ...] = (tenant,)
+        if course is not None:
+            sql += " AND c.id = ?"
+            params = (tenant, course)
+        rows = self._db.execute(sql + " ORDER BY c.id", params).fetchall()
+        return [course_from_row(r) for r in rows]
+
+    def get_course(self, tenant: str, course: str) -> Course:
+        found = self._courses(tenant, course)
+        if not found:
+            raise NotFoundError(f"course {course!r} does not exist")
+        return found[0]
+
+    def list_courses(self, tenant: str) -> list[Course]:
+        return self._courses(tenant, None)
+
+    def iter_vectors(self, batch: int = 1000) -> Iterator[tuple[str, dict[str, Vector]]]:
+        after = ("", "")
+        while True:
+            rows = self._db.execute(
+                "SELECT model, key, vector FROM vectors WHERE (model, key) > (?, ?) "
+                "ORDER BY model, key LIMIT ?", (*after, batch)).fetchall()
+            if not rows:
+                return
+            by_model: dict[str, dict[str, Vector]] = {}
+            for model, key, stored in rows:
+                by_model.setdefault(model, {})[key] = self._vector_of(stored)
+            yield from by_model.items()
+            after = (rows[-1][0], rows[-1][1])
 
     def set_course_policy(self, tenant: str, course: str, allow_solutions: bool) -> Course:
         with self._tx() as db:

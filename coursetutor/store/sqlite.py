@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -20,7 +21,6 @@ from ..types import Chunk, Course, Document, SearchFilters
 from .base import ChunkRow, KeywordResult, Store, Vector
 from .records import CHUNK_COLUMNS, EXPORT_COLUMNS, chunk_row, expand_terms
 from .records import chunk_from_row as _chunk
-from .records import course_from_row as _course
 from .scope_index import ScopeIndex, top_k
 from .sql_access import SQLAccess
 from .sql_catalog import SQLCatalog
@@ -41,6 +41,11 @@ class SQLiteStore(SQLCatalog, SQLAccess, SQLSessions, Store):
     """Store backed by a single SQLite database file."""
 
     _integrity_errors = (sqlite3.IntegrityError,)
+
+    @staticmethod
+    def _vector_of(stored: Any) -> Vector:
+        return np.frombuffer(stored, dtype=np.float32)
+
     _db: sqlite3.Connection
 
     def __init__(self, path: Path | str, vector_exact_limit: int = EXACT_LIMIT) -> None:
@@ -152,8 +157,7 @@ class SQLiteStore(SQLCatalog, SQLAccess, SQLSessions, Store):
         self, tenant: str, course: str, title: str = "", language: str = "en"
     ) -> Course:
         with self._tx() as db:
-            db.execute("INSERT INTO tenants (id, name, created) VALUES (?, ?, ?) "
-                       "ON CONFLICT (id) DO NOTHING", (tenant, tenant, time.time()))
+            self._add_tenant(db, tenant, time.time())
             db.execute(
                 "INSERT INTO courses (tenant, id, title, language, generation) "
                 "VALUES (?, ?, ?, ?, ?) ON CONFLICT (tenant, id) DO UPDATE SET "
@@ -162,25 +166,6 @@ class SQLiteStore(SQLCatalog, SQLAccess, SQLSessions, Store):
             )
         return self.get_course(tenant, course)
 
-    def _course_rows(self, tenant: str, course: str | None) -> list[sqlite3.Row]:
-        sql = (
-            "SELECT c.tenant, c.id, c.title, c.language, "
-            "(SELECT COUNT(*) FROM documents d WHERE d.tenant = c.tenant AND d.course = c.id), "
-            "(SELECT COUNT(*) FROM chunks k WHERE k.tenant = c.tenant AND k.course = c.id), "
-            "c.allow_solutions FROM courses c WHERE c.tenant = ?"
-        )
-        params: tuple[str, ...] = (tenant,)
-        if course is not None:
-            sql += " AND c.id = ?"
-            params = (tenant, course)
-        return self._db.execute(sql + " ORDER BY c.id", params).fetchall()
-
-    def get_course(self, tenant: str, course: str) -> Course:
-        rows = self._course_rows(tenant, course)
-        if not rows:
-            raise NotFoundError(f"course {course!r} does not exist")
-        return _course(rows[0])
-
     def course_language(self, tenant: str, course: str) -> str:
         row = self._reader().execute(
             "SELECT language FROM courses WHERE tenant = ? AND id = ?", (tenant, course)
@@ -188,9 +173,6 @@ class SQLiteStore(SQLCatalog, SQLAccess, SQLSessions, Store):
         if row is None:
             raise NotFoundError(f"course {course!r} does not exist")
         return str(row[0])
-
-    def list_courses(self, tenant: str) -> list[Course]:
-        return [_course(r) for r in self._course_rows(tenant, None)]
 
     def remove_course(self, tenant: str, course: str) -> None:
         self.get_course(tenant, course)
@@ -390,20 +372,6 @@ class SQLiteStore(SQLCatalog, SQLAccess, SQLSessions, Store):
                 f"SELECT id, term FROM terms WHERE id IN ({marks})", part).fetchall())
         return [chunk_row(r, expand_terms(ids.tolist(), tfs.tolist(), names))
                 for r, (ids, tfs) in zip(rows, parts, strict=True)]
-
-    def iter_vectors(self, batch: int = 1000) -> Iterator[tuple[str, dict[str, Vector]]]:
-        after = ("", "")
-        while True:
-            rows = self._db.execute(
-                "SELECT model, key, vector FROM vectors WHERE (model, key) > (?, ?) "
-                "ORDER BY model, key LIMIT ?", (*after, batch)).fetchall()
-            if not rows:
-                return
-            by_model: dict[str, dict[str, Vector]] = {}
-            for model, key, blob in rows:
-                by_model.setdefault(model, {})[key] = np.frombuffer(blob, dtype=np.float32)
-            yield from by_model.items()
-            after = (rows[-1][0], rows[-1][1])
 
     def get_chunks(self, filters: SearchFilters, chunk_ids: list[str]) -> dict[str, Chunk]:
         if not chunk_ids:
