@@ -10,10 +10,11 @@ from typing import Any
 import click
 
 from ..config import Settings
-from ..errors import InputError
+from ..errors import ConfigError, InputError
+from ..llm.router import Router
 from ..workspace import Workspace
 from . import datasets
-from .retrieval import eval_tvqa, eval_units
+from .retrieval import QueryTranslator, eval_tvqa, eval_units
 
 Progress = Callable[[int, int], None]
 
@@ -37,17 +38,21 @@ def _language(path: Path, default: str) -> str:
 @click.option("--videos", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="TutorialVQA transcripts (tvqa-videos.json).")
 @click.option("--limit", type=click.IntRange(1), default=None, help="Only the first N questions.")
+@click.option("--translate", is_flag=True,
+              help="Translate questions not in the course's language with the configured "
+                   "model first, as the tutor does.")
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_context
 def retrieval(ctx: click.Context, dataset: str, path: Path, query_lang: Path | None,
-              videos: Path | None, limit: int | None, as_json: bool) -> None:
+              videos: Path | None, limit: int | None, translate: bool, as_json: bool) -> None:
     """R@1, R@5, R@10 and MRR@10 for BM25 alone, vectors alone and hybrid."""
     settings: Settings = ctx.obj
+    translator = QueryTranslator(_translation_router(ctx, settings)) if translate else None
     ws = ctx.with_resource(Workspace(settings))
     ws.tenant = "eval"
     progress = None if as_json else _progress
     try:
-        result = _run(ws, dataset, path, query_lang, videos, limit, progress)
+        result = _run(ws, dataset, path, query_lang, videos, limit, progress, translator)
     except (KeyError, TypeError, IndexError, AttributeError) as exc:
         raise InputError(f"{path}: not a {dataset} dataset file (missing {exc})") from exc
     if as_json:
@@ -60,17 +65,32 @@ def retrieval(ctx: click.Context, dataset: str, path: Path, query_lang: Path | N
         m = result[mode]
         click.echo(f"{mode:8}" + "".join(f"{m[k]:>8.3f}" for k in ("R@1", "R@5", "R@10",
                                                                     "MRR@10")))
+    if "translate" in result:
+        t = result["translate"]
+        median = "-" if t["median_seconds"] is None else f"{t['median_seconds']:.2f} s"
+        click.echo(f"translated {t['translated']} questions with {t['backend']} {t['model']} "
+                   f"(median {median}; {t['unchanged']} left untranslated by the model)")
+
+
+def _translation_router(ctx: click.Context, settings: Settings) -> Router:
+    """The tutor's Router, its small-task model loaded (or reached) before any search."""
+    router = Router(settings)
+    if not router.enabled:
+        raise ConfigError("--translate needs a model, but llm_backend is 'none'")
+    ctx.call_on_close(router.close)
+    router.llm("categorize")  # a missing model or a server that is down fails here
+    return router
 
 
 def _run(
     ws: Workspace, dataset: str, path: Path, query_lang: Path | None, videos: Path | None,
-    limit: int | None, progress: Progress | None,
+    limit: int | None, progress: Progress | None, translator: QueryTranslator | None = None,
 ) -> dict[str, Any]:
     """Load the dataset and evaluate it."""
     if dataset == "tvqa":
         if videos is None:
             raise InputError("--videos FILE (tvqa-videos.json) is required for tvqa")
-        return eval_tvqa(ws, videos, path, progress, limit)
+        return eval_tvqa(ws, videos, path, progress, limit, translator)
     if dataset == "xquadr":
         units = datasets.load_xquadr(path, _language(path, "en"))
     elif dataset == "squad":
@@ -81,7 +101,7 @@ def _run(
         units.questions = units.questions[:limit]
     queries = datasets.xquadr_questions(query_lang) if query_lang else None
     name = dataset if query_lang is None else f"{dataset}-{_language(query_lang, 'xx')}"
-    return eval_units(ws, f"{name}-{units.language}", units, queries, progress)
+    return eval_units(ws, f"{name}-{units.language}", units, queries, progress, translator)
 
 
 def _progress(done: int, total: int) -> None:

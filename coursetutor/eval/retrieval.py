@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+import statistics
 import tempfile
 import time
 from collections.abc import Callable
@@ -11,7 +13,11 @@ from typing import Any
 
 from ..errors import EmptyQueryError
 from ..ingest.pipeline import DraftDocument, Ingestor
+from ..llm.router import CallRecord, Router
 from ..retrieval.retriever import MODES
+from ..tutor.categorize import categorize_rules
+from ..tutor.replies import language_name
+from ..tutor.rewrite import translate_query
 from ..types import ChunkDraft, FileMeta, Hit, Locator
 from ..workspace import Workspace
 from . import tvqa
@@ -50,16 +56,55 @@ def load_units(ws: Workspace, course: str, units: UnitSet) -> None:
                      FileMeta(doc_type="textbook", language=units.language))
 
 
+@dataclasses.dataclass
+class QueryTranslator:
+    """The tutor's translation step: a question in another language than the course's is
+    searched as "translation + original" (`translate_query`, the same prompt and model)."""
+
+    router: Router
+    log: list[CallRecord] = dataclasses.field(default_factory=list)
+    seconds: list[float] = dataclasses.field(default_factory=list)
+    unchanged: int = 0  # translated questions the model gave no usable line for
+
+    def __call__(self, question: str, language: str) -> str:
+        """`question` as the tutor would search it in a course written in `language`."""
+        # the language is decided as a turn decides it (categorize_rules, course default)
+        if categorize_rules(question, False, language).language == language:
+            return question
+        started = time.perf_counter()
+        query = translate_query(self.router, question, language_name(language), self.log)
+        self.seconds.append(time.perf_counter() - started)
+        self.unchanged += query == question
+        return query
+
+    def report(self) -> dict[str, Any]:
+        llm = self.router.llm("categorize")  # the task translate_query runs under
+        model = Path(llm.model).name if llm.backend == "local" else llm.model
+        median = round(statistics.median(self.seconds), 3) if self.seconds else None
+        return {"backend": llm.backend, "model": model, "translated": len(self.seconds),
+                "unchanged": self.unchanged, "median_seconds": median,
+                "seconds": round(sum(self.seconds), 1)}
+
+
 def run_modes(
     ws: Workspace, course: str, questions: list[Any], text_of: Callable[[Any], str],
     judge: Judge, progress: Callable[[int, int], None] | None = None,
+    translator: QueryTranslator | None = None,
 ) -> dict[str, dict[str, float]]:
-    """Search every question in every mode and summarize the hit flags per mode."""
+    """Search every question in every mode and summarize the hit flags per mode.
+
+    With a `translator`, each question is first translated as the tutor would translate it
+    for this course.
+    """
     flags: dict[str, list[list[bool]]] = {m: [] for m in MODES}
+    language = ws.store.course_language(ws.tenant, course)
     for n, q in enumerate(questions):
+        text = text_of(q)
+        if translator is not None:
+            text = translator(text, language)
         for mode in MODES:
             try:
-                hits = ws.search(text_of(q), course, k=K, mode=mode)
+                hits = ws.search(text, course, k=K, mode=mode)
             except EmptyQueryError:  # a dataset question with no words counts as a miss
                 hits = []
             flags[mode].append(judge(q, hits))
@@ -71,8 +116,10 @@ def run_modes(
 def eval_units(
     ws: Workspace, name: str, units: UnitSet, query_texts: dict[str, str] | None = None,
     progress: Callable[[int, int], None] | None = None,
+    translator: QueryTranslator | None = None,
 ) -> dict[str, Any]:
-    """Evaluate unit retrieval; `query_texts` replaces question texts (cross-lingual runs)."""
+    """Evaluate unit retrieval; `query_texts` replaces question texts (cross-lingual runs),
+    `translator` translates them as the tutor does (its report is added as `translate`)."""
     started = time.perf_counter()
     course = f"eval-{name}-{_digest(*(u.text for u in units.units))}"
     load_units(ws, course, units)
@@ -86,14 +133,16 @@ def eval_units(
     def judge(q: Question, hits: list[Hit]) -> list[bool]:
         return [h.chunk.locator.anchor in q.gold for h in hits]
 
-    result = run_modes(ws, course, questions, text_of, judge, progress)
+    result = run_modes(ws, course, questions, text_of, judge, progress, translator)
     return {"dataset": name, "questions": len(questions), "units": len(units.units),
-            "seconds": round(time.perf_counter() - started, 1), **result}
+            "seconds": round(time.perf_counter() - started, 1), **result,
+            **_translation(translator)}
 
 
 def eval_tvqa(
     ws: Workspace, videos: Path, questions_path: Path,
     progress: Callable[[int, int], None] | None = None, limit: int | None = None,
+    translator: QueryTranslator | None = None,
 ) -> dict[str, Any]:
     """Ingest every transcript through the real loader and chunker, then judge time hits."""
     started = time.perf_counter()
@@ -110,10 +159,15 @@ def eval_tvqa(
     def judge(q: tvqa.TimedQuestion, hits: list[Hit]) -> list[bool]:
         return [tvqa.is_hit(q, _video_of(h.chunk.document_id), h.locator) for h in hits]
 
-    result = run_modes(ws, course, questions, lambda q: q.text, judge, progress)
+    result = run_modes(ws, course, questions, lambda q: q.text, judge, progress, translator)
     chunks = report.totals()["chunks"] or sum(d.chunks for d in ws.documents(course))
     return {"dataset": "tvqa", "questions": len(questions), "units": chunks,
-            "seconds": round(time.perf_counter() - started, 1), **result}
+            "seconds": round(time.perf_counter() - started, 1), **result,
+            **_translation(translator)}
+
+
+def _translation(translator: QueryTranslator | None) -> dict[str, Any]:
+    return {} if translator is None else {"translate": translator.report()}
 
 
 def _video_of(document_id: str) -> str:
