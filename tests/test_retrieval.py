@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import random
+import threading
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,7 +15,7 @@ import pytest
 from coursetutor.config import Settings
 from coursetutor.errors import EmptyQueryError, NotFoundError
 from coursetutor.ingest.pipeline import index_text, text_hash
-from coursetutor.retrieval import EmbeddingModel, SearchTrace
+from coursetutor.retrieval import EmbeddingModel, Retriever, SearchTrace
 from coursetutor.retrieval.bm25 import K1, B, BM25Index, idf, term_weight
 from coursetutor.retrieval.fusion import (
     keyword_evidence,
@@ -472,3 +473,39 @@ def test_a_search_embeds_the_question_at_most_once(
     monkeypatch.setattr(ws.embedder, "embed_query", lambda text: calls.append(text) or embed(text))
     ws.search("How does the secant method work?", SAMPLE_COURSE, mode=mode)
     assert len(calls) == (0 if mode == "bm25" else 1)
+
+
+@pytest.mark.parametrize("query", [SECANT, BISECTION_IT, "Newton iteration fails"])
+def test_overlapped_embedding_changes_no_result(ws: Workspace, query: str) -> None:
+    """The question embedded beside the keyword search gives the sequential search's hits."""
+    filters = SearchFilters(TENANT, SAMPLE_COURSE)
+    found = {}
+    for overlap in (True, False):
+        retriever = Retriever(ws.store, ws.embedder, ws.settings)
+        retriever.overlap = overlap
+        found[overlap] = [(h.chunk.id, round(h.score, 9), h.ranks)
+                          for h in retriever.search(query, filters, k=5)]
+    assert found[True] == found[False]
+
+
+def test_hybrid_search_embeds_beside_the_keyword_search(
+        ws: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
+    threads: dict[str, str] = {}
+    embed, keyword = ws.embedder.embed_query, ws.store.keyword_search
+
+    def spy_embed(text: str) -> object:
+        threads["embed"] = threading.current_thread().name
+        return embed(text)
+
+    def spy_keyword(*args: object) -> object:
+        threads["bm25"] = threading.current_thread().name
+        return keyword(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ws.embedder, "embed_query", spy_embed)
+    monkeypatch.setattr(ws.store, "keyword_search", spy_keyword)
+    trace = SearchTrace()
+    Retriever(ws.store, ws.embedder, ws.settings).search(
+        "How does the bisection method work?", SearchFilters(TENANT, SAMPLE_COURSE), trace=trace)
+    assert threads["bm25"] == threading.current_thread().name
+    assert threads["embed"].startswith("coursetutor-embed")
+    assert {"embed", "bm25", "vector", "fuse"} <= set(trace.timings)

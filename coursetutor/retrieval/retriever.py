@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Generic, TypeVar
 
 from ..config import Settings
@@ -23,6 +25,7 @@ from .tokenize import tokenize
 
 MODES = ("hybrid", "bm25", "vector")
 RESULT_CACHE_SIZE = 2048  # searches kept per process (a class asks the same questions)
+EMBED_WORKERS = 4  # question embeddings running beside keyword searches, per process
 _HAS_WORD = re.compile(r"\w", re.UNICODE)
 K = TypeVar("K")
 V = TypeVar("V")
@@ -40,6 +43,10 @@ class SearchTrace:
 
 class Retriever:
     """Searches one course with BM25, vectors, or both fused."""
+
+    # hybrid searches embed the question while the keyword search runs (False: one after the
+    # other, the baseline `bench/search_latency.py` compares against)
+    overlap = True
 
     def __init__(self, store: Store, embedder: EmbeddingModel, settings: Settings,
                  results: ResultCache | None = None) -> None:
@@ -82,12 +89,19 @@ class Retriever:
         n = max(k * self.settings.candidate_factor, self.settings.min_candidates, k)
         vector: Vector | None = None
         terms: list[str] = []
-        if mode in ("hybrid", "vector"):  # the question is embedded once, whichever path
-            t0 = time.perf_counter()
-            vector = self.embedder.embed_query(query)
-            trace.timings["embed"] = (time.perf_counter() - t0) * 1000
-        if mode in ("hybrid", "bm25"):
+        rankings: dict[str, list[str]] = {}
+        scores: dict[str, dict[str, float]] = {}
+        if mode == "hybrid" and self.overlap and not self.store.fuses_hybrid:
+            # the question is embedded on another core while the keyword search runs here
+            pending = _pool().submit(self._embed, query)
             terms = self._terms(query, trace, course_language)
+            self._keyword(filters, terms, n, trace, rankings, scores)
+            vector, trace.timings["embed"] = pending.result()
+        else:
+            if mode in ("hybrid", "vector"):  # the question is embedded once, whichever path
+                vector, trace.timings["embed"] = self._embed(query)
+            if mode in ("hybrid", "bm25"):
+                terms = self._terms(query, trace, course_language)
         if mode == "hybrid" and vector is not None:
             t0 = time.perf_counter()
             result = self.store.hybrid_search(
@@ -100,21 +114,14 @@ class Retriever:
                 hits = self._hits(result.fused, result.chunks, result.ranks, result.scores,
                                   query, trace.language)
                 return _unique(hits)[:k]
-        rankings: dict[str, list[str]] = {}
-        scores: dict[str, dict[str, float]] = {}
         if vector is not None:
             t0 = time.perf_counter()
             found = self.store.vector_search(filters, self.embedder.model_id, vector, n)
             trace.timings["vector"] = (time.perf_counter() - t0) * 1000
             rankings["vector"] = [cid for cid, _ in found]
             scores["vector"] = dict(found)
-        if mode in ("hybrid", "bm25"):
-            t0 = time.perf_counter()
-            result_kw = self.store.keyword_search(filters, terms, n)
-            trace.timings["bm25"] = (time.perf_counter() - t0) * 1000
-            trace.keyword_evidence = result_kw.evidence
-            rankings["bm25"] = [cid for cid, _ in result_kw.hits]
-            scores["bm25"] = dict(result_kw.hits)
+        if mode in ("hybrid", "bm25") and "bm25" not in rankings:
+            self._keyword(filters, terms, n, trace, rankings, scores)
         t0 = time.perf_counter()
         weights = {"vector": 1.0}
         if mode == "hybrid":
@@ -136,6 +143,22 @@ class Retriever:
         hits = _unique(self._hits(fused, chunks, ranks, by_id, query, trace.language))[:k]
         trace.timings["fuse"] = (time.perf_counter() - t0) * 1000
         return hits
+
+    def _embed(self, query: str) -> tuple[Vector, float]:
+        """The question's vector and the milliseconds it took."""
+        t0 = time.perf_counter()
+        vector = self.embedder.embed_query(query)
+        return vector, (time.perf_counter() - t0) * 1000
+
+    def _keyword(self, filters: SearchFilters, terms: list[str], n: int, trace: SearchTrace,
+                 rankings: dict[str, list[str]], scores: dict[str, dict[str, float]]) -> None:
+        """The BM25 candidates, added to `rankings` and `scores` under "bm25"."""
+        t0 = time.perf_counter()
+        result = self.store.keyword_search(filters, terms, n)
+        trace.timings["bm25"] = (time.perf_counter() - t0) * 1000
+        trace.keyword_evidence = result.evidence
+        rankings["bm25"] = [cid for cid, _ in result.hits]
+        scores["bm25"] = dict(result.hits)
 
     @staticmethod
     def _terms(query: str, trace: SearchTrace, course_language: str) -> list[str]:
@@ -195,6 +218,17 @@ ResultCache = LRU[tuple[object, ...], tuple[str, float, tuple[Hit, ...]]]
 def result_cache() -> ResultCache:
     """A cache of search results for one process (see `Store.search_state`)."""
     return LRU(RESULT_CACHE_SIZE)
+
+
+_POOL: tuple[int, ThreadPoolExecutor] | None = None
+
+
+def _pool() -> ThreadPoolExecutor:
+    """This process's threads for question embeddings (a forked worker makes its own)."""
+    global _POOL
+    if _POOL is None or _POOL[0] != os.getpid():
+        _POOL = (os.getpid(), ThreadPoolExecutor(EMBED_WORKERS, "coursetutor-embed"))
+    return _POOL[1]
 
 
 def _unique(hits: list[Hit]) -> list[Hit]:

@@ -153,6 +153,9 @@ class Store(abc.ABC):
     @abc.abstractmethod
     def get_chunks(self, filters: SearchFilters, chunk_ids: list[str]) -> dict[str, Chunk]: ...
 
+    # True where `hybrid_search` fuses in the store (it then needs the question's vector first)
+    fuses_hybrid = False
+
     def hybrid_search(
         self, filters: SearchFilters, model: str, vector: Vector, terms: list[str],
         limit: int, fusion: str, rrf_k: int, top: int,

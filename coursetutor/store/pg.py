@@ -98,6 +98,7 @@ class PostgresStore(SQLCatalog, SQLAccess, SQLSessions, Store):
 
     _integrity_errors = (psycopg.errors.UniqueViolation,)
     _CHUNK_COUNT = "c.n_chunks"  # kept by every write
+    fuses_hybrid = True
 
     @staticmethod
     def _vector_of(stored: Any) -> Vector:
