@@ -39,6 +39,7 @@ class Settings:
     transcript_max_seconds: float = 40.0
     fusion: str = "relative"  # relative (min-max score fusion) or rrf
     rrf_k: int = 60
+    translate_keywords: bool = True  # Chinese questions in English courses: CC-CEDICT keywords
     moment_min_seconds: float = 45.0  # shorter transcript windows are cited at their start
     candidate_factor: int = 2
     min_candidates: int = 20

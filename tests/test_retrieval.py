@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 import threading
@@ -475,16 +476,20 @@ def test_a_search_embeds_the_question_at_most_once(
     assert len(calls) == (0 if mode == "bm25" else 1)
 
 
-@pytest.mark.parametrize("query", [SECANT, BISECTION_IT, "Newton iteration fails"])
-def test_overlapped_embedding_changes_no_result(ws: Workspace, query: str) -> None:
-    """The question embedded beside the keyword search gives the sequential search's hits."""
-    filters = SearchFilters(TENANT, SAMPLE_COURSE)
+@pytest.mark.parametrize("fusion", ["relative", "rrf"])
+@pytest.mark.parametrize("query", [SECANT, BISECTION_IT, "Newton iteration fails",
+                                   "割线法的收敛阶是多少？"])
+def test_overlapped_embedding_changes_no_result(ws: Workspace, query: str, fusion: str) -> None:
+    """The question embedded beside the keyword search gives the sequential search's hits,
+    ties included (they go to the vector list either way)."""
+    filters = SearchFilters(TENANT, SAMPLE_COURSE, ("lecture", "summary"))
+    settings = dataclasses.replace(ws.settings, fusion=fusion)
     found = {}
     for overlap in (True, False):
-        retriever = Retriever(ws.store, ws.embedder, ws.settings)
+        retriever = Retriever(ws.store, ws.embedder, settings)
         retriever.overlap = overlap
-        found[overlap] = [(h.chunk.id, round(h.score, 9), h.ranks)
-                          for h in retriever.search(query, filters, k=5)]
+        found[overlap] = [(h.chunk.id, round(h.score, 9), list(h.ranks.items()))
+                          for h in retriever.search(query, filters, k=8)]
     assert found[True] == found[False]
 
 

@@ -204,6 +204,8 @@ QUESTIONS = [
     "Come funziona il metodo di bisezione?",
     "Qual è l'ordine di convergenza del metodo di Newton?",
     "Perché il metodo della secante non usa la derivata?",
+    "割线法的收敛阶是多少？",  # keywords translated (CC-CEDICT): fused outside the store
+    "牛顿法什么时候会失败？",
 ]
 
 

@@ -19,6 +19,7 @@ from ..store.base import Vector
 from ..types import Chunk, Hit, SearchFilters
 from .embed import EmbeddingModel
 from .fusion import keyword_weight, relative_score_fusion, rrf
+from .glossary import glossary_for
 from .language import detect_language
 from .moment import best_moment
 from .tokenize import tokenize
@@ -39,6 +40,7 @@ class SearchTrace:
     keyword_evidence: float = 0.0
     keyword_weight: float = 0.0
     language: str = ""
+    translated: bool = False  # the keywords are a dictionary translation of the question
 
 
 class Retriever:
@@ -77,11 +79,12 @@ class Retriever:
         cached = self._results.get(key)
         if cached is not None:
             trace.timings["cached"] = 0.0
-            trace.language, trace.keyword_evidence, kept = cached
-            trace.keyword_weight = keyword_weight(trace.keyword_evidence)
+            (trace.language, trace.keyword_evidence, trace.keyword_weight, trace.translated,
+             kept) = cached
             return list(kept)
         hits = self._search(query, filters, k, mode, trace, language)
-        self._results.put(key, (trace.language, trace.keyword_evidence, tuple(hits)))
+        self._results.put(key, (trace.language, trace.keyword_evidence, trace.keyword_weight,
+                                trace.translated, tuple(hits)))
         return hits
 
     def _search(self, query: str, filters: SearchFilters, k: int, mode: str,
@@ -102,7 +105,7 @@ class Retriever:
                 vector, trace.timings["embed"] = self._embed(query)
             if mode in ("hybrid", "bm25"):
                 terms = self._terms(query, trace, course_language)
-        if mode == "hybrid" and vector is not None:
+        if mode == "hybrid" and vector is not None and not trace.translated:
             t0 = time.perf_counter()
             result = self.store.hybrid_search(
                 filters, self.embedder.model_id, vector, terms, n, self.settings.fusion,
@@ -122,10 +125,16 @@ class Retriever:
             scores["vector"] = dict(found)
         if mode in ("hybrid", "bm25") and "bm25" not in rankings:
             self._keyword(filters, terms, n, trace, rankings, scores)
+        # ties go to the list named first: always the vectors, whichever list finished first
+        rankings = {name: rankings[name] for name in ("vector", "bm25") if name in rankings}
         t0 = time.perf_counter()
         weights = {"vector": 1.0}
         if mode == "hybrid":
-            trace.keyword_weight = keyword_weight(trace.keyword_evidence)
+            # translated keywords miss the question's own words by design: their evidence
+            # (IDF mass matched) is no measure of them, and on their own they rank as well as
+            # the vectors do
+            trace.keyword_weight = (1.0 if trace.translated
+                                    else keyword_weight(trace.keyword_evidence))
             weights["bm25"] = trace.keyword_weight
         if self.settings.fusion == "rrf":
             fused = rrf(rankings, k=self.settings.rrf_k, weights=weights)
@@ -160,11 +169,16 @@ class Retriever:
         rankings["bm25"] = [cid for cid, _ in result.hits]
         scores["bm25"] = dict(result.hits)
 
-    @staticmethod
-    def _terms(query: str, trace: SearchTrace, course_language: str) -> list[str]:
-        """The query's keyword terms, tokenized for its language (the course's by default)."""
+    def _terms(self, query: str, trace: SearchTrace, course_language: str) -> list[str]:
+        """The query's keyword terms, tokenized for its language (the course's by default);
+        translated into the course's language where a dictionary for the pair exists."""
         trace.language = detect_language(query, default=course_language)
-        return tokenize(query, trace.language)
+        glossary = (glossary_for(trace.language, course_language)
+                    if self.settings.translate_keywords else None)
+        if glossary is None:
+            return tokenize(query, trace.language)
+        trace.translated = True
+        return glossary.translate(query, lambda text: tokenize(text, course_language))
 
     def _hits(
         self,
@@ -212,7 +226,7 @@ class LRU(Generic[K, V]):
                 self._items.popitem(last=False)
 
 
-ResultCache = LRU[tuple[object, ...], tuple[str, float, tuple[Hit, ...]]]
+ResultCache = LRU[tuple[object, ...], tuple[str, float, float, bool, tuple[Hit, ...]]]
 
 
 def result_cache() -> ResultCache:
