@@ -124,3 +124,14 @@ def test_keyword_translation_can_be_turned_off(ws: Workspace) -> None:
 def test_english_questions_are_never_translated(ws: Workspace) -> None:
     _, trace = _search(ws, ws.settings, "What is the order of convergence of the secant method?")
     assert not trace.translated
+
+
+def test_a_translated_question_has_its_chinese_words_translated_too(ws: Workspace) -> None:
+    """The tutor searches "translation + original": both halves become English keywords."""
+    question = "What is the order of the secant method? 割线法的收敛阶是多少？"
+    _, trace = _search(ws, ws.settings, question)
+    assert trace.translated and trace.keyword_weight == 1.0
+    terms = Retriever(ws.store, ws.embedder, ws.settings)._terms(
+        "order of the secant method 收敛", SearchTrace(), "en")
+    assert terms[:5] == ["order", "of", "the", "secant", "method"]
+    assert len(terms) > 5 and not any("\u4e00" <= c <= "\u9fff" for t in terms for c in t)

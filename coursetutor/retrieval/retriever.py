@@ -20,7 +20,7 @@ from ..types import Chunk, Hit, SearchFilters
 from .embed import EmbeddingModel
 from .fusion import keyword_weight, relative_score_fusion, rrf
 from .glossary import glossary_for
-from .language import detect_language
+from .language import detect_language, script_language
 from .moment import best_moment
 from .tokenize import tokenize
 
@@ -28,6 +28,7 @@ MODES = ("hybrid", "bm25", "vector")
 RESULT_CACHE_SIZE = 2048  # searches kept per process (a class asks the same questions)
 EMBED_WORKERS = 4  # question embeddings running beside keyword searches, per process
 _HAS_WORD = re.compile(r"\w", re.UNICODE)
+_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 K = TypeVar("K")
 V = TypeVar("V")
 
@@ -173,7 +174,10 @@ class Retriever:
         """The query's keyword terms, tokenized for its language (the course's by default);
         translated into the course's language where a dictionary for the pair exists."""
         trace.language = detect_language(query, default=course_language)
-        glossary = (glossary_for(trace.language, course_language)
+        # a question searched as "translation + original" has its Chinese words translated too
+        source = "zh" if _HAN.search(query) and script_language(query) in (None, "zh") \
+            else trace.language
+        glossary = (glossary_for(source, course_language)
                     if self.settings.translate_keywords else None)
         if glossary is None:
             return tokenize(query, trace.language)
