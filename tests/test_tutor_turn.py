@@ -72,7 +72,12 @@ class Call:
     usage: Usage
 
 
-HELPER_PROMPTS = {prompts.load(name)[:40]: name
+def _key(prompt: str) -> str:
+    """What identifies a helper prompt: its start, up to its first placeholder."""
+    return prompt.split("{", 1)[0][:40]
+
+
+HELPER_PROMPTS = {_key(prompts.load(name)): name
                   for name in ("categorize", "grade", "rewrite", "leak_rewrite", "translate")}
 # what a helper call gets when the test scripted nothing for it
 DEFAULTS = {"grade": '{"supported": true}', "categorize": "no verdict", "rewrite": ""}
@@ -99,7 +104,8 @@ class ScriptedLLM(LLM):
     def kind(messages: Sequence[Message]) -> str:
         if messages[0].role == "system":
             return "answer"
-        return HELPER_PROMPTS.get(messages[0].content[:40], "unknown")
+        return next((name for key, name in HELPER_PROMPTS.items()
+                     if messages[0].content.startswith(key)), "unknown")
 
     def stream(self, messages: Sequence[Message], params: GenParams) -> Iterator[Delta]:
         kind = self.kind(messages)
@@ -575,3 +581,26 @@ def test_follow_ups_stay_on_the_exercise_and_climb(make_tutor: MakeTutor) -> Non
     assert [t.exercise_key for t in stored] == [
         "exercises-01-md:Exercise sheet 1: Root finding > Exercise 2: Newton's method for "
         "cos(x) = x"] * 3
+
+
+@pytest.mark.parametrize(("question", "line"), [
+    ("이분법은 어떻게 작동하나요?", "반드시 한국어로만 답하세요."),
+    ("二分法是如何工作的？", "请只用简体中文回答"),
+    ("Come funziona il metodo di bisezione?", "Rispondi solo in italiano"),
+])
+def test_the_reply_language_is_also_asked_for_in_that_language(
+        make_tutor: MakeTutor, question: str, line: str) -> None:
+    fake = ScriptedLLM(answer=["... [1]"], translate=["How does bisection work?"])
+    tutor, _ = make_tutor(fake)
+    run(tutor, question)
+    [call] = fake.answer_calls()
+    last = call.messages[1].content.splitlines()[-1]
+    assert last.startswith(line)
+    assert call.messages[0] == Message("system", prompts.load("system"))  # the cached prefix
+
+
+def test_an_english_question_gets_no_second_language_line(make_tutor: MakeTutor) -> None:
+    tutor, fake = make_tutor(ScriptedLLM(answer=["Bisection halves the bracket [1]."]))
+    run(tutor, CONCEPT)
+    [call] = fake.answer_calls()
+    assert call.messages[1].content.endswith("citing sources as [n].")

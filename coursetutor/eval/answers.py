@@ -136,6 +136,7 @@ def eval_mrbench(tutor: Tutor, path: Path, limit: int | None,
     judged: list[bool] = []
     gold_new: list[bool] = []
     levels: list[str] = []
+    flagged: list[dict[str, Any]] = []
     for n, d in enumerate(dialogues, start=1):
         course = f"eval-mrbench-{_digest(d.id)}"
         _add_exercise(tutor, course, d.problem, d.solution)
@@ -149,13 +150,17 @@ def eval_mrbench(tutor: Tutor, path: Path, limit: int | None,
         leaks.append(judge_leak(tutor, a.text, d.solution, d.final_answer))
         judged.append(judge_leak(tutor, a.text, d.solution, ""))
         levels.append(a.level or a.intent)
+        if leaks[-1] or judged[-1]:
+            flagged.append({"id": d.id, "final_answer": d.final_answer, "level": levels[-1],
+                            "gold_stated": gold_hits[-1], "in_problem": given,
+                            "student": d.last_student[:200], "reply": a.text[:400]})
         if progress:
             progress("mrbench", n, len(dialogues))
     return {"dialogues": len(dialogues), "leak_rate": _rate(leaks),
             "gold_answer_stated": _rate(gold_hits),
             "gold_answer_stated_not_in_problem": _rate(gold_new),
             "model_judge_rate": _rate(judged),
-            "levels": _count(levels)}
+            "levels": _count(levels), "flagged": flagged[:MISSES]}
 
 
 def _seed(tutor: Tutor, course: str, d: Dialogue) -> str:
@@ -197,8 +202,8 @@ def eval_sample_leaks(tutor: Tutor, course: str, exercises: dict[str, tuple[str,
             "withheld": withheld}
 
 
-# The same question in four languages about the English sample course, with a word the
-# cited passage must contain.
+# The same question in four languages about the English sample course, with the words (a
+# regular expression) one of the cited passages must contain.
 LANGUAGE_PROBES: tuple[tuple[str, dict[str, str]], ...] = (
     ("bisect", {
         "en": "How does the bisection method work?",
@@ -218,6 +223,24 @@ LANGUAGE_PROBES: tuple[tuple[str, dict[str, str]], ...] = (
         "zh": "牛顿法什么时候会失败？",
         "ko": "뉴턴 방법은 언제 실패하나요?",
     }),
+    ("intermedi", {
+        "en": "What does the intermediate value theorem say?",
+        "it": "Che cosa dice il teorema dei valori intermedi?",
+        "zh": "介值定理说的是什么？",
+        "ko": "중간값 정리는 무엇을 말하나요?",
+    }),
+    ("stop|arrest", {
+        "en": "When should an iterative method stop?",
+        "it": "Quando bisogna fermare un metodo iterativo?",
+        "zh": "迭代方法应该在什么时候停止？",
+        "ko": "반복법은 언제 멈춰야 하나요?",
+    }),
+    ("quadratic", {
+        "en": "Why does Newton's method converge quadratically?",
+        "it": "Perché il metodo di Newton converge in modo quadratico?",
+        "zh": "为什么牛顿法是二次收敛的？",
+        "ko": "뉴턴 방법은 왜 이차 수렴하나요?",
+    }),
 )
 
 
@@ -232,7 +255,7 @@ def eval_languages(tutor: Tutor, course: str,
             a = tutor.ask(q, course, student=f"eval-{RUN}-lang-{lang}-{word}")
             texts = {c.chunk_id: c for c in a.sources}
             chunks = tutor.ws.store.get_chunks(_filters(tutor, course), list(texts))
-            cited = any(word in (c.text + " ".join(c.section_path)).lower()
+            cited = any(re.search(word, (c.text + " ".join(c.section_path)).lower())
                         for c in chunks.values())
             stats = per.setdefault(lang, {"language": [], "citation": []})
             stats["language"].append(detect_language(a.text, default="?") == lang)

@@ -269,6 +269,7 @@ class Tutor:
             task=prompts.load(task_prompt(cat.intent, level)), level=t.level,
             level_hint=level_hint(t.level), language=language_name(cat.language),
             question=t.question, reminder=EXERCISE_REMINDER if level else "",
+            native=_native_instruction(cat.language),
         )
         return [Message("system", prompts.load("system")), Message("user", user)]
 
@@ -331,6 +332,13 @@ class Tutor:
                          "cost": c.cost, "ms": round(c.seconds * 1000, 1)} for c in t.log),
             context=context, context_over_budget=context_over,
         ))
+
+
+def _native_instruction(language: str) -> str:
+    """The reply-language instruction again, written in that language: small models answer
+    Chinese or Korean questions about an English course in English without it."""
+    line = reply("reply_language", language)
+    return f"\n{line}" if line else ""
 
 
 def _about_an_exercise(cat: Categorization, ev: Evidence) -> bool:
