@@ -514,3 +514,32 @@ def test_hybrid_search_embeds_beside_the_keyword_search(
     assert threads["bm25"] == threading.current_thread().name
     assert threads["embed"].startswith("coursetutor-embed")
     assert {"embed", "bm25", "vector", "fuse"} <= set(trace.timings)
+
+
+@pytest.mark.parametrize(("query", "course_language", "cjk_kept"), [
+    ("What is the order of the secant method? 할선법의 수렴 차수는 얼마인가요?", "en", False),
+    ("할선법의 수렴 차수는 얼마인가요?", "en", True),  # nothing else to search with
+    ("割线法 secant 할선법", "zh", True),
+    ("Newton 뉴턴 방법", "ko", True),
+])
+def test_cjk_terms_of_a_translated_question_are_dropped_in_an_alphabetic_course(
+        ws: Workspace, query: str, course_language: str, cjk_kept: bool) -> None:
+    """The tutor searches "translation + original": in an English course the original's
+    Korean bigrams match nothing and would sink the keyword evidence as unknown terms."""
+    retriever = Retriever(ws.store, ws.embedder, dataclasses.replace(
+        ws.settings, translate_keywords=False))
+    terms = retriever._terms(query, SearchTrace(), course_language)
+    has_cjk = any("\uac00" <= c <= "\ud7af" or "\u4e00" <= c <= "\u9fff"
+                  for t in terms for c in t)
+    assert has_cjk == cjk_kept
+    assert terms
+
+
+def test_a_translated_korean_question_keeps_its_keyword_evidence(ws: Workspace) -> None:
+    english = "What is the order of convergence of the secant method?"
+    evidence = {}
+    for query in (english, f"{english} 할선법의 수렴 차수는 얼마인가요?"):
+        trace = SearchTrace()
+        ws.search(query, SAMPLE_COURSE, trace=trace)
+        evidence[query] = trace.keyword_evidence
+    assert len(set(evidence.values())) == 1

@@ -29,6 +29,8 @@ RESULT_CACHE_SIZE = 2048  # searches kept per process (a class asks the same que
 EMBED_WORKERS = 4  # question embeddings running beside keyword searches, per process
 _HAS_WORD = re.compile(r"\w", re.UNICODE)
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+_CJK_TERM = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+CJK_LANGUAGES = ("zh", "ja", "ko")
 K = TypeVar("K")
 V = TypeVar("V")
 
@@ -180,7 +182,13 @@ class Retriever:
         glossary = (glossary_for(source, course_language)
                     if self.settings.translate_keywords else None)
         if glossary is None:
-            return tokenize(query, trace.language)
+            terms = tokenize(query, trace.language)
+            if course_language in CJK_LANGUAGES:
+                return terms
+            # "translation + original" in an alphabetic course: the original's CJK terms can
+            # match nothing, and each would weigh as an unknown term in the keyword evidence
+            alphabetic = [t for t in terms if not _CJK_TERM.search(t)]
+            return alphabetic or terms
         trace.translated = True
         return glossary.translate(query, lambda text: tokenize(text, course_language))
 
