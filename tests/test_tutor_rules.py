@@ -92,10 +92,18 @@ def test_a_course_question_about_the_weather_is_only_suspected_off_topic() -> No
     assert (found.category, found.sure) == ("off_topic", False)
 
 
-@pytest.mark.parametrize("text", ["asdfgh qwrtzp xkcdv", "!!!???", "12345"])
+@pytest.mark.parametrize("text", ["asdfgh qwrtzp xkcdv", "!!!???"])
 def test_garbled_messages_are_unrecognizable(text: str) -> None:
     assert looks_garbled(text)
     assert categorize_rules(text, has_history=True).category == "unrecognizable"
+
+
+@pytest.mark.parametrize("text", ["12345", "4", "12?", "2.3", "11664.", "x = 1.414",
+                                  "3 + 3 + 6 = 12", "$50", "-0.5?!", "1,5"])
+def test_a_bare_number_answers_the_tutor_in_a_conversation(text: str) -> None:
+    """The student's answer to the tutor's last question, not a garbled message."""
+    assert categorize_rules(text, has_history=False).category != "followup"
+    assert categorize_rules(text, has_history=True).category == "followup"
 
 
 @pytest.mark.parametrize("text", [
@@ -569,8 +577,8 @@ def test_max_tokens(level: str | None, default: int, expected: int) -> None:
 # -- prompt files --------------------------------------------------------------------------
 
 PLACEHOLDERS = {
-    "answer": {"history", "language", "level", "level_hint", "question", "reminder", "sources",
-               "task"},
+    "answer": {"history", "language", "level", "level_hint", "native", "question", "reminder",
+               "sources", "task"},
     "categorize": {"course", "history", "message"},
     "grade": {"question", "sources"},
     "leak_judge": {"reply", "solution"},

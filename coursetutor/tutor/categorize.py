@@ -90,6 +90,9 @@ _WANTS_ANSWER = _words(
     r"solution)|dame la (respuesta|solución))\b",
     r"直接告诉我|给我答案|答案是|最终答案|정답|답을 알려|답만|答えを教えて",
 )
+# a number or a short calculation, with at most a variable name: "12?", "x = 1.414", "$50"
+_ANSWER_ATTEMPT = re.compile(
+    r"^\s*(?:[a-z]\s*=\s*)?[-+$€£]?\s*\d[\d\s.,+\-*/×÷=^()%$€£]*[?!.]*\s*$", re.IGNORECASE)
 _LATIN_WORD = re.compile(r"[a-zà-ÿ]+", re.IGNORECASE)
 _VOWELS = set("aeiouyàèéìòùäöüáíóúâêîôû")
 
@@ -129,6 +132,8 @@ def categorize_rules(text: str, has_history: bool, course_language: str = "en") 
     def result(category: Category, sure: bool = True) -> Categorization:
         return Categorization(category, intent, wants, language, sure)
 
+    if has_history and _ANSWER_ATTEMPT.match(text):
+        return result("followup")  # "12?": the student answers the tutor's last question
     if looks_garbled(text):
         return result("unrecognizable")
     if _GREETING.search(text):
