@@ -32,6 +32,7 @@ from coursetutor.tutor import prompts
 from coursetutor.tutor.citations import snippet
 from coursetutor.tutor.generate import Draft, stream_answer
 from coursetutor.tutor.replies import reply
+from coursetutor.tutor.reply_language import in_script
 from coursetutor.tutor.turn import Tutor
 from coursetutor.types import (
     Answer,
@@ -78,7 +79,8 @@ def _key(prompt: str) -> str:
 
 
 HELPER_PROMPTS = {_key(prompts.load(name)): name
-                  for name in ("categorize", "grade", "rewrite", "leak_rewrite", "translate")}
+                  for name in ("categorize", "grade", "rewrite", "leak_rewrite", "translate",
+                               "translate_reply")}
 # what a helper call gets when the test scripted nothing for it
 DEFAULTS = {"grade": '{"supported": true}', "categorize": "no verdict", "rewrite": ""}
 
@@ -604,3 +606,56 @@ def test_an_english_question_gets_no_second_language_line(make_tutor: MakeTutor)
     run(tutor, CONCEPT)
     [call] = fake.answer_calls()
     assert call.messages[1].content.endswith("citing sources as [n].")
+
+
+KOREAN = "이분법은 어떻게 작동하나요?"
+
+
+def test_a_reply_in_the_wrong_script_is_never_shown_but_translated(make_tutor: MakeTutor) -> None:
+    english = Say(("Bisection halves the bracket ", "and keeps the half with the sign ",
+                   "change [1]."))
+    translated = "이분법은 구간을 반으로 나누고 부호가 바뀌는 쪽을 남깁니다 [1]."
+    fake = ScriptedLLM(translate=["How does the bisection method work?"], answer=[english],
+                       translate_reply=[translated])
+    tutor, _ = make_tutor(fake)
+    events, answer = run(tutor, KOREAN)
+    assert tokens(events) == [translated]
+    assert answer.text == tokens(events)[0]
+    assert [s.number for s in answer.sources] == [1]
+    assert fake.kinds() == ["translate", "answer", "translate_reply"]
+    prompt = fake.calls[-1].messages[0].content
+    assert "Korean (한국어)" in prompt and "Bisection halves the bracket" in prompt
+    assert "translate_reply" in answer.timings and "first_token" in answer.timings
+
+
+def test_a_reply_in_the_right_script_streams_untouched(make_tutor: MakeTutor) -> None:
+    korean = Say(("이분법은 구간을 반으로 나누고 부호가 바뀌는 쪽을 남깁니다 [1]. ",
+                  "그래서 구간에는 ", "항상 근이 있습니다."))
+    fake = ScriptedLLM(translate=["How does the bisection method work?"], answer=[korean])
+    tutor, _ = make_tutor(fake)
+    events, answer = run(tutor, KOREAN)
+    assert len(tokens(events)) >= 2  # streamed once the first words were judged
+    assert answer.text == "".join(tokens(events))
+    assert "translate_reply" not in fake.kinds()
+
+
+def test_a_translation_that_drops_the_citations_keeps_the_reply(make_tutor: MakeTutor) -> None:
+    fake = ScriptedLLM(translate=["How does the bisection method work?"],
+                       answer=["Bisection halves the bracket and keeps the sign change [1]."],
+                       translate_reply=["이분법은 구간을 반으로 나눕니다."])
+    tutor, _ = make_tutor(fake)
+    events, answer = run(tutor, KOREAN)
+    assert answer.text == "Bisection halves the bracket and keeps the sign change [1]."
+    assert tokens(events) == [answer.text] and len(answer.sources) == 1
+
+
+@pytest.mark.parametrize(("text", "language", "right"), [
+    ("이분법은 구간을 반으로 [1] nach", "ko", True),
+    ("Newton's method는 접선을 사용합니다", "ko", True),
+    ("Newton's method uses the tangent line [1]", "ko", False),
+    ("牛顿法使用切线 [1]", "zh", True),
+    ("[1] [2]", "zh", True),  # no letters: nothing to judge
+    ("Il metodo di Newton", "it", True),  # alphabetic languages are not checked
+])
+def test_script_check(text: str, language: str, right: bool) -> None:
+    assert in_script(text, language) is right

@@ -32,6 +32,7 @@ from .generate import Draft, stream_answer
 from .guard import guard_leak
 from .pedagogy import Level, level_hint, max_tokens, scaffold_level, task_prompt
 from .replies import language_name, reply
+from .reply_language import Gate, checked, gated, in_script, translate_reply
 from .rewrite import rewrite_followup, translate_query
 
 ANSWERED = ("lecture", "followup")
@@ -226,14 +227,20 @@ class Tutor:
                            stop=STOP)
         # exercise help is checked for a leaked result before the student sees any of it
         buffered = level is not None and level != "solution"
+        # a reply in the wrong script is never shown: held until its first words tell
+        gate = Gate() if checked(cat.language) and not buffered else None
         draft = Draft()
         since = time.perf_counter()
-        for piece in stream_answer(self.router, messages, params, t.log, draft, t.started,
-                                   emit=not buffered):
+        pieces = stream_answer(self.router, messages, params, t.log, draft, t.started,
+                               emit=not buffered)
+        shown: float | None = None
+        for piece in gated(pieces, cat.language, gate) if gate else pieces:
+            shown = shown or time.perf_counter()
             yield TokenEvent(piece)
         since = t.lap("generate", since)
         if draft.first_token_ms is not None and not buffered:
-            t.timings["first_token"] = round(draft.first_token_ms, 1)
+            t.timings["first_token"] = round(
+                (shown - t.started) * 1000 if gate and shown else draft.first_token_ms, 1)
         if draft.declined and level is not None and ctx.sources:
             # the small model refused an exercise it was given: ask where the student is stuck
             draft.text = f"{reply('withheld', cat.language)} [1]"
@@ -243,6 +250,17 @@ class Tutor:
         text, cited = check_citations(draft.text.strip(), ctx.sources)
         if not cited and ctx.sources and draft.text.strip():
             text, cited = _attribute(text, ctx)
+        hidden = gate is not None and gate.right is False
+        if text and (hidden or (buffered and checked(cat.language)
+                                and not in_script(text, cat.language))):
+            translated = translate_reply(self.router, text, language_name(cat.language),
+                                         t.log)
+            if translated:  # else the reply as the model wrote it
+                text, cited = check_citations(translated, ctx.sources)
+            since = t.lap("translate_reply", since)
+        if hidden:
+            t.timings["first_token"] = round((time.perf_counter() - t.started) * 1000, 1)
+            yield TokenEvent(text)
         if buffered:
             hit = exercise_hit(ev.hits)
             solution = solution_text(self.ws, t.course, hit) if hit else ""

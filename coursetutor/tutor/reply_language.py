@@ -1,0 +1,79 @@
+"""The reply's language: held back until its script shows, translated when it is wrong.
+
+A small model given English sources and a Korean question often answers in English however
+the prompt asks. For the languages with a script of their own (Chinese, Japanese, Korean) the
+first words of the stream tell: the tutor holds them back until `CHECK_LETTERS` letters have
+come, lets the stream through when they are in the student's script, and otherwise lets the
+model finish unseen and translates its reply, citation markers kept.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Iterator
+
+from ..llm import GenParams, Message
+from ..llm.router import CallRecord, Router
+from . import prompts
+
+CHECK_LETTERS = 24  # letters held back before the script is judged
+MIN_SHARE = 0.2  # share of the letters that must be in the student's script
+_SCRIPTS = {
+    "zh": re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]"),
+    "ja": re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]"),
+    "ko": re.compile(r"[\uac00-\ud7af\u1100-\u11ff\u3130-\u318f]"),
+}
+_CITATION = re.compile(r"\[\d+\]")
+
+
+def checked(language: str) -> bool:
+    """Is a reply in `language` checked (a language with a script of its own)?"""
+    return language in _SCRIPTS
+
+
+def in_script(text: str, language: str) -> bool:
+    """True when enough of the letters of `text` are in `language`'s script (or it has none)."""
+    pattern = _SCRIPTS.get(language)
+    letters = [c for c in _CITATION.sub("", text) if c.isalpha()]
+    if pattern is None or not letters:
+        return True
+    return sum(1 for c in letters if pattern.match(c)) >= MIN_SHARE * len(letters)
+
+
+@dataclasses.dataclass
+class Gate:
+    """What the language gate decided: None until enough letters came."""
+
+    right: bool | None = None
+
+
+def gated(pieces: Iterator[str], language: str, gate: Gate) -> Iterator[str]:
+    """Pass `pieces` through once their start is in `language`'s script; swallow them if not
+    (the caller translates the finished reply)."""
+    held = ""
+    for piece in pieces:
+        if gate.right is None:
+            held += piece
+            if sum(c.isalpha() for c in _CITATION.sub("", held)) < CHECK_LETTERS:
+                continue
+            gate.right = in_script(held, language)
+            piece, held = held, ""
+        if gate.right:
+            yield piece
+    if gate.right is None:  # a reply too short to judge: judge what there is
+        gate.right = in_script(held, language)
+        if gate.right and held:
+            yield held
+
+
+def translate_reply(router: Router, text: str, language_name: str,
+                    log: list[CallRecord]) -> str:
+    """`text` translated into the named language with its [n] markers; "" when the model
+    gives nothing or drops every marker the text had."""
+    prompt = prompts.render("translate_reply", language=language_name, reply=text)
+    out = router.complete("answer", [Message("user", prompt)],
+                          GenParams(temperature=0.0, max_tokens=600), log).text.strip()
+    if _CITATION.search(text) and not _CITATION.search(out):
+        return ""
+    return out
