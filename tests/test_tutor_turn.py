@@ -639,10 +639,20 @@ def test_a_reply_in_the_right_script_streams_untouched(make_tutor: MakeTutor) ->
     assert "translate_reply" not in fake.kinds()
 
 
-def test_a_translation_that_drops_the_citations_keeps_the_reply(make_tutor: MakeTutor) -> None:
+def test_a_translation_that_drops_the_citations_gets_them_back(make_tutor: MakeTutor) -> None:
     fake = ScriptedLLM(translate=["How does the bisection method work?"],
                        answer=["Bisection halves the bracket and keeps the sign change [1]."],
                        translate_reply=["이분법은 구간을 반으로 나눕니다."])
+    tutor, _ = make_tutor(fake)
+    events, answer = run(tutor, KOREAN)
+    assert answer.text == "이분법은 구간을 반으로 나눕니다. [1]"
+    assert tokens(events) == [answer.text] and len(answer.sources) == 1
+
+
+def test_an_empty_translation_keeps_the_reply(make_tutor: MakeTutor) -> None:
+    fake = ScriptedLLM(translate=["How does the bisection method work?"],
+                       answer=["Bisection halves the bracket and keeps the sign change [1]."],
+                       translate_reply=[""])
     tutor, _ = make_tutor(fake)
     events, answer = run(tutor, KOREAN)
     assert answer.text == "Bisection halves the bracket and keeps the sign change [1]."

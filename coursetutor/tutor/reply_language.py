@@ -69,11 +69,12 @@ def gated(pieces: Iterator[str], language: str, gate: Gate) -> Iterator[str]:
 
 def translate_reply(router: Router, text: str, language_name: str,
                     log: list[CallRecord]) -> str:
-    """`text` translated into the named language with its [n] markers; "" when the model
-    gives nothing or drops every marker the text had."""
+    """`text` translated into the named language with its [n] markers ("" when the model
+    gives nothing). A translation that dropped every marker gets the original's at its end."""
     prompt = prompts.render("translate_reply", language=language_name, reply=text)
     out = router.complete("answer", [Message("user", prompt)],
                           GenParams(temperature=0.0, max_tokens=600), log).text.strip()
-    if _CITATION.search(text) and not _CITATION.search(out):
-        return ""
+    markers = list(dict.fromkeys(_CITATION.findall(text)))
+    if out and markers and not _CITATION.search(out):
+        out = f"{out} {' '.join(markers)}"
     return out
