@@ -585,7 +585,7 @@ PLACEHOLDERS = {
     "leak_rewrite": {"answer", "reply"},
     "rewrite": {"history", "message"},
     "translate": {"language", "question"},
-    "translate_reply": {"language", "reply"},
+    "translate_reply": {"language"},
 }
 prompt_names = sorted(
     f.name.removesuffix(".txt")

@@ -104,10 +104,9 @@ class ScriptedLLM(LLM):
 
     @staticmethod
     def kind(messages: Sequence[Message]) -> str:
-        if messages[0].role == "system":
-            return "answer"
-        return next((name for key, name in HELPER_PROMPTS.items()
-                     if messages[0].content.startswith(key)), "unknown")
+        helper = next((name for key, name in HELPER_PROMPTS.items()
+                       if messages[0].content.startswith(key)), None)
+        return helper or ("answer" if messages[0].role == "system" else "unknown")
 
     def stream(self, messages: Sequence[Message], params: GenParams) -> Iterator[Delta]:
         kind = self.kind(messages)
@@ -623,8 +622,9 @@ def test_a_reply_in_the_wrong_script_is_never_shown_but_translated(make_tutor: M
     assert answer.text == tokens(events)[0]
     assert [s.number for s in answer.sources] == [1]
     assert fake.kinds() == ["translate", "answer", "translate_reply"]
-    prompt = fake.calls[-1].messages[0].content
-    assert "Korean (한국어)" in prompt and "Bisection halves the bracket" in prompt
+    system, user = fake.calls[-1].messages
+    assert system.role == "system" and "Korean (한국어)" in system.content
+    assert user.content.startswith("Bisection halves the bracket")
     assert "translate_reply" in answer.timings and "first_token" in answer.timings
 
 

@@ -71,8 +71,9 @@ def translate_reply(router: Router, text: str, language_name: str,
                     log: list[CallRecord]) -> str:
     """`text` translated into the named language with its [n] markers ("" when the model
     gives nothing). A translation that dropped every marker gets the original's at its end."""
-    prompt = prompts.render("translate_reply", language=language_name, reply=text)
-    out = router.complete("answer", [Message("user", prompt)],
+    # a system message: asked in one user message, the small model returns the text as it is
+    system = prompts.render("translate_reply", language=language_name)
+    out = router.complete("answer", [Message("system", system), Message("user", text)],
                           GenParams(temperature=0.0, max_tokens=600), log).text.strip()
     markers = list(dict.fromkeys(_CITATION.findall(text)))
     if out and markers and not _CITATION.search(out):
