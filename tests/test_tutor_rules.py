@@ -28,6 +28,7 @@ from coursetutor.tutor.context import (
 )
 from coursetutor.tutor.leak import copies_solution, final_answers, reveals, states_number
 from coursetutor.tutor.pedagogy import max_tokens, scaffold_level, task_prompt
+from coursetutor.tutor.tidy import looping, tidy
 from coursetutor.types import Chunk, Citation, DocType, Hit, Locator, Turn
 
 from .support import SAMPLE_DIR
@@ -625,3 +626,35 @@ def test_inserted_text_is_not_substituted_again() -> None:
         'Reply with a JSON object only: {"supported": true} or {"supported": false}.\n\n'
         "Passages:\nPassage: {question} and {sources}\n\nQuestion: What is bisection?"
     )
+
+
+# -- tidying a small model's reply -------------------------------------------------------
+
+HEADERS = ["[1] Lecture 1: Root finding > 5 Convergence and stopping criteria > 5.2 When to "
+           "stop, #52-when-to-stop", "[2] Lecture 1 (video): Newton's method, 09:50-10:19"]
+
+
+@pytest.mark.parametrize(("text", "question", "tidied"), [
+    ("Bisection halves the bracket [1]. It keeps the half (e.g. [a, c]) with the sign change "
+     "[2].\n\n1. Compute c = (a + b) / 2.\n2. Check f(c).", "How does bisection work?",
+     "Bisection halves the bracket [1]. It keeps the half (e.g. [a, c]) with the sign change "
+     "[2].\n\n1. Compute c = (a + b) / 2.\n2. Check f(c)."),
+    ("When should it stop?\nStop when |f(x)| < tol [1].", "When should it stop?",
+     "Stop when |f(x)| < tol [1]."),
+    ("迭代方法应该在什么时候停止？\n\n[1] 5 Convergence and stopping criteria > 5.2 When to stop, "
+     "#52-when-to-stop\n\n[2] Lecture 1 (video): Newton's method, 09:50-10:19",
+     "迭代方法应该在什么时候停止？", ""),
+    ("[1] 割线法的收敛阶是1。[2] 割线法的收敛阶是1。[3] 割线法的收敛阶是1。",
+     "割线法的收敛阶是多少？", "[1] 割线法的收敛阶是1。"),
+    ("[1] 뉴턴 방법은 이차 수렴하나요? " * 5, "뉴턴 방법은 왜 이차 수렴하나요?", ""),
+    ("Yes. Yes. It converges [1].", "Does it converge?", "Yes. Yes. It converges [1]."),
+])
+def test_tidy(text: str, question: str, tidied: str) -> None:
+    assert tidy(text, question, HEADERS) == tidied
+
+
+def test_looping() -> None:
+    assert looping("It halves the bracket. " * 3)
+    assert not looping("It halves the bracket. " * 2)
+    assert not looping("Yes. Yes. Yes.")  # too short to call a loop
+    assert not looping("It halves the bracket. It halves the bracket. It halves the")

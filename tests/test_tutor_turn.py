@@ -669,3 +669,21 @@ def test_an_empty_translation_keeps_the_reply(make_tutor: MakeTutor) -> None:
 ])
 def test_script_check(text: str, language: str, right: bool) -> None:
     assert in_script(text, language) is right
+
+
+def test_a_looping_model_is_stopped_and_its_reply_tidied(make_tutor: MakeTutor) -> None:
+    loop = Say(("Bisection halves the bracket [1]. ",) * 12)
+    tutor, _ = make_tutor(ScriptedLLM(answer=[loop]))
+    events, answer = run(tutor, CONCEPT)
+    assert len(tokens(events)) <= 3  # stopped at the third time, not after twelve
+    assert answer.text == "Bisection halves the bracket [1]."
+    assert [s.number for s in answer.sources] == [1]
+
+
+def test_a_reply_with_nothing_but_the_question_points_to_the_passages(
+        make_tutor: MakeTutor) -> None:
+    tutor, _ = make_tutor(ScriptedLLM(answer=[f"{CONCEPT}\n"]))
+    _, answer = run(tutor, CONCEPT)
+    assert answer.text.startswith(reply("passages", "en"))
+    assert [s.number for s in answer.sources] == [1, 2, 3]
+    assert answer.covered

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Sequence
 
 from ..config import Settings
 from ..errors import ConfigError
@@ -62,7 +62,7 @@ class Router:
                 + usage.completion_tokens * self.settings.llm_price_output) / 1_000_000
 
     def stream(self, task: str, messages: Sequence[Message], params: GenParams,
-               log: list[CallRecord]) -> Iterator[Delta]:
+               log: list[CallRecord]) -> Generator[Delta, None, None]:
         """Stream from the task's model; the call is booked in `log` when it ends."""
         llm = self.llm(task)
         started = time.perf_counter()

@@ -9,6 +9,7 @@ from collections.abc import Iterator, Sequence
 from ..errors import BackendTimeoutError, IncompleteAnswerError
 from ..llm import GenParams, Message
 from ..llm.router import CallRecord, Router
+from .tidy import looping
 
 NOT_COVERED = "NOT_COVERED"
 
@@ -21,6 +22,7 @@ class Draft:
     complete: bool = True
     declined: bool = False  # the model answered NOT_COVERED
     first_token_ms: float | None = None
+    looped: bool = False  # stopped because the model repeated one sentence
 
 
 def stream_answer(router: Router, messages: Sequence[Message], params: GenParams,
@@ -28,13 +30,18 @@ def stream_answer(router: Router, messages: Sequence[Message], params: GenParams
                   emit: bool = True) -> Iterator[str]:
     """Yield text pieces as they come (none when `emit` is False); fill `draft`."""
     held = ""
+    deltas = router.stream("answer", messages, params, log)
     try:
-        for delta in router.stream("answer", messages, params, log):
+        for delta in deltas:
             if not delta.text:
                 continue
             if draft.first_token_ms is None:
                 draft.first_token_ms = (time.perf_counter() - started) * 1000
             draft.text += delta.text
+            if looping(draft.text):  # one sentence over and over: the rest would be the same
+                draft.looped = True
+                deltas.close()  # the model stops now (and frees itself for the next call)
+                break
             if not draft.text.lstrip().startswith(NOT_COVERED[: len(draft.text.lstrip())]):
                 piece, held = held + delta.text, ""
                 if emit:

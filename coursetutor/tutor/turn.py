@@ -25,7 +25,7 @@ from ..workspace import Workspace
 from . import prompts
 from .categorize import Categorization, categorize_rules, parse_llm_categorization
 from .citations import check_citations, snippet, to_citation
-from .context import Budget, Context, build_context, render_sources
+from .context import Budget, Context, build_context, render_sources, source_header
 from .evidence import Evidence, EvidenceFinder
 from .exercise import current_exercise, exercise_hit, find_exercise, solution_text
 from .generate import Draft, stream_answer
@@ -34,6 +34,7 @@ from .pedagogy import Level, level_hint, max_tokens, scaffold_level, task_prompt
 from .replies import language_name, reply
 from .reply_language import Gate, checked, gated, in_script, translate_reply
 from .rewrite import rewrite_followup, translate_query
+from .tidy import tidy
 
 ANSWERED = ("lecture", "followup")
 # small models answer NOT_COVERED to "just give me the answer"; the exercise is in the sources
@@ -247,8 +248,14 @@ class Tutor:
         elif draft.declined:
             yield from self._not_covered(t, cat, ev, meta_sent=True)
             return
-        text, cited = check_citations(draft.text.strip(), ctx.sources)
-        if not cited and ctx.sources and draft.text.strip():
+        written = tidy(draft.text.strip(), t.question,
+                       [source_header(s.number, s.hit) for s in ctx.sources])
+        if draft.text.strip() and not written and ctx.sources:
+            # nothing left but an echo, a copied source list or a loop: point to the passages
+            written = reply("passages", cat.language) + " " + " ".join(
+                f"[{s.number}]" for s in ctx.sources[:3])
+        text, cited = check_citations(written, ctx.sources)
+        if not cited and ctx.sources and written:
             text, cited = _attribute(text, ctx)
         hidden = gate is not None and gate.right is False
         if text and (hidden or (buffered and checked(cat.language)

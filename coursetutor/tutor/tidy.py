@@ -1,0 +1,69 @@
+"""Small-model failure modes taken out of a reply: the question echoed back, the list of
+sources copied, one sentence said over and over."""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Sequence
+
+# a sentence: up to . ! ? followed by a space (not "5.2" or "e.g") or a CJK full stop
+_SPAN = re.compile(
+    r"(?:[^.!?\u3002\uff01\uff1f\n]|[.!?](?![\s)]|$))+[.!?\u3002\uff01\uff1f]*\s*|\n+")
+_MARKERS = re.compile(r"\[\d+(?:\s*,\s*\d+)*\]")
+_NOISE = re.compile(r"[\W_]+", re.UNICODE)
+MIN_SENTENCE = 6  # shorter sentences ("Yes.", "1.") may well repeat
+MIN_LETTERS = 6  # a tidied reply with fewer letters says nothing
+REPEATS = 3  # the same sentence this many times: the model is looping
+ECHO_RATIO = 0.8  # a sentence this similar to the question repeats it
+
+
+def _norm(text: str) -> str:
+    return _NOISE.sub("", _MARKERS.sub("", text)).lower()
+
+
+def _sentences(text: str) -> list[str]:
+    return [m.group(0) for m in _SPAN.finditer(text)]
+
+
+def looping(text: str) -> bool:
+    """True when the last complete sentence of `text` has come REPEATS times already."""
+    done = [s for s in _sentences(text) if s.rstrip().endswith(tuple(".!?\u3002\uff01\uff1f"))]
+    if len(done) < REPEATS:
+        return False
+    last = _norm(done[-1])
+    return len(last) >= MIN_SENTENCE and sum(_norm(s) == last for s in done) >= REPEATS
+
+
+def _echoes(span: str, sentence: str, question: str) -> bool:
+    """The sentence is the question again: word for word, or a question nearly the same."""
+    if not question:
+        return False
+    asks = _MARKERS.sub("", span).rstrip().endswith(("?", "\uff1f"))
+    return sentence == question or (asks and len(sentence) >= MIN_SENTENCE and difflib.
+                                    SequenceMatcher(None, sentence, question).ratio() >= ECHO_RATIO)
+
+
+def tidy(text: str, question: str, headers: Sequence[str]) -> str:
+    """`text` without an echo of `question`, lines copying a source header (`headers`) and
+    sentences said before; "" when what is left says nothing."""
+    asked = _norm(question)
+    copied = [_norm(h) for h in headers]
+    seen: set[str] = set()
+    kept: list[str] = []
+    for span in _sentences(text):
+        key = _norm(span)
+        if not key:
+            kept.append(span)
+            continue
+        header_like = "> " in span or span.lstrip().startswith("[")
+        if _echoes(span, key, asked) or (header_like and len(key) >= 15
+                                   and any(key in h for h in copied)):
+            continue
+        if len(key) >= MIN_SENTENCE and key in seen:
+            continue
+        seen.add(key)
+        kept.append(span)
+    out = "".join(kept).strip()
+    letters = sum(c.isalpha() for c in _MARKERS.sub("", out))
+    return out if letters >= MIN_LETTERS else ""
