@@ -658,3 +658,13 @@ def test_looping() -> None:
     assert not looping("It halves the bracket. " * 2)
     assert not looping("Yes. Yes. Yes.")  # too short to call a loop
     assert not looping("It halves the bracket. It halves the bracket. It halves the")
+
+
+def test_tidy_drops_sentences_parroted_from_the_student_or_the_task() -> None:
+    student = ("To work out how many pencils fit in a box we divide the total (70) by the "
+               "number of boxes (3). So each box holds 24 pencils.")
+    task = prompts.load("task_guiding")
+    reply = (f"{student} [1]\nThe student is still stuck on the exercise. How many pencils "
+             "does Jam have in her three boxes? [1]")
+    assert tidy(reply, student, [], (task,)) == (
+        "How many pencils does Jam have in her three boxes? [1]")

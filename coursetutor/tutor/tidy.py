@@ -16,6 +16,7 @@ MIN_SENTENCE = 6  # shorter sentences ("Yes.", "1.") may well repeat
 MIN_LETTERS = 6  # a tidied reply with fewer letters says nothing
 REPEATS = 3  # the same sentence this many times: the model is looping
 ECHO_RATIO = 0.8  # a sentence this similar to the question repeats it
+MIN_COPY = 20  # a sentence this long found in the student's message or the task is parroted
 
 
 def _norm(text: str) -> str:
@@ -44,26 +45,31 @@ def _echoes(span: str, sentence: str, question: str) -> bool:
                                     SequenceMatcher(None, sentence, question).ratio() >= ECHO_RATIO)
 
 
-def tidy(text: str, question: str, headers: Sequence[str]) -> str:
-    """`text` without an echo of `question`, lines copying a source header (`headers`) and
-    sentences said before; "" when what is left says nothing."""
+def tidy(text: str, question: str, headers: Sequence[str], prompt: Sequence[str] = ()) -> str:
+    """`text` without an echo of `question`, lines copying a source header (`headers`),
+    sentences copied from the student's message or the `prompt`'s instructions, and sentences
+    said before; "" when what is left says nothing."""
     asked = _norm(question)
     copied = [_norm(h) for h in headers]
+    parroted = [asked, *(_norm(p) for p in prompt)]
     seen: set[str] = set()
     kept: list[str] = []
+    dropped = False  # the last sentence was dropped: so are the markers that trail it
     for span in _sentences(text):
         key = _norm(span)
         if not key:
-            kept.append(span)
+            if not (dropped and _MARKERS.search(span)):
+                kept.append(span)
             continue
         header_like = "> " in span or span.lstrip().startswith("[")
-        if _echoes(span, key, asked) or (header_like and len(key) >= 15
-                                   and any(key in h for h in copied)):
-            continue
-        if len(key) >= MIN_SENTENCE and key in seen:
-            continue
-        seen.add(key)
-        kept.append(span)
+        dropped = (
+            _echoes(span, key, asked)
+            or (header_like and len(key) >= 15 and any(key in h for h in copied))
+            or (len(key) >= MIN_SENTENCE and key in seen)
+            or (len(key) >= MIN_COPY and any(key in p for p in parroted)))
+        if not dropped:
+            seen.add(key)
+            kept.append(span)
     out = "".join(kept).strip()
     letters = sum(c.isalpha() for c in _MARKERS.sub("", out))
     return out if letters >= MIN_LETTERS else ""

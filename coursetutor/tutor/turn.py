@@ -249,7 +249,8 @@ class Tutor:
             yield from self._not_covered(t, cat, ev, meta_sent=True)
             return
         written = tidy(draft.text.strip(), t.question,
-                       [source_header(s.number, s.hit) for s in ctx.sources])
+                       [source_header(s.number, s.hit) for s in ctx.sources],
+                       (prompts.load(task_prompt(cat.intent, level)), prompts.load("system")))
         if draft.text.strip() and not written and ctx.sources:
             # nothing left but an echo, a copied source list or a loop: point to the passages
             written = reply("passages", cat.language) + " " + " ".join(
