@@ -668,3 +668,14 @@ def test_tidy_drops_sentences_parroted_from_the_student_or_the_task() -> None:
              "does Jam have in her three boxes? [1]")
     assert tidy(reply, student, [], (task,)) == (
         "How many pencils does Jam have in her three boxes? [1]")
+
+
+def test_tidy_drops_copied_headers_whatever_their_punctuation() -> None:
+    headers = ["[1] Lecture 1: Root finding > 5 Convergence and stopping criteria > 5.2 When "
+               "to stop, #52-when-to-stop", "[2] Lecture 2: Convergence of iterative methods > "
+               "2 The contraction mapping condition > 2.3 Local version and examples, p. 2"]
+    raw = ("迭代方法应该在什么时候停止？\n\n1. [1] Lecture 1: Root finding > 5 Convergence and "
+           "stopping criteria > 5.2 When to stop, #52-when-to-stop\n\n2. Lecture 2: Convergence "
+           "of iterative methods > 2 The contraction mapping condition > 2.3 Local version and "
+           "examples, p. 2\n\n当误差小于容差时停止 [1]。")
+    assert tidy(raw, "迭代方法应该在什么时候停止？", headers) == "当误差小于容差时停止 [1]。"

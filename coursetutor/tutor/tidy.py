@@ -36,6 +36,19 @@ def looping(text: str) -> bool:
     return len(last) >= MIN_SENTENCE and sum(_norm(s) == last for s in done) >= REPEATS
 
 
+def _copies_header(line: str, headers: Sequence[str]) -> bool:
+    """The line is mostly a source header of the prompt ("[2] Lecture 2 > 2.3 ..., p. 2")."""
+    key = _norm(line)
+    if len(key) < 15 or not ("> " in line or _MARKERS.match(line.strip())):
+        return False
+    for h in headers:
+        match = difflib.SequenceMatcher(None, key, h, autojunk=False).find_longest_match(
+            0, len(key), 0, len(h))
+        if match.size >= 0.8 * len(key):
+            return True
+    return False
+
+
 def _echoes(span: str, sentence: str, question: str) -> bool:
     """The sentence is the question again: word for word, or a question nearly the same."""
     if not question:
@@ -52,6 +65,7 @@ def tidy(text: str, question: str, headers: Sequence[str], prompt: Sequence[str]
     asked = _norm(question)
     copied = [_norm(h) for h in headers]
     parroted = [asked, *(_norm(p) for p in prompt)]
+    text = "\n".join(line for line in text.split("\n") if not _copies_header(line, copied))
     seen: set[str] = set()
     kept: list[str] = []
     dropped = False  # the last sentence was dropped: so are the markers that trail it
@@ -61,10 +75,8 @@ def tidy(text: str, question: str, headers: Sequence[str], prompt: Sequence[str]
             if not (dropped and _MARKERS.search(span)):
                 kept.append(span)
             continue
-        header_like = "> " in span or span.lstrip().startswith("[")
         dropped = (
             _echoes(span, key, asked)
-            or (header_like and len(key) >= 15 and any(key in h for h in copied))
             or (len(key) >= MIN_SENTENCE and key in seen)
             or (len(key) >= MIN_COPY and any(key in p for p in parroted)))
         if not dropped:
