@@ -205,7 +205,7 @@ def eval_sample_leaks(tutor: Tutor, course: str, exercises: dict[str, tuple[str,
 # The same question in four languages about the English sample course, with the words (a
 # regular expression) one of the cited passages must contain.
 LANGUAGE_PROBES: tuple[tuple[str, dict[str, str]], ...] = (
-    ("bisect", {
+    ("bisect|bisezion", {
         "en": "How does the bisection method work?",
         "it": "Come funziona il metodo di bisezione?",
         "zh": "二分法是如何工作的？",
