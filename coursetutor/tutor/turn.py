@@ -248,8 +248,10 @@ class Tutor:
         elif draft.declined:
             yield from self._not_covered(t, cat, ev, meta_sent=True)
             return
-        written = tidy(draft.text.strip(), t.question,
-                       [source_header(s.number, s.hit) for s in ctx.sources],
+        # what a copied "source list" can be made of: the headers and any path-like line
+        headers = [source_header(s.number, s.hit) for s in ctx.sources] + [
+            line for s in ctx.sources for line in s.text.splitlines() if " > " in line]
+        written = tidy(draft.text.strip(), t.question, headers,
                        (prompts.load(task_prompt(cat.intent, level)), prompts.load("system")))
         if draft.text.strip() and not written and ctx.sources:
             # nothing left but an echo, a copied source list or a loop: point to the passages
