@@ -509,7 +509,9 @@ def test_hybrid_search_embeds_beside_the_keyword_search(
     monkeypatch.setattr(ws.embedder, "embed_query", spy_embed)
     monkeypatch.setattr(ws.store, "keyword_search", spy_keyword)
     trace = SearchTrace()
-    Retriever(ws.store, ws.embedder, ws.settings).search(
+    retriever = Retriever(ws.store, ws.embedder, ws.settings)
+    retriever.overlap = True
+    retriever.search(
         "How does the bisection method work?", SearchFilters(TENANT, SAMPLE_COURSE), trace=trace)
     assert threads["bm25"] == threading.current_thread().name
     assert threads["embed"].startswith("coursetutor-embed")

@@ -49,9 +49,10 @@ class SearchTrace:
 class Retriever:
     """Searches one course with BM25, vectors, or both fused."""
 
-    # hybrid searches embed the question while the keyword search runs (False: one after the
-    # other, the baseline `bench/search_latency.py` compares against)
-    overlap = True
+    # True: a hybrid search embeds the question on a second thread while the keyword search
+    # runs. Measured slower on 2 cores (bench/search_latency.py, 100k chunks, p50 34.0 against
+    # 30.3 ms: the two slow each other down more than the overlap saves), so off by default.
+    overlap = False
 
     def __init__(self, store: Store, embedder: EmbeddingModel, settings: Settings,
                  results: ResultCache | None = None) -> None:
