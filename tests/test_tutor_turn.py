@@ -639,23 +639,20 @@ def test_a_reply_in_the_right_script_streams_untouched(make_tutor: MakeTutor) ->
     assert "translate_reply" not in fake.kinds()
 
 
-def test_a_translation_that_drops_the_citations_gets_them_back(make_tutor: MakeTutor) -> None:
-    fake = ScriptedLLM(translate=["How does the bisection method work?"],
-                       answer=["Bisection halves the bracket and keeps the sign change [1]."],
-                       translate_reply=["이분법은 구간을 반으로 나눕니다."])
-    tutor, _ = make_tutor(fake)
-    events, answer = run(tutor, KOREAN)
-    assert answer.text == "이분법은 구간을 반으로 나눕니다. [1]"
-    assert tokens(events) == [answer.text] and len(answer.sources) == 1
+ENGLISH_REPLY = "Bisection halves the bracket and keeps the sign change [1]."
 
 
-def test_an_empty_translation_keeps_the_reply(make_tutor: MakeTutor) -> None:
+@pytest.mark.parametrize(("translation", "sent"), [
+    ("이분법은 구간을 반으로 나눕니다.", "이분법은 구간을 반으로 나눕니다. [1]"),  # marker back
+    ("", ENGLISH_REPLY),  # nothing translated: the reply as the model wrote it
+])
+def test_a_translation_that_lost_its_citations_or_everything(
+        make_tutor: MakeTutor, translation: str, sent: str) -> None:
     fake = ScriptedLLM(translate=["How does the bisection method work?"],
-                       answer=["Bisection halves the bracket and keeps the sign change [1]."],
-                       translate_reply=[""])
+                       answer=[ENGLISH_REPLY], translate_reply=[translation])
     tutor, _ = make_tutor(fake)
     events, answer = run(tutor, KOREAN)
-    assert answer.text == "Bisection halves the bracket and keeps the sign change [1]."
+    assert answer.text == sent
     assert tokens(events) == [answer.text] and len(answer.sources) == 1
 
 

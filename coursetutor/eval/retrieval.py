@@ -14,8 +14,8 @@ from typing import Any
 from ..errors import EmptyQueryError
 from ..ingest.pipeline import DraftDocument, Ingestor
 from ..llm.router import CallRecord, Router
+from ..retrieval.language import detect_language
 from ..retrieval.retriever import MODES
-from ..tutor.categorize import categorize_rules
 from ..tutor.replies import language_name
 from ..tutor.rewrite import translate_query
 from ..types import ChunkDraft, FileMeta, Hit, Locator
@@ -68,8 +68,8 @@ class QueryTranslator:
 
     def __call__(self, question: str, language: str) -> str:
         """`question` as the tutor would search it in a course written in `language`."""
-        # the language is decided as a turn decides it (categorize_rules, course default)
-        if categorize_rules(question, False, language).language == language:
+        # the language is decided as a turn decides it (the course's when unclear)
+        if detect_language(question, default=language) == language:
             return question
         started = time.perf_counter()
         query = translate_query(self.router, question, language_name(language), self.log)

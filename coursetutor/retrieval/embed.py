@@ -5,14 +5,13 @@ from __future__ import annotations
 import abc
 import functools
 import os
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Iterable
 
 import numpy as np
 import numpy.typing as npt
 
 from ..errors import BackendError, ConfigError, MissingDependencyError
+from .lru import LRU
 
 Matrix = npt.NDArray[np.float32]
 
@@ -31,20 +30,13 @@ class EmbeddingModel(abc.ABC):
 
     def embed_query(self, text: str) -> npt.NDArray[np.float32]:
         """Embed one question; recent questions are answered from a small LRU cache."""
-        cache: OrderedDict[str, npt.NDArray[np.float32]] = self.__dict__.setdefault(
-            "_query_cache", OrderedDict()
-        )
-        lock: threading.Lock = self.__dict__.setdefault("_query_lock", threading.Lock())
-        with lock:
-            vector = cache.get(text)
-            if vector is not None:
-                cache.move_to_end(text)
-                return vector
-        vector = np.asarray(self.embed_batch([text], is_query=True)[0], dtype=np.float32)
-        with lock:
-            cache[text] = vector
-            while len(cache) > self.query_cache_size:
-                cache.popitem(last=False)
+        cache: LRU[str, npt.NDArray[np.float32]] = self.__dict__.setdefault(
+            "_query_cache", LRU(self.query_cache_size))
+        cache.size = self.query_cache_size  # may be changed on a built model (0: no cache)
+        vector = cache.get(text)
+        if vector is None:
+            vector = np.asarray(self.embed_batch([text], is_query=True)[0], dtype=np.float32)
+            cache.put(text, vector)
         return vector
 
     def embed_passages(self, texts: Iterable[str], batch_size: int = 16) -> Matrix:

@@ -124,6 +124,11 @@ def cedict() -> Glossary | None:
     return Glossary.from_cedict(gzip.decompress(data).decode("utf-8").splitlines())
 
 
+def has_chinese(text: str) -> bool:
+    """Does `text` hold Chinese characters (the headwords' script)?"""
+    return _CJK.search(text) is not None
+
+
 def glossary_for(question_language: str, course_language: str) -> Glossary | None:
     """The dictionary that translates a question's keywords into the course's language."""
     if question_language == "zh" and course_language == "en":

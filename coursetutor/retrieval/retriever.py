@@ -5,12 +5,9 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
-import threading
 import time
-from collections import OrderedDict
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Generic, TypeVar
 
 from ..config import Settings
 from ..errors import EmptyQueryError
@@ -19,20 +16,17 @@ from ..store.base import Vector
 from ..types import Chunk, Hit, SearchFilters
 from .embed import EmbeddingModel
 from .fusion import keyword_weight, relative_score_fusion, rrf
-from .glossary import glossary_for
-from .language import detect_language, script_language
+from .glossary import glossary_for, has_chinese
+from .language import detect_language
+from .lru import LRU
 from .moment import best_moment
-from .tokenize import tokenize
+from .tokenize import has_cjk, tokenize
 
 MODES = ("hybrid", "bm25", "vector")
 RESULT_CACHE_SIZE = 2048  # searches kept per process (a class asks the same questions)
 EMBED_WORKERS = 4  # question embeddings running beside keyword searches, per process
 _HAS_WORD = re.compile(r"\w", re.UNICODE)
-_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
-_CJK_TERM = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 CJK_LANGUAGES = ("zh", "ja", "ko")
-K = TypeVar("K")
-V = TypeVar("V")
 
 
 @dataclasses.dataclass
@@ -178,8 +172,8 @@ class Retriever:
         translated into the course's language where a dictionary for the pair exists."""
         trace.language = detect_language(query, default=course_language)
         # a question searched as "translation + original" has its Chinese words translated too
-        source = "zh" if _HAN.search(query) and script_language(query) in (None, "zh") \
-            else trace.language
+        source = ("zh" if trace.language not in ("ja", "ko") and has_chinese(query)
+                  else trace.language)
         glossary = (glossary_for(source, course_language)
                     if self.settings.translate_keywords else None)
         if glossary is None:
@@ -188,7 +182,7 @@ class Retriever:
                 return terms
             # "translation + original" in an alphabetic course: the original's CJK terms can
             # match nothing, and each would weigh as an unknown term in the keyword evidence
-            alphabetic = [t for t in terms if not _CJK_TERM.search(t)]
+            alphabetic = [t for t in terms if not has_cjk(t)]
             return alphabetic or terms
         trace.translated = True
         return glossary.translate(query, lambda text: tokenize(text, course_language))
@@ -214,29 +208,6 @@ class Retriever:
             for cid, score in ((str(c), s) for c, s in fused)
             if cid in chunks
         ]
-
-
-class LRU(Generic[K, V]):
-    """A small thread-safe least-recently-used map."""
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self._items: OrderedDict[K, V] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key: K) -> V | None:
-        with self._lock:
-            value = self._items.get(key)
-            if value is not None:
-                self._items.move_to_end(key)
-            return value
-
-    def put(self, key: K, value: V) -> None:
-        with self._lock:
-            self._items[key] = value
-            self._items.move_to_end(key)
-            while len(self._items) > self.size:
-                self._items.popitem(last=False)
 
 
 ResultCache = LRU[tuple[object, ...], tuple[str, float, float, bool, tuple[Hit, ...]]]

@@ -16,6 +16,11 @@ from collections.abc import Callable
 _TOKEN = re.compile(r"\w+", re.UNICODE)
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
 
+
+def has_cjk(text: str) -> bool:
+    """Does `text` hold Chinese, Japanese or Korean characters?"""
+    return _CJK.search(text) is not None
+
 SNOWBALL = {
     "en": "english",
     "de": "german",

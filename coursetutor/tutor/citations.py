@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from ..types import Citation
 from .context import Source
 
-_MARK = re.compile(r"\[(\d{1,3}(?:\s*[,;]\s*\d{1,3})*)\]")
+MARKER = re.compile(r"\[(\d{1,3}(?:\s*[,;]\s*\d{1,3})*)\]")  # [2] or [1, 3]
 SNIPPET_CHARS = 240
 _GONE = "\x00"
 
@@ -16,7 +16,7 @@ _GONE = "\x00"
 def cited_numbers(text: str) -> list[int]:
     """Numbers cited as [n] or [n, m], in order of first appearance."""
     seen: list[int] = []
-    for m in _MARK.finditer(text):
+    for m in MARKER.finditer(text):
         for part in re.split(r"[,;]", m.group(1)):
             n = int(part)
             if n not in seen:
@@ -31,7 +31,7 @@ def strip_invalid(text: str, valid: set[int]) -> str:
         return f"[{', '.join(kept)}]" if kept else _GONE
 
     # only the spaces around a removed marker are tidied; the model's own text stays as it is
-    text = re.sub(rf" *{_GONE} *(?=[.,;:!?]|$)", "", _MARK.sub(fix, text))
+    text = re.sub(rf" *{_GONE} *(?=[.,;:!?]|$)", "", MARKER.sub(fix, text))
     return re.sub(rf" *{_GONE} *", " ", text)
 
 

@@ -9,7 +9,7 @@ from collections.abc import Iterator, Sequence
 from ..errors import BackendTimeoutError, IncompleteAnswerError
 from ..llm import GenParams, Message
 from ..llm.router import CallRecord, Router
-from .tidy import looping
+from .tidy import ENDS, looping
 
 NOT_COVERED = "NOT_COVERED"
 
@@ -22,7 +22,6 @@ class Draft:
     complete: bool = True
     declined: bool = False  # the model answered NOT_COVERED
     first_token_ms: float | None = None
-    looped: bool = False  # stopped because the model repeated one sentence
 
 
 def stream_answer(router: Router, messages: Sequence[Message], params: GenParams,
@@ -38,8 +37,8 @@ def stream_answer(router: Router, messages: Sequence[Message], params: GenParams
             if draft.first_token_ms is None:
                 draft.first_token_ms = (time.perf_counter() - started) * 1000
             draft.text += delta.text
-            if looping(draft.text):  # one sentence over and over: the rest would be the same
-                draft.looped = True
+            # one sentence over and over: the rest would be the same (checked as one ends)
+            if any(c in ENDS for c in delta.text) and looping(draft.text):
                 deltas.close()  # the model stops now (and frees itself for the next call)
                 break
             if not draft.text.lstrip().startswith(NOT_COVERED[: len(draft.text.lstrip())]):

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from ..llm import GenParams, Message
 from ..llm.router import CallRecord, Router
 from . import prompts
+from .citations import MARKER, cited_numbers
 
 CHECK_LETTERS = 24  # letters held back before the script is judged
 MIN_SHARE = 0.2  # share of the letters that must be in the student's script
@@ -24,7 +25,6 @@ _SCRIPTS = {
     "ja": re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]"),
     "ko": re.compile(r"[\uac00-\ud7af\u1100-\u11ff\u3130-\u318f]"),
 }
-_CITATION = re.compile(r"\[\d+\]")
 
 
 def checked(language: str) -> bool:
@@ -35,7 +35,7 @@ def checked(language: str) -> bool:
 def in_script(text: str, language: str) -> bool:
     """True when enough of the letters of `text` are in `language`'s script (or it has none)."""
     pattern = _SCRIPTS.get(language)
-    letters = [c for c in _CITATION.sub("", text) if c.isalpha()]
+    letters = [c for c in MARKER.sub("", text) if c.isalpha()]
     if pattern is None or not letters:
         return True
     return sum(1 for c in letters if pattern.match(c)) >= MIN_SHARE * len(letters)
@@ -55,7 +55,7 @@ def gated(pieces: Iterator[str], language: str, gate: Gate) -> Iterator[str]:
     for piece in pieces:
         if gate.right is None:
             held += piece
-            if sum(c.isalpha() for c in _CITATION.sub("", held)) < CHECK_LETTERS:
+            if sum(c.isalpha() for c in MARKER.sub("", held)) < CHECK_LETTERS:
                 continue
             gate.right = in_script(held, language)
             piece, held = held, ""
@@ -75,7 +75,7 @@ def translate_reply(router: Router, text: str, language_name: str,
     system = prompts.render("translate_reply", language=language_name)
     out = router.complete("answer", [Message("system", system), Message("user", text)],
                           GenParams(temperature=0.0, max_tokens=600), log).text.strip()
-    markers = list(dict.fromkeys(_CITATION.findall(text)))
-    if out and markers and not _CITATION.search(out):
-        out = f"{out} {' '.join(markers)}"
+    cited = cited_numbers(text)
+    if out and cited and not cited_numbers(out):
+        out = f"{out} {' '.join(f'[{n}]' for n in cited)}"
     return out

@@ -7,10 +7,12 @@ import difflib
 import re
 from collections.abc import Sequence
 
+from .citations import MARKER
+
+ENDS = ".!?\u3002\uff01\uff1f"  # what ends a sentence
 # a sentence: up to . ! ? followed by a space (not "5.2" or "e.g") or a CJK full stop
 _SPAN = re.compile(
     r"(?:[^.!?\u3002\uff01\uff1f\n]|[.!?](?![\s)]|$))+[.!?\u3002\uff01\uff1f]*\s*|\n+")
-_MARKERS = re.compile(r"\[\d+(?:\s*,\s*\d+)*\]")
 _NOISE = re.compile(r"[\W_]+", re.UNICODE)
 MIN_SENTENCE = 6  # shorter sentences ("Yes.", "1.") may well repeat
 MIN_LETTERS = 6  # a tidied reply with fewer letters says nothing
@@ -20,7 +22,7 @@ MIN_COPY = 20  # a sentence this long found in the student's message or the task
 
 
 def _norm(text: str) -> str:
-    return _NOISE.sub("", _MARKERS.sub("", text)).lower()
+    return _NOISE.sub("", MARKER.sub("", text)).lower()
 
 
 def _sentences(text: str) -> list[str]:
@@ -29,7 +31,7 @@ def _sentences(text: str) -> list[str]:
 
 def looping(text: str) -> bool:
     """True when the last complete sentence of `text` has come REPEATS times already."""
-    done = [s for s in _sentences(text) if s.rstrip().endswith(tuple(".!?\u3002\uff01\uff1f"))]
+    done = [s for s in _sentences(text) if s.rstrip().endswith(tuple(ENDS))]
     if len(done) < REPEATS:
         return False
     last = _norm(done[-1])
@@ -39,7 +41,7 @@ def looping(text: str) -> bool:
 def _copies_header(line: str, headers: Sequence[str]) -> bool:
     """The line is mostly a source header of the prompt ("[2] Lecture 2 > 2.3 ..., p. 2")."""
     key = _norm(line)
-    if len(key) < 15 or not ("> " in line or _MARKERS.match(line.strip())):
+    if len(key) < 15 or not ("> " in line or MARKER.match(line.strip())):
         return False
     for h in headers:
         match = difflib.SequenceMatcher(None, key, h, autojunk=False).find_longest_match(
@@ -53,7 +55,7 @@ def _echoes(span: str, sentence: str, question: str) -> bool:
     """The sentence is the question again: word for word, or a question nearly the same."""
     if not question:
         return False
-    asks = _MARKERS.sub("", span).rstrip().endswith(("?", "\uff1f"))
+    asks = MARKER.sub("", span).rstrip().endswith(("?", "\uff1f"))
     return sentence == question or (asks and len(sentence) >= MIN_SENTENCE and difflib.
                                     SequenceMatcher(None, sentence, question).ratio() >= ECHO_RATIO)
 
@@ -72,7 +74,7 @@ def tidy(text: str, question: str, headers: Sequence[str], prompt: Sequence[str]
     for span in _sentences(text):
         key = _norm(span)
         if not key:
-            if not (dropped and _MARKERS.search(span)):
+            if not (dropped and MARKER.search(span)):
                 kept.append(span)
             continue
         dropped = (
@@ -83,5 +85,5 @@ def tidy(text: str, question: str, headers: Sequence[str], prompt: Sequence[str]
             seen.add(key)
             kept.append(span)
     out = "".join(kept).strip()
-    letters = sum(c.isalpha() for c in _MARKERS.sub("", out))
+    letters = sum(c.isalpha() for c in MARKER.sub("", out))
     return out if letters >= MIN_LETTERS else ""

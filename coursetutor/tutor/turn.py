@@ -248,15 +248,7 @@ class Tutor:
         elif draft.declined:
             yield from self._not_covered(t, cat, ev, meta_sent=True)
             return
-        # what a copied "source list" can be made of: the headers and any path-like line
-        headers = [source_header(s.number, s.hit) for s in ctx.sources] + [
-            line for s in ctx.sources for line in s.text.splitlines() if " > " in line]
-        written = tidy(draft.text.strip(), t.question, headers,
-                       (prompts.load(task_prompt(cat.intent, level)), prompts.load("system")))
-        if draft.text.strip() and not written and ctx.sources:
-            # nothing left but an echo, a copied source list or a loop: point to the passages
-            written = reply("passages", cat.language) + " " + " ".join(
-                f"[{s.number}]" for s in ctx.sources[:3])
+        written = _tidied(draft.text.strip(), t.question, ctx, cat, level)
         text, cited = check_citations(written, ctx.sources)
         if not cited and ctx.sources and written:
             text, cited = _attribute(text, ctx)
@@ -360,6 +352,21 @@ class Tutor:
                          "cost": c.cost, "ms": round(c.seconds * 1000, 1)} for c in t.log),
             context=context, context_over_budget=context_over,
         ))
+
+
+def _tidied(text: str, question: str, ctx: Context, cat: Categorization,
+            level: Level | None) -> str:
+    """The reply without echoes, copied source lists, parroted instructions or loops; the
+    three best passages when nothing else is left."""
+    # what a copied "source list" can be made of: the headers and any path-like line
+    headers = [source_header(s.number, s.hit) for s in ctx.sources] + [
+        line for s in ctx.sources for line in s.text.splitlines() if " > " in line]
+    written = tidy(text, question, headers,
+                   (prompts.load(task_prompt(cat.intent, level)), prompts.load("system")))
+    if text and not written and ctx.sources:
+        written = reply("passages", cat.language) + " " + " ".join(
+            f"[{s.number}]" for s in ctx.sources[:3])
+    return written
 
 
 def _native_instruction(language: str) -> str:
