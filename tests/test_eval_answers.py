@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -10,12 +11,27 @@ from typing import Any
 import pytest
 
 from coursetutor.config import Settings
-from coursetutor.eval.answer_data import load_clapnq_abstention, load_mrbench
+from coursetutor.errors import InputError
+from coursetutor.eval.answer_data import (
+    Spot,
+    load_clapnq_abstention,
+    load_coursepack,
+    load_mrbench,
+)
 from coursetutor.eval.answers import (
     eval_abstention,
+    eval_coursepack,
     judge_leak,
     parse_reveals,
     sample_exercises,
+)
+from coursetutor.eval.faithfulness import (
+    AnswerScorer,
+    content_terms,
+    context_precision,
+    context_recall,
+    overlap,
+    terms_found,
 )
 from coursetutor.llm.router import Router
 from coursetutor.retrieval import EmbeddingModel
@@ -95,8 +111,9 @@ def test_parse_reveals(raw: str, expected: bool) -> None:
 
 @pytest.fixture
 def scripted_tutor(tmp_path: Path, embedder: EmbeddingModel) -> Callable[..., Tutor]:
-    def make(**scripts: Any) -> Tutor:
-        ws = Workspace(Settings(data_dir=tmp_path / "data"), embedder=embedder)
+    def make(settings: dict[str, Any] | None = None, **scripts: Any) -> Tutor:
+        ws = Workspace(Settings(data_dir=tmp_path / "data", **(settings or {})),
+                       embedder=embedder)
         ws.tenant = "eval"
         llm = ScriptedLLM(**scripts)
         return Tutor(ws, Router(ws.settings, factory=lambda task, model: llm))
@@ -124,3 +141,182 @@ def test_abstention_run_reports_every_figure(tmp_path: Path,
     assert result["abstain_rate"] == 1.0
     assert result["evidence_auroc"] == 1.0
     assert result["misses"] == []
+
+
+# --- per-answer metrics -----------------------------------------------------------------------
+
+def test_context_precision_weights_early_gold_chunks() -> None:
+    assert context_precision([True, False, False]) == 1.0
+    assert context_precision([False, True]) == 0.5
+    assert context_precision([True, False, True]) == round((1 + 2 / 3) / 2, 4)
+    assert context_precision([False, False]) == 0.0
+
+
+def test_context_recall_counts_gold_places_found() -> None:
+    def at(page: int) -> Callable[[int], bool]:
+        return lambda chunk: chunk == page
+
+    assert context_recall([at(3), at(9)], [1, 3, 4]) == 0.5
+    assert context_recall([at(3)], [3]) == 1.0
+    with pytest.raises(ValueError):
+        context_recall([], [3])
+
+
+def test_terms_found_ignores_thousands_separators() -> None:
+    assert terms_found("BERT read 11000 books and 1.2 million images", ["11,000", "1.2"]) == 1.0
+    assert terms_found("about seventy percent", ["70", "86"]) == 0.0
+    assert terms_found("anything", []) is None
+
+
+def test_content_terms_drop_short_words_but_keep_numbers_and_cjk() -> None:
+    assert content_terms("The step is 1 [2]", "en") == {"step", "1"}
+    assert "发散" in content_terms("可能发散", "zh")
+    assert overlap({"a", "b"}, {"a"}) == 0.5 and overlap(set(), {"a"}) == 0.0
+
+
+def test_scorer_flags_a_number_absent_from_the_sources(embedder: EmbeddingModel) -> None:
+    scorer = AnswerScorer(embedder)
+    source = ["Newton-Raphson only needs one iteration for quadratic forms."]
+    right = scorer.check_claims("Newton-Raphson only needs one iteration for quadratic forms [1].",
+                                source, "How many iterations?", "en")
+    wrong = scorer.check_claims("Newton-Raphson needs 7 iterations for quadratic forms [1]. "
+                                "Which step is unclear?", source, "How many iterations?", "en")
+    assert [c.supported for c in right] == [True]
+    assert len(wrong) == 1 and wrong[0].missing == ("7",) and not wrong[0].supported
+    assert scorer.relevance("How many iterations?", "One iteration [1].") > scorer.relevance(
+        "How many iterations?", "Paris is the capital of France.")
+
+
+def test_abstention_records_carry_the_new_metrics(tmp_path: Path,
+                                                  scripted_tutor: Callable[..., Tutor]) -> None:
+    _clapnq(tmp_path)
+    tutor = scripted_tutor({"answer_check": False},
+                           answer=["Gustave Eiffel's company designed it in 1921 [1].",
+                                   "Glucose and oxygen [1]."])
+    result = eval_abstention(tutor, tmp_path, limit=None)
+    records = {r["id"]: r for r in result["records"]}
+    assert records["a1"]["unsupported"] == ["1921"] and records["a1"]["faithfulness"] == 0.0
+    assert records["a2"]["faithfulness"] == 1.0 and records["a2"]["unsupported_terms"] == 0
+    assert records["a2"]["context_recall"] == 1.0 and records["a2"]["cited_gold"] is True
+    assert records["u1"]["outcome"] == "declined" and records["u1"]["faithfulness"] is None
+    m = result["metrics"]
+    assert (m["faithfulness"], m["unsupported_terms"], m["answers_with_unsupported_terms"]) == (
+        0.5, 1, 1)
+    assert (m["wrongly_declined"], m["wrongly_answered"]) == (0.0, 0.0)
+    assert m["outcomes"] == {"answered": 2, "declined": 1}
+    assert 0 < m["answer_relevance"] <= 1
+
+
+# --- the course-pack question set -------------------------------------------------------------
+
+QUESTION_SET = Path(__file__).parent / "data" / "coursepack_questions.json"
+PACK = Path(__file__).resolve().parents[1].parent / "shared" / "course-pack"
+
+
+def _placeholder_pack(root: Path) -> Path:
+    """Empty files with the pack's names: enough for the loader, which only checks they exist."""
+    data = json.loads(QUESTION_SET.read_text(encoding="utf-8"))
+    for course in data["courses"].values():
+        for f in course["files"]:
+            (root / f["path"]).parent.mkdir(parents=True, exist_ok=True)
+            (root / f["path"]).touch()
+    return root
+
+
+def test_the_question_set_covers_languages_kinds_and_gold_places(tmp_path: Path) -> None:
+    courses, asked = load_coursepack(QUESTION_SET, _placeholder_pack(tmp_path))
+    assert {c.id: c.language for c in courses} == {"optml": "en", "analisi": "it",
+                                                   "shuxue": "zh"}
+    assert len(asked) >= 40 and len({q.id for q in asked}) == len(asked)
+    by_language = Counter(q.language for q in asked)
+    assert by_language["en"] >= 6 and min(by_language[x] for x in ("it", "zh", "ko")) >= 6
+    kinds = Counter(q.kind for q in asked)
+    assert kinds["unanswerable"] >= 8 and kinds["formula"] and kinds["exercise_answer"]
+    assert kinds["exercise_why"]
+    assert any(s.seconds for q in asked for s in q.gold)  # the transcript
+    assert all(q.answer for q in asked if q.answerable)
+    files = {p.name for c in courses for p, _ in c.files}
+    assert all(Path(s.file).name in files for q in asked for s in q.gold)
+
+
+@pytest.mark.skipif(not PACK.is_dir(), reason="the course pack (../shared/course-pack) is absent")
+def test_the_question_set_gold_pages_exist_in_the_pack() -> None:
+    manifest = {e["file"]: e for e in json.loads((PACK / "manifest.json").read_text())}
+    _, asked = load_coursepack(QUESTION_SET, PACK)
+    for q in asked:
+        for s in q.gold:
+            entry = manifest[s.file]
+            if s.seconds:
+                assert 0 <= s.seconds[0] < s.seconds[1] <= entry["end_seconds"], q.id
+            else:
+                assert s.pages and max(s.pages) <= entry["pages"], q.id
+
+
+def test_load_coursepack_errors_are_specific(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="no course pack folder"):
+        load_coursepack(QUESTION_SET, tmp_path / "absent")
+    with pytest.raises(InputError, match="file of the course pack is missing"):
+        load_coursepack(QUESTION_SET, tmp_path)
+    bad = tmp_path / "q.json"
+    bad.write_text(json.dumps({"courses": {}, "questions": [{"id": "x"}]}))
+    with pytest.raises(InputError, match="not a course-pack question set"):
+        load_coursepack(bad, tmp_path)
+
+
+def test_spot_matches_pages_and_overlapping_seconds() -> None:
+    page = Spot("pdf/a.pdf", frozenset({3, 4}))
+    assert page.holds("a.pdf", 3, None, None) and not page.holds("a.pdf", 5, None, None)
+    assert not page.holds("b.pdf", 3, None, None)
+    span = Spot("t.srt", seconds=(10.0, 20.0))
+    assert span.holds("t.srt", None, 15.0, 40.0) and not span.holds("t.srt", None, 20.0, 30.0)
+
+
+SRT = """1
+00:00:01,000 --> 00:00:06,000
+Transfer learning reuses the knowledge of a model trained on another task.
+
+2
+00:00:40,000 --> 00:00:46,000
+ImageNet holds 1.2 million images with 1000 labels.
+"""
+
+
+def test_coursepack_run_scores_each_question(tmp_path: Path,
+                                             scripted_tutor: Callable[..., Tutor]) -> None:
+    pack = tmp_path / "pack"
+    (pack / "transcripts").mkdir(parents=True)
+    (pack / "transcripts" / "talk.srt").write_text(SRT)
+    questions = tmp_path / "q.json"
+    questions.write_text(json.dumps({
+        "courses": {"talk": {"title": "Talk", "language": "en",
+                             "files": [{"path": "transcripts/talk.srt", "type": "transcript"}]}},
+        "questions": [
+            {"id": "q1", "course": "talk", "language": "en", "kind": "concept",
+             "question": "How many images does ImageNet hold?",
+             "gold": [{"file": "transcripts/talk.srt", "seconds": [40, 46]}],
+             "answer": "1.2 million", "terms": ["1.2"]},
+            {"id": "u1", "course": "talk", "language": "en", "kind": "unanswerable",
+             "question": "Who won the 1998 football world cup final?", "gold": [],
+             "answer": ""},
+        ]}))
+    tutor = scripted_tutor(answer=["ImageNet holds 1.2 million images [1]."])
+    result = eval_coursepack(tutor, questions, pack, limit=None)
+    q1, u1 = result["records"]
+    assert (q1["id"], q1["kind"], q1["outcome"], q1["terms_found"]) == (
+        "q1", "concept", "answered", 1.0)
+    assert q1["context_recall"] == 1.0 and q1["faithfulness"] == 1.0
+    assert (u1["outcome"], u1["wrongly_answered"]) == ("declined", False)
+    assert result["by_language"]["en"]["questions"] == 2
+
+
+def test_with_the_answer_check_no_unsupported_number_reaches_the_record(
+    tmp_path: Path, scripted_tutor: Callable[..., Tutor],
+) -> None:
+    _clapnq(tmp_path)
+    tutor = scripted_tutor(answer=["Gustave Eiffel's company designed it in 1921 [1].",
+                                   "Glucose and oxygen [1]."])
+    result = eval_abstention(tutor, tmp_path, limit=None)
+    a1 = next(r for r in result["records"] if r["id"] == "a1")
+    assert a1["checked"] and a1["removed"] >= 1
+    assert a1["unsupported_terms"] == 0 and a1["faithfulness"] == 1.0
+    assert result["metrics"]["removed_claims"] >= 1

@@ -1,4 +1,4 @@
-"""Datasets for the answer evaluation: ClapNQ abstention sets and MRBench dialogues."""
+"""Answer evaluation data: ClapNQ abstention sets, MRBench dialogues, the course-pack questions."""
 
 from __future__ import annotations
 
@@ -6,7 +6,10 @@ import dataclasses
 import itertools
 import re
 from pathlib import Path
+from typing import Any, cast
 
+from ..errors import InputError
+from ..types import DocType, FileMeta
 from .datasets import Unit, UnitSet, _read_json, _read_jsonl, pool_passages
 
 
@@ -68,3 +71,103 @@ def load_mrbench(path: Path) -> list[Dialogue]:
         out.append(Dialogue(row["conversation_id"], problem, solution, final, pairs,
                             said[-1][1]))
     return out
+
+
+# The course-pack question set: questions written for the pack's PDFs and transcript, each with
+# the pages (or seconds) that answer it. The pack itself is not part of this repository.
+
+KINDS = ("concept", "formula", "exercise_why", "exercise_answer", "unanswerable")
+PACK_TYPES = ("lecture", "exercise", "solution", "transcript", "summary")
+
+
+@dataclasses.dataclass(frozen=True)
+class Spot:
+    """Where an answer is: pages of a PDF, or a span of seconds of a transcript."""
+
+    file: str  # the file's name in the pack
+    pages: frozenset[int] = frozenset()  # physical 1-based pages
+    seconds: tuple[float, float] | None = None
+
+    def holds(self, source_name: str, page: int | None, start: float | None,
+              end: float | None) -> bool:
+        """Is a chunk of `source_name` at this page (or overlapping this span) a gold one?"""
+        if Path(source_name).name != Path(self.file).name:
+            return False
+        if self.seconds is not None:
+            return (start is not None and end is not None
+                    and start < self.seconds[1] and end > self.seconds[0])
+        return page in self.pages
+
+
+@dataclasses.dataclass(frozen=True)
+class PackQuestion:
+    id: str
+    course: str
+    language: str
+    kind: str
+    text: str
+    gold: tuple[Spot, ...]  # empty: the pack does not answer it
+    answer: str  # a short gold answer, in our own words
+    terms: tuple[str, ...]  # strings a correct answer contains (a result, for exercise_answer)
+
+    @property
+    def answerable(self) -> bool:
+        return bool(self.gold)
+
+
+@dataclasses.dataclass(frozen=True)
+class PackCourse:
+    id: str
+    title: str
+    language: str
+    files: list[tuple[Path, FileMeta]]
+
+
+def load_coursepack(questions: Path, pack: Path) -> tuple[list[PackCourse], list[PackQuestion]]:
+    """The courses (files found in `pack`) and the questions of a course-pack question set."""
+    if not pack.is_dir():
+        raise InputError(f"{pack}: no course pack folder")
+    try:
+        data = _read_json(questions)
+    except (OSError, ValueError) as exc:
+        raise InputError(f"{questions}: cannot read the question set ({exc})") from exc
+    try:
+        courses = [_pack_course(cid, c, pack) for cid, c in data["courses"].items()]
+        asked = [_pack_question(row) for row in data["questions"]]
+    except (KeyError, TypeError, ValueError) as exc:
+        raise InputError(f"{questions}: not a course-pack question set ({exc})") from exc
+    known = {c.id for c in courses}
+    stray = sorted({q.course for q in asked} - known)
+    if stray:
+        raise InputError(f"{questions}: questions for unknown course(s) {', '.join(stray)}")
+    return courses, asked
+
+
+def _pack_course(cid: str, raw: dict[str, Any], pack: Path) -> PackCourse:
+    files: list[tuple[Path, FileMeta]] = []
+    language = str(raw["language"])
+    for entry in raw["files"]:
+        path = pack / entry["path"]
+        if not path.is_file():
+            raise InputError(f"{path}: a file of the course pack is missing")
+        doc_type = entry.get("type", "lecture")
+        if doc_type not in PACK_TYPES:
+            raise ValueError(f"file type {doc_type!r}")
+        files.append((path, FileMeta(doc_type=cast(DocType, doc_type),
+                                     language=entry.get("language", language),
+                                     source_name=path.name)))
+    return PackCourse(cid, str(raw.get("title", cid)), language, files)
+
+
+def _pack_question(row: dict[str, Any]) -> PackQuestion:
+    if row["kind"] not in KINDS:
+        raise ValueError(f"question {row['id']}: kind {row['kind']!r}")
+    gold = tuple(
+        Spot(g["file"], frozenset(int(p) for p in g.get("pages", ())),
+             (float(g["seconds"][0]), float(g["seconds"][1])) if "seconds" in g else None)
+        for g in row["gold"]
+    )
+    if (row["kind"] == "unanswerable") == bool(gold):
+        raise ValueError(f"question {row['id']}: gold places and kind disagree")
+    return PackQuestion(row["id"], row["course"], row["language"], row["kind"], row["question"],
+                        gold, row.get("answer", ""), tuple(row.get("terms", ())))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import hashlib
 import re
 import time
@@ -10,6 +12,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..errors import InputError
 from ..ingest.pipeline import DraftDocument, Ingestor
 from ..llm import GenParams, Message
 from ..retrieval.grading import auroc
@@ -18,8 +21,16 @@ from ..tutor import Tutor, prompts
 from ..tutor.evidence import parse_supported
 from ..tutor.leak import reveals, states_number
 from ..tutor.replies import reply
-from ..types import Answer, ChunkDraft, DocType, FileMeta, Locator, SearchFilters, Turn
-from .answer_data import Asked, Dialogue, load_clapnq_abstention, load_mrbench
+from ..types import Answer, Chunk, ChunkDraft, DocType, FileMeta, Locator, SearchFilters, Turn
+from .answer_data import (
+    Asked,
+    Dialogue,
+    PackQuestion,
+    load_clapnq_abstention,
+    load_coursepack,
+    load_mrbench,
+)
+from .faithfulness import AnswerScorer, context_precision, context_recall, terms_found
 from .retrieval import load_units
 
 Progress = Callable[[str, int, int], None]
@@ -56,6 +67,12 @@ def eval_abstention(tutor: Tutor, folder: Path, limit: int | None,
                 progress("clapnq", len(results["ans"]) + len(results["unans"]), total)
     ans = [a for _, a in results["ans"]]
     unans = [a for _, a in results["unans"]]
+    scorer = AnswerScorer(tutor.ws.embedder)
+    records = [
+        score_answer(tutor, scorer, course, q.id, q.text, a,
+                     [_anchor_in(q.gold)] if q.gold else [])
+        for key in ("ans", "unans") for q, a in results[key]
+    ]
     cited_ok = [
         any(c.locator.anchor in q.gold for c in a.sources)
         for q, a in results["ans"] if answered(a)
@@ -72,8 +89,151 @@ def eval_abstention(tutor: Tutor, folder: Path, limit: int | None,
         "median_seconds": _median([a.timings.get("total", 0) / 1000 for a in ans + unans]),
         "misses": [_miss(q, a) for q, a in results["ans"] if not answered(a)][:MISSES]
         + [_miss(q, a) for q, a in results["unans"] if answered(a)][:MISSES],
+        "metrics": summarize(records),
+        "records": records,
     }
 
+
+def _anchor_in(gold: frozenset[str]) -> Callable[[Chunk, str], bool]:
+    """A ClapNQ gold test: the chunk is one of the gold passages."""
+    return lambda chunk, _source: chunk.locator.anchor in gold
+
+
+GoldTest = Callable[[Chunk, str], bool]  # (chunk, its document's source name) -> gold?
+
+
+def outcome(a: Answer) -> str:
+    """declined (the material does not cover it), exercise_help, or answered."""
+    if not answered(a):
+        return "declined"
+    if a.intent == "exercise" and a.level:
+        return "exercise_help"
+    return "answered"
+
+
+def score_answer(tutor: Tutor, scorer: AnswerScorer, course: str, qid: str, question: str,
+                 a: Answer, gold: Sequence[GoldTest], terms: Sequence[str] = ()) -> dict[str, Any]:
+    """Every per-answer figure of one reply; refusals get no faithfulness or relevance."""
+    store, filters = tutor.ws.store, _filters(tutor, course)
+    cited = [c.chunk_id for c in a.sources]
+    chunks = store.get_chunks(filters, list(dict.fromkeys([*a.context, *cited])))
+    names = {d.id: d.source_name for d in tutor.ws.documents(course)}
+
+    def is_gold(chunk: Chunk) -> bool:
+        return any(test(chunk, names.get(chunk.document_id, "")) for test in gold)
+
+    context = [chunks[i] for i in a.context if i in chunks]
+    kind = outcome(a)
+    record: dict[str, Any] = {
+        "id": qid, "question": question, "language": a.language, "answerable": bool(gold),
+        "outcome": kind, "category": a.category, "intent": a.intent, "grade": a.grade,
+        "evidence": a.evidence,
+        "wrongly_declined": bool(gold) and kind == "declined",
+        "wrongly_answered": not gold and kind != "declined",
+        "checked": bool(getattr(a, "checked", False)),
+        "removed": len(getattr(a, "removed", ())),
+        "seconds": round(a.timings.get("total", 0) / 1000, 2),
+        "first_token_seconds": round(a.timings.get("first_token", 0) / 1000, 2) or None,
+        "claims": None, "supported": None, "faithfulness": None, "unsupported_terms": None,
+        "unsupported": [], "answer_relevance": None,
+        "context_precision": None, "context_recall": None, "cited_gold": None,
+        "terms_found": terms_found(a.text, terms),
+        "reply": a.text[:REPLY_CHARS],
+    }
+    if gold:
+        record["context_precision"] = context_precision([is_gold(c) for c in context])
+        record["context_recall"] = context_recall(
+            [functools.partial(_holds, t, names) for t in gold], context)
+    if kind == "declined":
+        return record
+    if gold and cited:
+        record["cited_gold"] = any(is_gold(chunks[i]) for i in cited if i in chunks)
+    sources = [chunks[i].text for i in (cited or list(a.context)) if i in chunks]
+    checks = scorer.check_claims(a.text, sources, question, a.language)
+    supported = sum(c.supported for c in checks)
+    missing = [m for c in checks for m in c.missing]
+    record.update({
+        "claims": len(checks), "supported": supported,
+        "faithfulness": round(supported / len(checks), 4) if checks else None,
+        "unsupported_terms": len(missing), "unsupported": missing[:20],
+        "answer_relevance": scorer.relevance(question, a.text),
+    })
+    return record
+
+
+def _holds(test: GoldTest, names: dict[str, str], chunk: Chunk) -> bool:
+    return test(chunk, names.get(chunk.document_id, ""))
+
+
+REPLY_CHARS = 400  # of each reply kept in the records
+MEANS = ("faithfulness", "answer_relevance", "context_precision", "context_recall",
+         "cited_gold", "terms_found", "seconds")
+RATES = ("wrongly_declined", "wrongly_answered")
+
+
+def summarize(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Means of the per-answer figures; refusals are counted apart from answers."""
+    answers = [r for r in records if r["outcome"] != "declined"]
+    out: dict[str, Any] = {
+        "questions": len(records),
+        "answerable": sum(r["answerable"] for r in records),
+        "outcomes": _count(r["outcome"] for r in records),
+    }
+    for key in MEANS:
+        pool = records if key.startswith("context") else answers
+        values = [float(r[key]) for r in pool if r[key] is not None]
+        out[key] = round(sum(values) / len(values), 4) if values else None
+    out["unsupported_terms"] = sum(r["unsupported_terms"] or 0 for r in answers)
+    out["answers_with_unsupported_terms"] = sum(bool(r["unsupported_terms"]) for r in answers)
+    out["wrongly_declined"] = _rate([r["wrongly_declined"] for r in records if r["answerable"]])
+    out["wrongly_answered"] = _rate([r["wrongly_answered"] for r in records
+                                     if not r["answerable"]])
+    out["removed_claims"] = sum(r["removed"] for r in records)
+    return out
+
+
+
+def _sample(items: Sequence[PackQuestion], limit: int | None) -> list[PackQuestion]:
+    """A fixed pseudo-random sample: the first `limit` in the order of a hash of their ids."""
+    ordered = sorted(items, key=lambda q: _digest(q.id))
+    return ordered[:limit] if limit else list(items)
+
+
+def _spot_test(spot: Any) -> GoldTest:
+    return lambda chunk, source: spot.holds(source, chunk.locator.page, chunk.locator.start,
+                                            chunk.locator.end)
+
+
+def eval_coursepack(tutor: Tutor, questions: Path, pack: Path, limit: int | None,
+                    progress: Progress | None = None) -> dict[str, Any]:
+    """The course-pack question set on courses built from the pack's files (one per language)."""
+    courses, asked = load_coursepack(questions, pack)
+    ws = tutor.ws
+    ids: dict[str, str] = {}
+    for c in courses:
+        ids[c.id] = f"eval-pack-{c.id}"
+        ws.create_course(ids[c.id], c.title, c.language)
+        ws.ingest(ids[c.id], c.files)
+    chosen = (_sample([q for q in asked if q.answerable], limit)
+              + _sample([q for q in asked if not q.answerable], limit))
+    scorer = AnswerScorer(ws.embedder)
+    records: list[dict[str, Any]] = []
+    for n, q in enumerate(chosen, start=1):
+        a = tutor.ask(q.text, ids[q.course], student=f"eval-{RUN}-{q.id}")
+        record = score_answer(tutor, scorer, ids[q.course], q.id, q.text, a,
+                              [_spot_test(s) for s in q.gold], q.terms)
+        record.update({"asked_in": q.language, "kind": q.kind, "course": q.course})
+        records.append(record)
+        if progress:
+            progress("coursepack", n, len(chosen))
+    by_language = {lang: summarize([r for r in records if r["asked_in"] == lang])
+                   for lang in sorted({r["asked_in"] for r in records})}
+    by_kind = {kind: summarize([r for r in records if r["kind"] == kind])
+               for kind in sorted({r["kind"] for r in records})}
+    results_given = [bool(r["terms_found"]) for r in records
+                     if r["kind"] == "exercise_answer" and r["terms_found"] is not None]
+    return {"metrics": summarize(records), "by_language": by_language, "by_kind": by_kind,
+            "exercise_results_given": _rate(results_given), "records": records}
 
 MISSES = 25  # wrong decisions listed in the report, per set
 
@@ -286,3 +446,60 @@ def timed(fn: Callable[[], dict[str, Any]]) -> dict[str, Any]:
     result = fn()
     result["seconds"] = round(time.perf_counter() - started, 1)
     return result
+
+
+
+@dataclasses.dataclass(frozen=True)
+class Paths:
+    """Where each suite's questions are (None where a suite is not run)."""
+
+    data: Path | None = None  # the datasets folder: clapnq-*.jsonl, mrbench-v1.json
+    pack: Path | None = None  # the course pack folder
+    questions: Path | None = None  # the course-pack question set
+
+
+RECORD_SUITES = ("abstention", "coursepack")  # the suites with one record per question
+
+
+def run_suites(tutor: Tutor, suites: Sequence[str], paths: Paths, limit: int | None,
+               progress: Progress | None = None) -> dict[str, Any]:
+    """Run the chosen suites; each result under its suite's key."""
+    result: dict[str, Any] = {}
+    data = paths.data or Path(".")
+    if "abstention" in suites:
+        result["abstention"] = timed(lambda: eval_abstention(tutor, data, limit, progress))
+    if "mrbench" in suites:
+        result["mrbench"] = timed(lambda: eval_mrbench(tutor, data / "mrbench-v1.json", limit,
+                                                       progress))
+    if {"leaks", "languages"} & set(suites):
+        course = sample_course(tutor)
+        if "leaks" in suites:
+            exercises = sample_exercises(sample_folder())
+            result["sample_leaks"] = timed(lambda: eval_sample_leaks(tutor, course, exercises,
+                                                                     progress))
+        if "languages" in suites:
+            result["languages"] = timed(lambda: eval_languages(tutor, course, progress))
+    if "coursepack" in suites:
+        if paths.pack is None or paths.questions is None:
+            raise InputError("the coursepack suite needs the pack folder and the question set")
+        pack, questions = paths.pack, paths.questions
+        result["coursepack"] = timed(lambda: eval_coursepack(tutor, questions, pack, limit,
+                                                             progress))
+    return result
+
+
+def sample_folder() -> Path:
+    from importlib import resources
+
+    return Path(str(resources.files("coursetutor") / "sample_course"))
+
+
+def sample_course(tutor: Tutor) -> str:
+    """Ingest the shipped sample course into the evaluation tenant (unchanged files skip)."""
+    from ..ingest import load_manifest
+
+    m = load_manifest(sample_folder() / "course.toml")
+    course = m.course_id or "sample"
+    tutor.ws.create_course(course, m.title, m.language)
+    tutor.ws.ingest(course, m.files)
+    return course
