@@ -31,6 +31,7 @@ from coursetutor.store import SQLiteStore
 from coursetutor.tutor import prompts
 from coursetutor.tutor.citations import snippet
 from coursetutor.tutor.generate import Draft, stream_answer
+from coursetutor.tutor.guard import fallback_help
 from coursetutor.tutor.replies import reply
 from coursetutor.tutor.reply_language import in_script
 from coursetutor.tutor.turn import Tutor
@@ -501,10 +502,12 @@ def test_timeout_before_any_text_propagates_after_meta(make_tutor: MakeTutor) ->
 # -- a turn: exercise help -----------------------------------------------------------------
 
 CITE_ALL = "Look at the method [1] [2] [3] [4] [5] [6]."
+ASK_ALL = "Which method do the sources give for it [1] [2] [3] [4] [5] [6]?"
+GUIDING = "What is f(x) for cos(x) = x [1]? And what is its derivative?"
 
 
 def test_exercise_ladder_climbs_and_hides_solutions(make_tutor: MakeTutor) -> None:
-    tutor, fake = make_tutor(ScriptedLLM(answer=[CITE_ALL] * 4))
+    tutor, fake = make_tutor(ScriptedLLM(answer=[CITE_ALL, ASK_ALL, CITE_ALL, CITE_ALL]))
     session: str | None = None
     levels, types = [], []
     for _ in range(3):
@@ -528,7 +531,7 @@ def test_exercise_ladder_climbs_and_hides_solutions(make_tutor: MakeTutor) -> No
 def test_the_students_own_working_continues_the_exercise(make_tutor: MakeTutor) -> None:
     """A long message with the student's working matches the course weakly; after exercise
     help it is still help with that exercise, one rung up."""
-    tutor, _ = make_tutor(ScriptedLLM(answer=[CITE_ALL] * 2))
+    tutor, _ = make_tutor(ScriptedLLM(answer=[CITE_ALL, ASK_ALL]))
     _, first = run(tutor, EXERCISE_2)
     working = ("For cos(x) = x I started from x_0 = 1, used the iteration and got 0.75 for x_1, "
                "then my calculator gave something weird")
@@ -551,14 +554,70 @@ def test_leaked_result_is_rewritten(make_tutor: MakeTutor) -> None:
     assert set(answer.timings) >= {"leak_check", "generate", "first_token"}
 
 
-def test_result_still_leaking_after_the_rewrite_is_withheld(make_tutor: MakeTutor) -> None:
+def test_result_still_leaking_after_the_rewrite_gets_the_rungs_own_help(
+        make_tutor: MakeTutor) -> None:
     fake = ScriptedLLM(answer=[f"The root is {ROOT} [1]."],
                        leak_rewrite=["Fine: it is about 0.739 [1]."])
     tutor, _ = make_tutor(fake)
     events, answer = run(tutor, EXERCISE_2)
-    assert tokens(events) == [reply("withheld", "en")]
-    assert (answer.text, answer.sources) == (reply("withheld", "en"), ())
+    assert tokens(events) == [fallback_help("hint", "en", 1)]
+    assert answer.text == fallback_help("hint", "en", 1) != reply("withheld", "en")
+    assert [(c.number, c.doc_type) for c in answer.sources] == [(1, "exercise")]
     assert all("0.739" not in t for t in tokens(events))
+
+
+def test_a_leaking_rewrite_is_cut_back_to_what_holds(make_tutor: MakeTutor) -> None:
+    leak = f"Write cos(x) = x as f(x) = 0 first [1]. The root is {ROOT}."
+    fake = ScriptedLLM(answer=[leak], leak_rewrite=[f"Use Newton [1]. It ends at {ROOT}."])
+    tutor, _ = make_tutor(fake)
+    events, answer = run(tutor, EXERCISE_2)
+    assert tokens(events) == ["Write cos(x) = x as f(x) = 0 first [1]."]
+    assert answer.sources[0].doc_type == "exercise"
+
+
+def test_just_the_answer_three_times_shows_three_different_helps(make_tutor: MakeTutor) -> None:
+    """Each rung shows its own help, citing the exercise, even when every reply and every
+    rewrite of the model gives the result away."""
+    leak = f"The answer is {ROOT} [1]."
+    fake = ScriptedLLM(answer=[leak] * 3, leak_rewrite=[leak] * 3)
+    tutor, _ = make_tutor(fake)
+    session: str | None = None
+    seen = []
+    for level in ("hint", "guiding", "steps"):
+        events, answer = run(tutor, EXERCISE_2, session_id=session)
+        session = answer.session_id
+        assert (answer.level, tokens(events)) == (level, [fallback_help(level, "en", 1)])
+        assert [c.doc_type for c in answer.sources] == ["exercise"]
+        seen.append(answer.text)
+    assert len(set(seen)) == 3 and reply("withheld", "en") not in seen
+
+
+def test_guiding_questions_with_their_answers_are_rewritten(make_tutor: MakeTutor) -> None:
+    tutor, fake = make_tutor(ScriptedLLM(
+        answer=[CLEAN_HINT, "Question: what is x_1 [1]? Answer: x_1 = 0.7504."],
+        leak_rewrite=[GUIDING]))
+    _, first = run(tutor, EXERCISE_2)
+    events, answer = run(tutor, "I am still stuck", session_id=first.session_id)
+    assert (answer.level, tokens(events)) == ("guiding", [GUIDING])
+    assert "It answers its own question" in fake.calls[-1].messages[0].content
+
+
+def test_an_exercise_the_model_declines_gets_the_rungs_help(make_tutor: MakeTutor) -> None:
+    tutor, _ = make_tutor(ScriptedLLM(answer=["NOT_COVERED"]))
+    events, answer = run(tutor, EXERCISE_2)
+    assert (answer.level, answer.text) == ("hint", fallback_help("hint", "en", 1))
+    assert [c.doc_type for c in answer.sources] == ["exercise"]
+
+
+def test_why_a_method_is_used_in_an_exercise_is_explained(make_tutor: MakeTutor) -> None:
+    explanation = "Newton's method uses the derivative to converge fast near a root [1]."
+    tutor, fake = make_tutor(ScriptedLLM(answer=[explanation]))
+    events, answer = run(tutor, "Why is Newton's method used in exercise 2?")
+    assert (meta(events).intent, answer.level) == ("concept", "")
+    assert prompts.load("task_why_exercise") in fake.answer_calls()[0].messages[1].content
+    assert "cos(x) = x" in fake.answer_calls()[0].messages[1].content  # the exercise, pinned
+    assert fake.kinds()[0] == "answer" and "leak_rewrite" not in fake.kinds()
+    assert explanation in answer.text
 
 
 def test_clean_hint_needs_no_rewrite(make_tutor: MakeTutor) -> None:
@@ -570,7 +629,7 @@ def test_clean_hint_needs_no_rewrite(make_tutor: MakeTutor) -> None:
 
 
 def test_follow_ups_stay_on_the_exercise_and_climb(make_tutor: MakeTutor) -> None:
-    tutor, fake = make_tutor(ScriptedLLM(answer=[CLEAN_HINT] * 3))
+    tutor, fake = make_tutor(ScriptedLLM(answer=[CLEAN_HINT, GUIDING, CLEAN_HINT]))
     _, first = run(tutor, EXERCISE_2)
     levels = []
     for question in ["I am still stuck", "and then?"]:

@@ -26,6 +26,8 @@ class Categorization:
     language: str
     sure: bool = True
     source: str = "rules"  # rules, llm, or fallback (the model's JSON was unusable)
+    # why or how a method works, asked about an exercise: a concept question about it
+    about_exercise: bool = False
 
 
 def _words(*alternatives: str) -> re.Pattern[str]:
@@ -66,7 +68,19 @@ _FOLLOWUP = _words(
 _EXERCISE = _words(
     r"\b(exercises?|problems?|homework|assignments?|tasks?|worksheet|solve|esercizi[oi]|"
     r"compito|problema|aufgabe|übung|exercice|devoir|ejercicio|tarea)\b",
-    r"练习|习题|作业|题|연습|문제|과제|演習|問題|宿題",
+    # 问题/문제/問題 alone mean "question, problem" ("收敛问题", "수렴 문제"): a concept word;
+    # with a number, or "solve this problem", they name an exercise
+    r"练习|习题|作业|题目|第\s*\d+\s*[题題]|(?<!问)题|연습|과제|숙제|\d+\s*번\s*문제|"
+    r"문제\s*\d+|문제를?\s*풀|演習|宿題|問題\s*\d+|第\s*\d+\s*問|問題を解",
+)
+# why or how something works, not what its result is: "why is Gauss-Newton used in exercise
+# 2?", "how does the method in exercise 1 work?", "perché", "warum", "为什么", "왜"
+_WHY_HOW = _words(
+    r"\b(why|how come|how (does|do|is|are)\b.*\b(work|works|used|applicable|chosen|"
+    r"converge|converges)\b|what is the (idea|reason|"
+    r"intuition)|explain (why|how)|perch[eé]|come funziona|come mai|a cosa serve|warum|wieso|"
+    r"weshalb|wie funktioniert|pourquoi|comment fonctionne|por qu[eé]|c[oó]mo funciona)",
+    r"为什么|为何|怎么工作|如何工作|原理|思路|왜|어떻게 작동|원리|なぜ|どうして|仕組み",
 )
 _EXAM = _words(
     r"\b(exams?|midterm|final test|quiz|test|revise|revision|prepare for|study for|esame|"
@@ -111,11 +125,18 @@ def looks_garbled(text: str) -> bool:
     return sum(map(odd, words)) * 2 > len(words)
 
 
+def asks_why_or_how(text: str) -> bool:
+    """A question about why or how a method works (not for a result): "why Gauss-Newton?"."""
+    return bool(_WHY_HOW.search(text)) and not _WANTS_ANSWER.search(text)
+
+
 def _intent(text: str) -> Intent:
     if _COMPARISON.search(text):
         return "comparison"
-    if _EXERCISE.search(text) or _WANTS_ANSWER.search(text):
+    if _WANTS_ANSWER.search(text):
         return "exercise"
+    if _EXERCISE.search(text):
+        return "concept" if asks_why_or_how(text) else "exercise"
     if _EXAM.search(text):
         return "exam"
     if _DEFINITION.search(text):
@@ -129,8 +150,10 @@ def categorize_rules(text: str, has_history: bool, course_language: str = "en") 
     intent = _intent(text)
     wants = bool(_WANTS_ANSWER.search(text))
 
+    about = bool(_EXERCISE.search(text)) and asks_why_or_how(text)
+
     def result(category: Category, sure: bool = True) -> Categorization:
-        return Categorization(category, intent, wants, language, sure)
+        return Categorization(category, intent, wants, language, sure, about_exercise=about)
 
     if has_history and _ANSWER_ATTEMPT.match(text):
         return result("followup")  # "12?": the student answers the tutor's last question
@@ -151,7 +174,7 @@ def categorize_rules(text: str, has_history: bool, course_language: str = "en") 
     ):
         return result("followup")
     # a course question is the common case; whether the course covers it is the grader's call
-    return result("lecture", sure=intent != "concept" or len(text.split()) >= 3)
+    return result("lecture", sure=intent != "concept" or about or len(text.split()) >= 3)
 
 
 def parse_llm_categorization(raw: str, fallback: Categorization) -> Categorization:
@@ -164,6 +187,8 @@ def parse_llm_categorization(raw: str, fallback: Categorization) -> Categorizati
     if not isinstance(data, dict) or data.get("category") not in CATEGORIES:
         return dataclasses.replace(fallback, source="fallback")
     intent = data.get("intent")
+    if fallback.about_exercise and intent == "exercise":
+        intent = "concept"  # why or how about an exercise stays a concept question
     return Categorization(
         category=data["category"],
         intent=intent if intent in INTENTS else fallback.intent,
@@ -171,4 +196,5 @@ def parse_llm_categorization(raw: str, fallback: Categorization) -> Categorizati
         language=fallback.language,
         sure=True,
         source="llm",
+        about_exercise=fallback.about_exercise,
     )

@@ -19,8 +19,13 @@ def exercise_hit(hits: Sequence[Hit]) -> Hit | None:
 
 
 def exercise_key(hit: Hit) -> str:
-    """A stable name for the exercise a passage belongs to: document and section."""
+    """A stable name for the exercise a passage belongs to: document and section; where the
+    section carries no number (a PDF sheet) and the passage starts an item ("Exercise 2:"),
+    document and item."""
     chunk = hit.chunk
+    item = _section_number(hit) is None and item_numbers(chunk.text)
+    if item:
+        return f"{chunk.document_id}:item {item[0]}"
     section = " > ".join(chunk.section_path) or f"#{chunk.ordinal}"
     return f"{chunk.document_id}:{section}"
 
@@ -35,12 +40,41 @@ def current_exercise(hits: Sequence[Hit], history: Sequence[Turn], followup: boo
     return exercise_key(hit) if hit else ""
 
 
-def _label_number(hit: Hit) -> str | None:
+# an exercise's heading inside a passage's text, which PDF sheets keep there instead of in a
+# section: "Exercise 2:", "Esercizio 2.", "Aufgabe 2)", "Problem 2 (Newton)", "练习 2", "연습 2",
+# "第2题", "2번". Bare "2." is left out: it numbers an exercise's parts as often as exercises.
+_ITEM = re.compile(
+    r"(?:(?<![^\W\d_])|(?<=[\u3000-\u9fff\uac00-\ud7af]))"
+    r"(?:exercise|problem|question|task|esercizio|problema|domanda|aufgabe|\u00fcbung|"
+    r"exercice|ejercicio|\u7ec3\u4e60|\u4e60\u9898|\u9898\u76ee|\uc5f0\uc2b5\s*\ubb38\uc81c|"
+    r"\uc5f0\uc2b5|\ubb38\uc81c|\u6f14\u7fd2|\u554f\u984c)"
+    r"\s*(?:no\.?|n\.|nr\.?|#)?\s*(\d{1,3})(?=\s*(?:[:.)(\uff1a\uff08\u3001]|\*|\n|$))"
+    r"|\u7b2c\s*(\d{1,3})\s*[\u9898\u984c]|(?:^|\n)\s*(\d{1,3})\s*\ubc88",
+    re.IGNORECASE)
+
+
+def item_numbers(text: str) -> list[str]:
+    """The numbers of the exercise headings in a passage's text, in order, each once."""
+    out: list[str] = []
+    for m in _ITEM.finditer(text):
+        number = next(g for g in m.groups() if g)
+        if number not in out:
+            out.append(number)
+    return out
+
+
+def _section_number(hit: Hit) -> str | None:
     for part in reversed(hit.chunk.section_path):
         found = _NUMBER.findall(part)
         if found:
             return str(found[0])
     return None
+
+
+def _label_number(hit: Hit) -> str | None:
+    """The exercise number of a passage: its section's, else the first heading in its text."""
+    items = item_numbers(hit.chunk.text)
+    return _section_number(hit) or (items[0] if items else None)
 
 
 def solution_text(ws: Workspace, course: str, exercise: Hit) -> str:
@@ -85,5 +119,7 @@ def find_exercise(ws: Workspace, course: str, question: str, history: Sequence[T
     except EmptyQueryError:
         return None
     if number:
-        return next((h for h in hits if _label_number(h) == number), None)
+        # the section's number first; a PDF sheet's passages carry it only in their text
+        return (next((h for h in hits if _section_number(h) == number), None)
+                or next((h for h in hits if number in item_numbers(h.chunk.text)), None))
     return next((h for h in hits if exercise_key(h) == key), None)

@@ -1,24 +1,64 @@
-"""The answer-leak guard on exercise help: rewrite a reply that gives the result away, or
-withhold it."""
+"""The guard on exercise help: a reply that gives the result away or breaks its rung's contract
+is rewritten once with what is wrong named, then cut back to the sentences that hold; only
+when nothing of it holds does the rung's own fixed help stand in. Never a blank refusal."""
 
 from __future__ import annotations
+
+import dataclasses
 
 from ..llm import GenParams, Message
 from ..llm.router import CallRecord, Router
 from . import prompts
-from .leak import final_answers, reveals
+from .leak import final_answers
+from .pedagogy import Level, task_prompt
 from .replies import reply
+from .rungs import RungFacts, Violation, check, cite, contract_lines, cut_back
+
+REWRITE_TOKENS = 320
 
 
-def guard_leak(router: Router, text: str, solution: str, exercise: str, language: str,
-               log: list[CallRecord]) -> str:
-    """`text` if it reveals nothing; else a rewrite that does not; else a withholding reply."""
-    if not solution or not reveals(text, solution, exercise):
-        return text
-    answers = ", ".join(final_answers(solution, exercise)[:8]) or "the result"
-    prompt = prompts.render("leak_rewrite", answer=answers, reply=text)
+@dataclasses.dataclass(frozen=True)
+class Guarded:
+    """The reply the student sees, and how it got there."""
+
+    text: str
+    found: tuple[Violation, ...] = ()  # what the model's reply broke
+    rewritten: bool = False  # the model was asked once to rewrite it
+    cut: bool = False  # sentences were taken out
+    fallback: bool = False  # nothing held: the rung's fixed help
+
+
+def facts_for(exercise: str, solution: str, student: str = "", shown: str = "") -> RungFacts:
+    """What the replies on one exercise are checked against."""
+    answers = tuple(final_answers(solution, exercise)[:8]) if solution else ()
+    return RungFacts(exercise=exercise, student=student, shown=shown, answers=answers,
+                     solution=solution)
+
+
+def fallback_help(level: Level, language: str, number: int | None) -> str:
+    """The rung's own fixed help in the student's language, citing the exercise."""
+    marker = f" [{number}]" if number is not None else ""
+    return reply(f"rung_{level}", language, cite=marker)
+
+
+def guard_rung(router: Router, level: Level, text: str, facts: RungFacts, language: str,
+               number: int | None, log: list[CallRecord]) -> Guarded:
+    """`text` when it keeps `level`'s contract; else a rewrite that does; else the sentences
+    of the rewrite (or of `text`) that hold; else the rung's fixed help. The result cites
+    source `number` (the exercise)."""
+    found = check(level, text, facts)
+    if not found:
+        return Guarded(cite(text, number))
+    prompt = prompts.render(
+        "leak_rewrite", task=prompts.load(task_prompt("exercise", level)),
+        exercise=facts.exercise[:800], problems=contract_lines(found), reply=text)
     rewritten = router.complete("answer", [Message("user", prompt)],
-                                GenParams(temperature=0.0, max_tokens=320), log).text.strip()
-    if rewritten and not reveals(rewritten, solution, exercise):
-        return rewritten
-    return reply("withheld", language)
+                                GenParams(temperature=0.0, max_tokens=REWRITE_TOKENS),
+                                log).text.strip()
+    if rewritten and not check(level, rewritten, facts):
+        return Guarded(cite(rewritten, number), found, rewritten=True)
+    kept = (cut_back(level, rewritten, facts) if rewritten else "") or cut_back(level, text, facts)
+    if kept:
+        return Guarded(cite(kept, number), found, rewritten=True, cut=True)
+    return Guarded(fallback_help(level, language, number), found, rewritten=True,
+                   fallback=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:[.,]\d+)?(?:[eE]-?\d+)?(?![\w])")
+NUMBER = re.compile(r"(?<![\w.])-?\d+(?:[.,]\d+)?(?:[eE]-?\d+)?(?![\w])")
 _FINAL = re.compile(
     r"(final answer|answer|result|risposta|risultato|soluzione finale|lösung|ergebnis|réponse|"
     r"respuesta|答案|结果|정답|답)\s*[:=：]?\s*([^\n]{1,160})",
@@ -31,14 +31,14 @@ def _significant(token: str) -> int:
 def final_answers(solution: str, exercise: str = "") -> list[str]:
     """Numbers a reply must not state: explicit final answers, and every precise number
     (3+ significant digits) of the solution that the exercise itself does not give."""
-    given = {_value(t) for t in _NUMBER.findall(exercise)}
+    given = {_value(t) for t in NUMBER.findall(exercise)}
     found: list[str] = []
     for m in _FINAL.finditer(solution):
-        found.extend(_NUMBER.findall(m.group(2)))
+        found.extend(NUMBER.findall(m.group(2)))
     lines = [ln for ln in solution.strip().splitlines() if ln.strip()]
     if lines and re.fullmatch(r"\s*[-\d.,]+\s*", lines[-1]):  # a bare number closing it
         found.append(lines[-1].strip())
-    found.extend(t for t in _NUMBER.findall(solution) if _significant(t) >= 3)
+    found.extend(t for t in NUMBER.findall(solution) if _significant(t) >= 3)
     out: list[str] = []
     for token in found:
         if _value(token) not in given and token not in out:
@@ -68,13 +68,18 @@ def _readings(token: str) -> set[float]:
     return out
 
 
+def numbers(text: str) -> set[float]:
+    """Every value the numbers of `text` can mean."""
+    return {v for token in NUMBER.findall(text) for v in _readings(token)}
+
+
 def states_number(reply: str, answers: Iterable[str], given: Iterable[str] = ()) -> bool:
     """True when the reply states one of `answers`: the same value, or the value rounded to
     the reply's decimals when the reply's number has 3+ significant digits (0.739 for 0.73908).
     Numbers that state one of the `given` values (data from the exercise) never count."""
     wanted = {v for a in answers for v in _readings(a)}
     data = {v for g in given for v in _readings(g)}
-    for token in _NUMBER.findall(reply):
+    for token in NUMBER.findall(reply):
         values = _readings(token)
         if any(_matches(token, v, d) for v in values for d in data):
             continue
@@ -95,7 +100,7 @@ def copies_solution(reply: str, solution: str, share: float = 0.3) -> bool:
 
 def reveals(reply: str, solution: str, exercise: str = "") -> bool:
     """Does `reply` state the exercise's result or reproduce its solution?"""
-    given = _NUMBER.findall(exercise)
+    given = NUMBER.findall(exercise)
     return states_number(reply, final_answers(solution, exercise), given) or copies_solution(
         reply, solution
     )

@@ -40,10 +40,13 @@ def max_tokens(level: Level | None, default: int) -> int:
     return min(MAX_TOKENS.get(level or "", default), default) if level else default
 
 
-def task_prompt(intent: str, level: Level | None) -> str:
-    """Which task prompt file the answer uses."""
+def task_prompt(intent: str, level: Level | None, about_exercise: bool = False) -> str:
+    """Which task prompt file the answer uses: a rung for exercise help, the method explained
+    for a why/how question about an exercise."""
     if intent == "exercise" and level is not None:
         return f"task_{level}"
+    if about_exercise:
+        return "task_why_exercise"
     return {"definition": "task_definition", "comparison": "task_compare",
             "exam": "task_exam"}.get(intent, "task_explain")
 

@@ -29,7 +29,7 @@ from .context import Budget, Context, build_context, render_sources, source_head
 from .evidence import Evidence, EvidenceFinder
 from .exercise import current_exercise, exercise_hit, find_exercise, solution_text
 from .generate import Draft, stream_answer
-from .guard import guard_leak
+from .guard import facts_for, fallback_help, guard_rung
 from .pedagogy import Level, level_hint, max_tokens, scaffold_level, task_prompt
 from .replies import language_name, reply
 from .reply_language import Gate, checked, gated, in_script, translate_reply
@@ -158,15 +158,15 @@ class Tutor:
             since = t.lap("translate", since)
         finder = EvidenceFinder(self.ws, self.router, t.log)
         followup = cat.category == "followup"
-        if followup and _previous_intent(t.history) == "exercise":
+        if followup and _previous_intent(t.history) == "exercise" and not cat.about_exercise:
             cat = dataclasses.replace(cat, intent="exercise")
         pinned = (find_exercise(self.ws, t.course, query, t.history, followup)
-                  if cat.intent == "exercise" else None)
+                  if cat.intent == "exercise" or cat.about_exercise else None)
         evidence = finder.find(query, t.course, self._allowed_types(t), cat.intent,
                                pinned=pinned)
         if _about_an_exercise(cat, evidence):
             cat = dataclasses.replace(cat, intent="exercise")
-        elif _previous_intent(t.history) == "exercise":
+        elif _previous_intent(t.history) == "exercise" and not cat.about_exercise:
             # the student's own working on the last turn's exercise ("I added 3 and 4") is
             # still help with it when it matches the course weakly or brings that exercise up
             pinned = find_exercise(self.ws, t.course, query, t.history, followup=True)
@@ -243,8 +243,8 @@ class Tutor:
             t.timings["first_token"] = round(
                 (shown - t.started) * 1000 if gate and shown else draft.first_token_ms, 1)
         if draft.declined and level is not None and ctx.sources:
-            # the small model refused an exercise it was given: ask where the student is stuck
-            draft.text = f"{reply('withheld', cat.language)} [1]"
+            # the small model refused an exercise it was given: the rung's own help instead
+            draft.text = fallback_help(level, cat.language, _exercise_source(ctx, ev))
         elif draft.declined:
             yield from self._not_covered(t, cat, ev, meta_sent=True)
             return
@@ -264,10 +264,13 @@ class Tutor:
             t.timings["first_token"] = round((time.perf_counter() - t.started) * 1000, 1)
             yield TokenEvent(text)
         if buffered:
+            assert level is not None  # buffered: a rung below solution
             hit = exercise_hit(ev.hits)
             solution = solution_text(self.ws, t.course, hit) if hit else ""
-            text = guard_leak(self.router, text, solution, hit.chunk.text if hit else "",
-                              cat.language, t.log)
+            facts = facts_for(hit.chunk.text if hit else "", solution,
+                              _student_said(t), "\n".join(s.text for s in ctx.sources))
+            text = guard_rung(self.router, level, text, facts, cat.language,
+                              _exercise_source(ctx, ev), t.log).text
             text, cited = check_citations(text, ctx.sources)
             t.lap("leak_check", since)
             t.timings["first_token"] = round((time.perf_counter() - t.started) * 1000, 1)
@@ -286,7 +289,8 @@ class Tutor:
         history = f"\nEarlier in this conversation:\n{ctx.history}\n" if ctx.history else ""
         user = prompts.render(
             "answer", sources=render_sources(ctx.sources), history=history,
-            task=prompts.load(task_prompt(cat.intent, level)), level=t.level,
+            task=prompts.load(task_prompt(cat.intent, level, cat.about_exercise)),
+            level=t.level,
             level_hint=level_hint(t.level), language=language_name(cat.language),
             question=t.question, reminder=EXERCISE_REMINDER if level else "",
             native=_native_instruction(cat.language),
@@ -362,7 +366,8 @@ def _tidied(text: str, question: str, ctx: Context, cat: Categorization,
     headers = [source_header(s.number, s.hit) for s in ctx.sources] + [
         line for s in ctx.sources for line in s.text.splitlines() if " > " in line]
     written = tidy(text, question, headers,
-                   (prompts.load(task_prompt(cat.intent, level)), prompts.load("system")))
+                   (prompts.load(task_prompt(cat.intent, level, cat.about_exercise)),
+                    prompts.load("system")))
     if text and not written and ctx.sources:
         written = reply("passages", cat.language) + " " + " ".join(
             f"[{s.number}]" for s in ctx.sources[:3])
@@ -378,9 +383,23 @@ def _native_instruction(language: str) -> str:
 
 def _about_an_exercise(cat: Categorization, ev: Evidence) -> bool:
     """A concept or definition question whose best passage is an exercise: exercise help."""
-    return (cat.intent in ("concept", "definition") and bool(ev.hits)
+    return (cat.intent in ("concept", "definition") and not cat.about_exercise
+            and bool(ev.hits)
             and ev.grade != "incorrect"
             and ev.hits[0].chunk.doc_type in ("exercise", "exam"))
+
+
+def _exercise_source(ctx: Context, ev: Evidence) -> int | None:
+    """The source number of the exercise in the prompt (the first source when it is not)."""
+    hit = exercise_hit(ev.hits)
+    numbers = [s.number for s in ctx.sources if hit and s.hit.chunk.id == hit.chunk.id]
+    return numbers[0] if numbers else (ctx.sources[0].number if ctx.sources else None)
+
+
+def _student_said(t: TurnState) -> str:
+    """The student's messages of this turn and the earlier ones: numbers they wrote are
+    theirs, not results the tutor gave away."""
+    return "\n".join([*(h.question for h in t.history), t.question])
 
 
 def _previous_intent(history: list[Turn]) -> str:

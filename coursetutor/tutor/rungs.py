@@ -1,0 +1,293 @@
+"""What each rung of the hint ladder may say, checked before the student reads it.
+
+Contracts (all rungs below `solution`):
+
+- no rung states the exercise's final answer or copies its worked solution;
+- `hint`, `guiding`, `steps`: no computed result the student was not given (a number that is in
+  neither the exercise, the student's messages nor the course passages shown, unless it is a
+  small whole number in no result position, "two steps", "x^2", or 0 or 1 anywhere, "f(x) = 0"),
+  and no question paired with its answer ("Question: ... Answer: ...");
+- `guiding`: asks at least one question and ends with one;
+- `example`: an analogous example, so it uses neither the exercise's own numbers (those other
+  than 0, 1 and 2: at least half of them, or the only one) nor its function (`f(x) = ...`).
+
+`check` names every violation; `cut_back` keeps the sentences that hold. Pure functions over
+plain text.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Sequence
+from typing import Literal
+
+from .citations import MARKER
+from .leak import NUMBER, copies_solution, numbers, states_number
+from .pedagogy import Level
+
+Rule = Literal["states_answer", "copies_solution", "answer_given", "computed_result",
+               "no_question", "ends_in_statement", "same_numbers", "same_function"]
+QUESTION_ENDS = ("?", "\uff1f")
+SMALL = 10  # whole numbers up to this are counts and ordinals ("two steps"), not results
+TRIVIAL = {0.0, 1.0, 2.0}  # numbers every example uses: not the exercise's own
+IDENTITIES = {0.0, 1.0}  # "set f(x) = 0", "a = 1": how equations are written, not results
+MIN_HELP = 20  # letters a cut-back reply needs to still help
+
+# where a sentence ends: . ! ? before a space or the end (not "0.5"), CJK stops, line breaks
+_END = re.compile(r"[.!?]+(?=\s|$)|[\u3002\uff01\uff1f]+|\n+")
+_ITEM_LABEL = re.compile(r"\s*\d{1,2}")
+# what still belongs to the sentence: the citation markers and spaces after its end
+_TAIL = re.compile(r"(?:[ \t]*\[\d{1,3}(?:\s*[,;]\s*\d{1,3})*\])*[.!?\u3002]?\s*")
+# "1.", "2)", "Step 3:", "Question 2:", "- " at the start of a line: labels, not numbers
+_LABEL = re.compile(
+    r"^\s*(?:[-*\u2022]\s*|\d{1,2}[.)]\s+|(?:step|question|q|schritt|passo|domanda|frage|"
+    r"\u6b65\u9aa4|\u95ee\u9898|\ub2e8\uacc4|\uc9c8\ubb38)\s*\d{0,2}\s*[:.)\uff1a]\s*)",
+    re.IGNORECASE)
+# an answer label: "Answer: ...", "A: ...", "Risposta: ...", "答案：", "정답:"
+_ANSWER_LABEL = re.compile(
+    r"(?:^|(?<=[\s?\uff1f.]))(?:answer|a|solution|result|risposta|soluzione|antwort|l\u00f6sung|"
+    r"r\u00e9ponse|respuesta|\u7b54\u6848|\u7b54|\u89e3\u7b54|\uc815\ub2f5|\ub2f5|\ub2f5\ubcc0)"
+    r"\s*[:\uff1a]", re.IGNORECASE)
+# a number in a result position: "= 12", "is 12", "gives 12", "you get 12", "total of 12"
+_RESULT_BEFORE = re.compile(
+    r"(?:[=\u2248\u2243\u2192]|\b(?:equals?|is|was|gives?|gave|get|gets|got|makes?|yields?|"
+    r"totals?|total of|results? in|comes? to|answer|result|took|takes|\u00e8|sono|ist|sind|"
+    r"est|es|son)\b|\u7b49\u4e8e|\u662f|\uc740|\ub294|\uc774)"
+    r"\s*(?:about|approximately|roughly|around|exactly|circa|etwa|environ|\u7ea6)?\s*"
+    r"[$\u20ac\u00a3]?\s*$", re.IGNORECASE)
+# a function as the exercise writes it: "f(x) = x^3 - 2x - 5", "cos(x) = x"
+_FUNCTION = re.compile(
+    r"[A-Za-z]\w*\s*\([^()]{1,20}\)\s*=(?:\s*(?:\d+(?:\.\d+)?|sin|cos|tan|exp|log|ln|sqrt|"
+    r"[a-z](?![a-z])|[-+*/^()\u00b2\u00b3]))+", re.IGNORECASE)
+_BLANKS = re.compile(r"\s+")
+
+
+@dataclasses.dataclass(frozen=True)
+class RungFacts:
+    """What a reply on one exercise is checked against."""
+
+    exercise: str  # the exercise's text: its data are not computed results
+    student: str = ""  # the student's messages: what they wrote is theirs already
+    shown: str = ""  # other course text the student was shown (the sources)
+    answers: tuple[str, ...] = ()  # the exercise's final answers (from its solution)
+    solution: str = ""  # its worked solution, hidden from the student
+
+    def given(self) -> set[float]:
+        """Every number the student was given or wrote."""
+        return {v for text in (self.exercise, self.student, self.shown)
+                for v in numbers(text)}
+
+    def own_numbers(self) -> set[float]:
+        """The exercise's own numbers: its data other than 0, 1 and 2."""
+        return numbers(self.exercise) - TRIVIAL
+
+
+@dataclasses.dataclass(frozen=True)
+class Violation:
+    """One broken rule, with the sentence that broke it (empty for the reply as a whole)."""
+
+    rule: Rule
+    sentence: str = ""
+    detail: str = ""
+
+    def describe(self) -> str:
+        """One line for the model that rewrites the reply."""
+        quoted = f' ("{_short(self.sentence)}")' if self.sentence else ""
+        return {
+            "states_answer": f"It states the exercise's final answer ({self.detail}){quoted}: "
+                             "remove it.",
+            "copies_solution": "It copies the worked solution: give only the help the task "
+                               "asks for.",
+            "answer_given": f"It answers its own question{quoted}: ask the question and leave "
+                            "the answer to the student.",
+            "computed_result": f"It states a computed result ({self.detail}){quoted}: describe "
+                               "the operation or ask for it instead of carrying it out.",
+            "no_question": "It asks the student no question: write guiding questions.",
+            "ends_in_statement": "It must end with a question for the student.",
+            "same_numbers": f"The example uses the exercise's own numbers ({self.detail}): "
+                            "use different numbers.",
+            "same_function": f"The example uses the exercise's own function ({self.detail}): "
+                             "use a different one.",
+        }[self.rule]
+
+
+def _short(text: str, limit: int = 120) -> str:
+    text = _BLANKS.sub(" ", text).strip()
+    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
+
+
+def sentences(text: str) -> list[str]:
+    """`text` split into sentences, each with its trailing citation markers and spaces;
+    joined back they give `text`."""
+    out: list[str] = []
+    pos = 0
+    for m in _END.finditer(text):
+        if m.start() < pos or _ITEM_LABEL.fullmatch(text, text.rfind("\n", 0, m.start()) + 1,
+                                                     m.start()):
+            continue  # overlapped, or the "2." that numbers a line
+        tail = _TAIL.match(text, m.end())
+        end = tail.end() if tail else m.end()
+        out.append(text[pos:end])
+        pos = end
+    if pos < len(text):
+        out.append(text[pos:])
+    return out
+
+
+def _bare(sentence: str) -> str:
+    """The sentence without its citation markers and list label."""
+    return _LABEL.sub("", MARKER.sub("", sentence)).strip()
+
+
+def asks(sentence: str) -> bool:
+    """True when the sentence is a question."""
+    return _bare(sentence).rstrip().endswith(QUESTION_ENDS)
+
+
+def new_results(sentence: str, given: set[float]) -> list[str]:
+    """Numbers the sentence states as results that the student was not given: any new number
+    but 0 and 1 in a result position ("= 12", "you get 12"), and outside one any new number
+    but a small whole number (counts and ordinals: "two steps", "step 3")."""
+    bare = _bare(sentence)
+    out: list[str] = []
+    for m in NUMBER.finditer(bare):
+        token = m.group(0)
+        values = numbers(token)
+        if not values or values & (given | IDENTITIES):
+            continue
+        value = min(values)
+        small = value == int(value) and abs(value) <= SMALL
+        if not small or _RESULT_BEFORE.search(bare[: m.start()]):
+            out.append(token)
+    return out
+
+
+def _answer_label(sentence: str) -> re.Match[str] | None:
+    """Where a question is followed by its answer ("Question: ...? Answer: ..."), or a line
+    that is an answer label."""
+    bare = MARKER.sub("", sentence)
+    return _ANSWER_LABEL.search(bare)
+
+
+def _functions(text: str) -> list[str]:
+    return [f for f in (_BLANKS.sub("", m.group(0)).lower().rstrip(".")
+                        for m in _FUNCTION.finditer(text)) if len(f) >= 5]
+
+
+def _sentence_violations(level: Level, sentence: str, facts: RungFacts,
+                         given: set[float]) -> list[Violation]:
+    out: list[Violation] = []
+    if facts.answers and states_number(sentence, facts.answers, NUMBER.findall(facts.exercise)):
+        out.append(Violation("states_answer", sentence, ", ".join(facts.answers[:4])))
+    if level == "example":
+        own = sorted(numbers(_bare(sentence)) & facts.own_numbers())
+        if own:
+            out.append(Violation("same_numbers", sentence, ", ".join(_fmt(v) for v in own)))
+        squeezed = _BLANKS.sub("", sentence).lower()
+        same = [f for f in _functions(facts.exercise) if f in squeezed]
+        if same:
+            out.append(Violation("same_function", sentence, same[0]))
+        return out
+    if _answer_label(sentence):
+        out.append(Violation("answer_given", sentence))
+    found = new_results(sentence, given)
+    if found:
+        out.append(Violation("computed_result", sentence, ", ".join(found)))
+    return out
+
+
+def _fmt(value: float) -> str:
+    return str(int(value)) if value == int(value) else str(value)
+
+
+def check(level: Level, reply: str, facts: RungFacts) -> tuple[Violation, ...]:
+    """Every rule of `level`'s contract that `reply` breaks (none for `solution`)."""
+    if level == "solution":
+        return ()
+    given = facts.given()
+    parts = [s for s in sentences(reply) if _bare(s)]
+    out: list[Violation] = []
+    for s in parts:
+        out.extend(_sentence_violations(level, s, facts, given))
+    if facts.solution and copies_solution(reply, facts.solution):
+        out.append(Violation("copies_solution"))
+    if level == "example":
+        return _example_whole(tuple(out), facts)
+    if level == "guiding":
+        if not any(asks(s) for s in parts):
+            out.append(Violation("no_question"))
+        elif not asks(parts[-1]):
+            out.append(Violation("ends_in_statement", parts[-1]))
+    return tuple(out)
+
+
+def _example_whole(found: tuple[Violation, ...], facts: RungFacts) -> tuple[Violation, ...]:
+    """An example breaks the rule on numbers only when it reuses at least half of the
+    exercise's own numbers (or its only one): one shared value can be chance."""
+    own = facts.own_numbers()
+    used = {v for x in found if x.rule == "same_numbers" for v in numbers(x.detail)}
+    if own and len(used) * 2 >= len(own):
+        return found
+    return tuple(x for x in found if x.rule != "same_numbers")
+
+
+def cut_back(level: Level, reply: str, facts: RungFacts) -> str:
+    """The sentences of `reply` that keep `level`'s contract; an answer that follows a
+    question in the same sentence goes and the question stays; a guiding reply stops at its
+    last question. "" when what is left no longer helps (fewer than MIN_HELP letters, or
+    guiding without a question)."""
+    if level == "solution":
+        return reply.strip()
+    given = facts.given()
+    reuse = {x.rule for x in check(level, reply, facts)}
+    kept: list[str] = []
+    for s in sentences(reply):
+        if not _bare(s):
+            continue
+        label = _answer_label(s) if level != "example" else None
+        if label and label.start() > 0:
+            s = _keep_markers(MARKER.sub("", s)[: label.start()].rstrip(), s)
+        bad = {x.rule for x in _sentence_violations(level, s, facts, given)}
+        if level == "example" and "same_numbers" not in reuse:
+            bad.discard("same_numbers")
+        if not bad:
+            kept.append(s)
+    if level == "guiding":
+        last = max((i for i, s in enumerate(kept) if asks(s)), default=-1)
+        kept = kept[: last + 1]
+    text = "".join(kept).strip()
+    return text if sum(c.isalpha() for c in MARKER.sub("", text)) >= MIN_HELP else ""
+
+
+def _keep_markers(head: str, sentence: str) -> str:
+    """`head` (a sentence cut short) with the sentence's citation markers after it."""
+    markers = " ".join(m.group(0) for m in MARKER.finditer(sentence))
+    return f"{head} {markers} " if markers else f"{head} "
+
+
+def cite(text: str, number: int | None) -> str:
+    """`text` citing source `number` (the exercise): a marker after its first sentence when
+    it does not cite it yet."""
+    if number is None or re.search(rf"\[(?:[\d\s,;]*\b)?{number}(?:\b[\d\s,;]*)?\]", text):
+        return text
+    parts = sentences(text)
+    if not parts:
+        return text
+    first = parts[0]
+    stripped = first.rstrip()
+    tail = first[len(stripped):]
+    head = stripped.rstrip(".!?\u3002\uff01\uff1f")
+    ends = stripped[len(head):]
+    parts[0] = f"{head} [{number}]{ends}{tail or ' '}"
+    return "".join(parts).strip()
+
+
+def contract_lines(found: Sequence[Violation]) -> str:
+    """The violations as lines for the rewrite prompt (each rule once per sentence)."""
+    seen: list[str] = []
+    for v in found:
+        line = f"- {v.describe()}"
+        if line not in seen:
+            seen.append(line)
+    return "\n".join(seen)
