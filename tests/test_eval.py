@@ -292,6 +292,117 @@ def test_load_squad(tmp_path: Path) -> None:
     ]
 
 
+def test_identical_units_share_gold(tmp_path: Path) -> None:
+    qa = [{"answer_start": 0, "text": "x"}]
+    path = write_json(tmp_path / "squad-it.json", {"data": [
+        {"title": "A", "paragraphs": [
+            {"context": "Il Po è lungo.", "qas": [
+                {"id": "s1", "question": "Quanto è lungo il Po?", "answers": qa}]},
+            {"context": "Il Tevere attraversa Roma.", "qas": []},
+        ]},
+        {"title": "B", "paragraphs": [
+            {"context": " Il Po è lungo.", "qas": [
+                {"id": "s2", "question": "Il Po?", "answers": qa}]},
+        ]},
+    ]})
+    units = datasets.load_squad(path)
+    # the search shows one of two identical texts: either one is the answer
+    assert [q.gold for q in units.questions] == [frozenset({"a0-p0", "a1-p0"})] * 2
+
+
+@pytest.mark.parametrize(("name", "suffix"), [
+    ("korquad-dev-ko.json", "ko"), ("xquadr-DE.json", "de"), ("squadit-dev.json", None),
+    ("ko.json", None), ("drcd-dev-zh2.json", None),
+])
+def test_suffix_language(name: str, suffix: str | None) -> None:
+    assert datasets.suffix_language(Path(name)) == suffix
+
+
+@pytest.mark.parametrize(("suffix", "detected", "disagree"), [
+    (None, "ko", False), ("ko", "ko", False), ("it", "ko", True), ("zh", "ko", True),
+    ("ko", "en", True), ("de", "en", False), ("zh", "ja", True),
+])
+def test_suffix_disagrees(suffix: str | None, detected: str, disagree: bool) -> None:
+    assert datasets.suffix_disagrees(suffix, detected) is disagree
+
+
+KOREAN = [
+    ("1989년 2월 15일 여의도 농민 폭력 시위를 주도한 혐의로 지명수배되었다.",
+     "여의도 농민 폭력 시위를 주도한 혐의로 지명수배된 날짜는?"),
+    ("평양축전에 대표로 파견된 임수경은 판문점을 거쳐 귀환하였다.",
+     "평양축전에 대표로 파견된 사람은 누구인가?"),
+    ("한국외국어대학교 총학생회장이 전대협 의장으로 선출되었다.",
+     "전대협 의장으로 선출된 사람은 어느 대학의 총학생회장이었나?"),
+]
+
+
+def korean_squad(path: Path) -> Path:
+    return write_json(path, {"data": [{"title": "임종석", "paragraphs": [
+        {"context": context, "qas": [{"id": f"k{i}", "question": question,
+                                      "answers": [{"answer_start": 0, "text": "x"}]}]}
+        for i, (context, question) in enumerate(KOREAN)
+    ]}]})
+
+
+def test_eval_detects_the_language_of_a_squad_file(tmp_path: Path) -> None:
+    path = korean_squad(tmp_path / "korquad-dev.json")
+    assert datasets.text_language(path) == "ko"
+    result = run_eval(tmp_path / "data", "--dataset", "squad", "--path", str(path), "--json")
+    assert result.exit_code == 0, result.stderr
+    assert "Warning" not in result.stderr
+    report = json.loads(result.stdout)
+    assert_metrics(report)
+    assert (report["dataset"], report["language"], report["questions"]) == (
+        "korquad-dev", "ko", 3)
+    # searched as Korean: the Hangul words count, not only the numbers
+    assert report["bm25"]["R@1"] == 1.0
+
+
+def test_eval_warns_when_the_suffix_disagrees(tmp_path: Path) -> None:
+    path = korean_squad(tmp_path / "korquad-dev-it.json")
+    data_dir = tmp_path / "data"
+    result = run_eval(data_dir, "--dataset", "squad", "--path", str(path), "--json")
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr.splitlines()[0] == (
+        "Warning: korquad-dev-it.json: the name says 'it' but the text reads as 'ko'; "
+        "evaluating as 'ko' (--language overrides)")
+    assert json.loads(result.stdout)["language"] == "ko"
+    # --language decides, and then there is nothing to warn about
+    result = run_eval(data_dir, "--dataset", "squad", "--path", str(path), "--language", "it",
+                      "--json")
+    assert result.exit_code == 0, result.stderr
+    assert "Warning" not in result.stderr
+    assert json.loads(result.stdout)["language"] == "it"
+
+
+def test_eval_bad_language_and_missing_options(tmp_path: Path) -> None:
+    path = korean_squad(tmp_path / "korquad-dev.json")
+    result = run_eval(tmp_path / "data", "--dataset", "squad", "--path", str(path),
+                      "--language", "korean")
+    assert (result.exit_code, result.stderr) == (
+        1, "Error: --language must be a two-letter code, got 'korean'\n")
+    result = run_eval(tmp_path / "data", "--dataset", "squad")
+    assert (result.exit_code, result.stderr) == (
+        1, "Error: --dataset and --path are required (or --all FOLDER)\n")
+
+
+def test_eval_all_sets_of_a_folder(tmp_path: Path) -> None:
+    folder = tmp_path / "datasets"
+    folder.mkdir()
+    tiny_xquadr(folder / "xquadr-en.json")
+    result = run_eval(tmp_path / "data", "--all", str(folder), "--json")
+    assert result.exit_code == 0, result.stderr
+    reports = json.loads(result.stdout)
+    assert [r["dataset"] for r in reports] == ["xquadr-en"]
+    assert_metrics(reports[0])
+    assert "  korquad-ko: skipped (files not in" in result.stderr
+    result = run_eval(tmp_path / "data", "--all", str(folder))
+    assert result.exit_code == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[1].split()[:3] == ["set", "lang", "questions"]
+    assert lines[2].split()[:5] == ["xquadr-en", "en", "10", "1.000", "/"]
+
+
 def clapnq_row(
     qid: str, question: str, passages: list[tuple[str, str]], answer: str
 ) -> dict[str, Any]:
@@ -410,7 +521,7 @@ def run_eval(data_dir: Path, *args: str) -> Result:
 
 
 def assert_metrics(result: dict[str, Any]) -> None:
-    assert set(result) == {"dataset", "questions", "units", "seconds", *MODES}
+    assert set(result) == {"dataset", "language", "questions", "units", "seconds", *MODES}
     for mode in MODES:
         m = result[mode]
         assert list(m) == METRICS
@@ -423,10 +534,11 @@ def test_eval_retrieval_json(tmp_path: Path) -> None:
     path = tiny_xquadr(tmp_path / "xquadr-en.json")
     result = run_eval(tmp_path / "data", "--dataset", "xquadr", "--path", str(path), "--json")
     assert result.exit_code == 0, result.stderr
-    assert result.stderr == ""
+    assert result.stderr == "  10/10 questions\n"  # progress goes to stderr, JSON to stdout
     report = json.loads(result.stdout)
     assert_metrics(report)
     assert (report["dataset"], report["questions"], report["units"]) == ("xquadr-en", 10, 9)
+    assert report["language"] == "en"
     # every question shares rare words with its own sentence only
     assert report["bm25"] == dict.fromkeys(METRICS, 1.0)
     # nine units: the vector list, and so the fused one, always holds the gold unit
@@ -460,7 +572,7 @@ def test_eval_retrieval_table(tmp_path: Path) -> None:
     assert result.stderr == "  10/10 questions\n"
     lines = result.stdout.splitlines()
     assert lines[0] == ""
-    assert lines[1].startswith("xquadr-en: 10 questions, 9 units, ")
+    assert lines[1].startswith("xquadr-en (en): 10 questions, 9 units, ")
     assert lines[2] == f"{'':8}{'R@1':>8}{'R@5':>8}{'R@10':>8}{'MRR@10':>8}"
     assert lines[3] == "bm25" + " " * 4 + "   1.000" * 4
     assert [ln.split()[0] for ln in lines[3:]] == MODES

@@ -15,7 +15,7 @@ from ..errors import ConfigError, InputError
 from ..llm.router import Router
 from ..workspace import Workspace
 from . import datasets
-from .retrieval import QueryTranslator, eval_tvqa, eval_units
+from .retrieval import ALL_SETS, QueryTranslator, evaluate, prepare
 
 if TYPE_CHECKING:
     from .answers import Paths
@@ -28,42 +28,54 @@ def eval_group() -> None:
     """Measure retrieval quality on real datasets."""
 
 
-def _language(path: Path, default: str) -> str:
-    tail = path.stem.rsplit("-", 1)[-1]
-    return tail if len(tail) == 2 and tail.isalpha() else default
-
-
 @eval_group.command("retrieval")
-@click.option("--dataset", type=click.Choice(datasets.DATASETS), required=True)
+@click.option("--dataset", type=click.Choice(datasets.DATASETS),
+              help="The kind of dataset file (required unless --all).")
 @click.option("--path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              required=True, help="The dataset file (questions; units too except for tvqa).")
+              help="The dataset file (questions; units too except for tvqa).")
 @click.option("--query-lang", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="XQuAD-R file of another language to take the questions from.")
 @click.option("--videos", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="TutorialVQA transcripts (tvqa-videos.json).")
+@click.option("--language", default=None,
+              help="The course language (ISO 639-1); default: detected from the file's text.")
+@click.option("--all", "folder", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              default=None, help="Every development set found in this datasets folder, "
+                                 "one table.")
 @click.option("--limit", type=click.IntRange(1), default=None, help="Only the first N questions.")
 @click.option("--translate", is_flag=True,
               help="Translate questions not in the course's language with the configured "
                    "model first, as the tutor does.")
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_context
-def retrieval(ctx: click.Context, dataset: str, path: Path, query_lang: Path | None,
-              videos: Path | None, limit: int | None, translate: bool, as_json: bool) -> None:
+def retrieval(ctx: click.Context, dataset: str | None, path: Path | None,
+              query_lang: Path | None, videos: Path | None, language: str | None,
+              folder: Path | None, limit: int | None, translate: bool, as_json: bool) -> None:
     """R@1, R@5, R@10 and MRR@10 for BM25 alone, vectors alone and hybrid."""
     settings: Settings = ctx.obj
+    if folder is None and (dataset is None or path is None):
+        raise InputError("--dataset and --path are required (or --all FOLDER)")
+    if language is not None and not (len(language) == 2 and language.isalpha()):
+        raise InputError(f"--language must be a two-letter code, got {language!r}")
     translator = QueryTranslator(_translation_router(ctx, settings)) if translate else None
     ws = ctx.with_resource(Workspace(settings))
     ws.tenant = "eval"
-    progress = None if as_json else _progress
+    if folder is not None:
+        _run_all(ws, folder, limit, translator, as_json)
+        return
+    assert dataset is not None and path is not None
     try:
-        result = _run(ws, dataset, path, query_lang, videos, limit, progress, translator)
+        prepared, warnings = prepare(ws, dataset, path, query_lang, videos, limit, language)
     except (KeyError, TypeError, IndexError, AttributeError) as exc:
         raise InputError(f"{path}: not a {dataset} dataset file (missing {exc})") from exc
+    for warning in warnings:
+        click.echo(f"Warning: {warning}", err=True)
+    result = evaluate(ws, prepared, _progress, translator)
     if as_json:
         click.echo(json.dumps(result, indent=2))
         return
-    click.echo(f"\n{result['dataset']}: {result['questions']} questions, "
-               f"{result['units']} units, {result['seconds']} s")
+    click.echo(f"\n{result['dataset']} ({result['language']}): {result['questions']} "
+               f"questions, {result['units']} units, {result['seconds']} s")
     click.echo(f"{'':8}{'R@1':>8}{'R@5':>8}{'R@10':>8}{'MRR@10':>8}")
     for mode in ("bm25", "vector", "hybrid"):
         m = result[mode]
@@ -76,6 +88,38 @@ def retrieval(ctx: click.Context, dataset: str, path: Path, query_lang: Path | N
                    f"(median {median}; {t['unchanged']} left untranslated by the model)")
 
 
+def _run_all(ws: Workspace, folder: Path, limit: int | None,
+             translator: QueryTranslator | None, as_json: bool) -> None:
+    """Every set of `ALL_SETS` whose files are in `folder`, then one table (or JSON list)."""
+    results: list[dict[str, Any]] = []
+    for spec in ALL_SETS:
+        files = [spec.path, spec.query_lang, spec.videos]
+        if not all((folder / f).is_file() for f in files if f):
+            click.echo(f"  {spec.name}: skipped (files not in {folder})", err=True)
+            continue
+        click.echo(f"  {spec.name}:", err=True)
+        path = folder / spec.path
+        try:
+            prepared, warnings = prepare(
+                ws, spec.dataset, path, folder / spec.query_lang if spec.query_lang else None,
+                folder / spec.videos if spec.videos else None, limit, name=spec.name)
+        except (KeyError, TypeError, IndexError, AttributeError) as exc:
+            raise InputError(f"{path}: not a {spec.dataset} dataset file (missing {exc})"
+                             ) from exc
+        for warning in warnings:
+            click.echo(f"Warning: {warning}", err=True)
+        results.append(evaluate(ws, prepared, _progress, translator))
+    if as_json:
+        click.echo(json.dumps(results, indent=2))
+        return
+    click.echo(f"\n{'set':14}{'lang':>5}{'questions':>10}   BM25 R@1/R@5   vectors R@1/R@5"
+               f"   hybrid R@1/R@5")
+    for r in results:
+        cells = "".join(f"   {r[m]['R@1']:.3f} / {r[m]['R@5']:.3f}  "
+                        for m in ("bm25", "vector", "hybrid"))
+        click.echo(f"{r['dataset']:14}{r['language']:>5}{r['questions']:>10}{cells}")
+
+
 def _translation_router(ctx: click.Context, settings: Settings) -> Router:
     """The tutor's Router, its small-task model loaded (or reached) before any search."""
     router = Router(settings)
@@ -84,28 +128,6 @@ def _translation_router(ctx: click.Context, settings: Settings) -> Router:
     ctx.call_on_close(router.close)
     router.llm("categorize")  # a missing model or a server that is down fails here
     return router
-
-
-def _run(
-    ws: Workspace, dataset: str, path: Path, query_lang: Path | None, videos: Path | None,
-    limit: int | None, progress: Progress | None, translator: QueryTranslator | None = None,
-) -> dict[str, Any]:
-    """Load the dataset and evaluate it."""
-    if dataset == "tvqa":
-        if videos is None:
-            raise InputError("--videos FILE (tvqa-videos.json) is required for tvqa")
-        return eval_tvqa(ws, videos, path, progress, limit, translator)
-    if dataset == "xquadr":
-        units = datasets.load_xquadr(path, _language(path, "en"))
-    elif dataset == "squad":
-        units = datasets.load_squad(path, _language(path, "it"))
-    else:
-        units = datasets.load_clapnq(path)
-    if limit:
-        units.questions = units.questions[:limit]
-    queries = datasets.xquadr_questions(query_lang) if query_lang else None
-    name = dataset if query_lang is None else f"{dataset}-{_language(query_lang, 'xx')}"
-    return eval_units(ws, f"{name}-{units.language}", units, queries, progress, translator)
 
 
 def _progress(done: int, total: int) -> None:

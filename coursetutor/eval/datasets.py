@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
+from ..retrieval.language import detect_language
 
 DATASETS = ("xquadr", "squad", "clapnq", "tvqa")
 
@@ -77,7 +78,7 @@ def load_xquadr(path: Path, language: str) -> UnitSet:
                 gold = {f"{doc}-s{s}" for s, (b0, b1) in enumerate(breaks) if b0 <= start <= b1}
                 if gold:
                     questions.append(Question(qa["id"], qa["question"], frozenset(gold)))
-    return UnitSet(language, units, questions)
+    return UnitSet(language, units, share_gold(units, questions))
 
 
 def load_squad(path: Path, language: str = "it") -> UnitSet:
@@ -91,7 +92,54 @@ def load_squad(path: Path, language: str = "it") -> UnitSet:
             units.append(Unit(uid, uid, art.get("title", ""), par["context"]))
             questions.extend(Question(qa["id"], qa["question"], frozenset({uid}))
                              for qa in par["qas"])
-    return UnitSet(language, units, questions)
+    return UnitSet(language, units, share_gold(units, questions))
+
+
+def share_gold(units: list[Unit], questions: list[Question]) -> list[Question]:
+    """Questions whose gold also holds every unit with the same text as a gold unit.
+
+    The search shows one of several identical texts (the first it ranks), so finding any
+    of them finds the answer.
+    """
+    same: dict[str, set[str]] = {}
+    for u in units:
+        same.setdefault(u.text.strip(), set()).add(u.id)
+    twins = {u.id: same[u.text.strip()] for u in units}
+    return [
+        dataclasses.replace(q, gold=frozenset().union(*(twins.get(g, {g}) for g in q.gold)))
+        for q in questions
+    ]
+
+
+def text_language(path: Path) -> str:
+    """The language of a SQuAD-format file (XQuAD-R is one), detected from the text of its
+    first paragraphs as ingest detects a document's; English when nothing decides."""
+    data = _read_json(path)
+    try:
+        sample = " ".join(par["context"] for art in data["data"][:3]
+                          for par in art["paragraphs"][:3])
+    except (KeyError, TypeError, IndexError) as exc:
+        raise InputError(f"{path}: not a SQuAD-format dataset file (missing {exc})") from exc
+    return detect_language(sample[:4000], default="en")
+
+
+def suffix_language(path: Path) -> str | None:
+    """The language a file name's `-xx` suffix names (`korquad-dev-ko.json`: ko), if any."""
+    tail = path.stem.rsplit("-", 1)[-1]
+    return tail.lower() if len(tail) == 2 and tail.isalpha() and "-" in path.stem else None
+
+
+def suffix_disagrees(suffix: str | None, detected: str) -> bool:
+    """True when a name's suffix and the detected language are in different scripts.
+
+    Only the script is compared (Chinese, Japanese, Korean or alphabetic): the stop-word
+    guess between alphabetic languages is too weak to contradict a name.
+    """
+    if suffix is None:
+        return False
+    cjk = ("zh", "ja", "ko")
+    scripts = (suffix if suffix in cjk else "alpha", detected if detected in cjk else "alpha")
+    return scripts[0] != scripts[1]
 
 
 def pool_passages(pooled: dict[str, Unit], passages: list[dict[str, str]]) -> set[str]:

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..errors import EmptyQueryError
+from ..errors import EmptyQueryError, InputError
 from ..ingest.pipeline import DraftDocument, Ingestor
 from ..llm.router import CallRecord, Router
 from ..retrieval.language import detect_language
@@ -20,7 +20,7 @@ from ..tutor.replies import language_name
 from ..tutor.rewrite import translate_query
 from ..types import ChunkDraft, FileMeta, Hit, Locator
 from ..workspace import Workspace
-from . import tvqa
+from . import datasets, tvqa
 from .datasets import Question, UnitSet
 from .metrics import summarize
 
@@ -113,13 +113,23 @@ def run_modes(
     return {mode: summarize(flags[mode]) for mode in ("bm25", "vector", "hybrid")}
 
 
-def eval_units(
-    ws: Workspace, name: str, units: UnitSet, query_texts: dict[str, str] | None = None,
-    progress: Callable[[int, int], None] | None = None,
-    translator: QueryTranslator | None = None,
-) -> dict[str, Any]:
-    """Evaluate unit retrieval; `query_texts` replaces question texts (cross-lingual runs),
-    `translator` translates them as the tutor does (its report is added as `translate`)."""
+@dataclasses.dataclass
+class Prepared:
+    """A dataset loaded as a course: its questions, how to read them and how to judge hits."""
+
+    name: str
+    course: str
+    questions: list[Any]
+    text_of: Callable[[Any], str]
+    judge: Judge
+    units: int
+    started: float
+    extra: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+
+def prepare_units(ws: Workspace, name: str, units: UnitSet,
+                  query_texts: dict[str, str] | None = None) -> Prepared:
+    """Store `units` as a course; `query_texts` replaces question texts (cross-lingual runs)."""
     started = time.perf_counter()
     course = f"eval-{name}-{_digest(*(u.text for u in units.units))}"
     load_units(ws, course, units)
@@ -133,18 +143,13 @@ def eval_units(
     def judge(q: Question, hits: list[Hit]) -> list[bool]:
         return [h.chunk.locator.anchor in q.gold for h in hits]
 
-    result = run_modes(ws, course, questions, text_of, judge, progress, translator)
-    return {"dataset": name, "questions": len(questions), "units": len(units.units),
-            "seconds": round(time.perf_counter() - started, 1), **result,
-            **_translation(translator)}
+    return Prepared(name, course, questions, text_of, judge, len(units.units), started,
+                    {"language": units.language})
 
 
-def eval_tvqa(
-    ws: Workspace, videos: Path, questions_path: Path,
-    progress: Callable[[int, int], None] | None = None, limit: int | None = None,
-    translator: QueryTranslator | None = None,
-) -> dict[str, Any]:
-    """Ingest every transcript through the real loader and chunker, then judge time hits."""
+def prepare_tvqa(ws: Workspace, videos: Path, questions_path: Path,
+                 limit: int | None = None) -> Prepared:
+    """Ingest every transcript through the real loader and chunker; judge time hits."""
     started = time.perf_counter()
     course = f"eval-tvqa-{_digest(videos.read_text(encoding='utf-8'))}"
     ws.create_course(course, "TutorialVQA", "en")
@@ -159,11 +164,110 @@ def eval_tvqa(
     def judge(q: tvqa.TimedQuestion, hits: list[Hit]) -> list[bool]:
         return [tvqa.is_hit(q, _video_of(h.chunk.document_id), h.locator) for h in hits]
 
-    result = run_modes(ws, course, questions, lambda q: q.text, judge, progress, translator)
     chunks = report.totals()["chunks"] or sum(d.chunks for d in ws.documents(course))
-    return {"dataset": "tvqa", "questions": len(questions), "units": chunks,
-            "seconds": round(time.perf_counter() - started, 1), **result,
+    return Prepared("tvqa", course, questions, lambda q: q.text, judge, chunks, started,
+                    {"language": "en"})
+
+
+def evaluate(ws: Workspace, prepared: Prepared,
+             progress: Callable[[int, int], None] | None = None,
+             translator: QueryTranslator | None = None) -> dict[str, Any]:
+    """Search a prepared set in every mode; the report of `eval retrieval`."""
+    p = prepared
+    result = run_modes(ws, p.course, p.questions, p.text_of, p.judge, progress, translator)
+    return {"dataset": p.name, **p.extra, "questions": len(p.questions), "units": p.units,
+            "seconds": round(time.perf_counter() - p.started, 1), **result,
             **_translation(translator)}
+
+
+def eval_units(
+    ws: Workspace, name: str, units: UnitSet, query_texts: dict[str, str] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    translator: QueryTranslator | None = None,
+) -> dict[str, Any]:
+    """Evaluate unit retrieval; `query_texts` replaces question texts (cross-lingual runs),
+    `translator` translates them as the tutor does (its report is added as `translate`)."""
+    return evaluate(ws, prepare_units(ws, name, units, query_texts), progress, translator)
+
+
+def eval_tvqa(
+    ws: Workspace, videos: Path, questions_path: Path,
+    progress: Callable[[int, int], None] | None = None, limit: int | None = None,
+    translator: QueryTranslator | None = None,
+) -> dict[str, Any]:
+    """Evaluate TutorialVQA: time hits in the right video."""
+    return evaluate(ws, prepare_tvqa(ws, videos, questions_path, limit), progress, translator)
+
+
+@dataclasses.dataclass(frozen=True)
+class SetSpec:
+    """One set of `eval retrieval --all`: files inside the datasets folder."""
+
+    name: str
+    dataset: str
+    path: str
+    query_lang: str | None = None
+    videos: str | None = None
+
+
+ALL_SETS = (
+    SetSpec("korquad-ko", "squad", "korquad-dev-ko.json"),
+    SetSpec("drcd-zh", "squad", "drcd-dev-zh.json"),
+    SetSpec("xquadr-en", "xquadr", "xquadr-en.json"),
+    SetSpec("xquadr-de", "xquadr", "xquadr-de.json"),
+    SetSpec("xquadr-zh", "xquadr", "xquadr-zh.json"),
+    SetSpec("xquadr-de-en", "xquadr", "xquadr-en.json", query_lang="xquadr-de.json"),
+    SetSpec("xquadr-zh-en", "xquadr", "xquadr-en.json", query_lang="xquadr-zh.json"),
+    SetSpec("squad-it", "squad", "squadit-dev.json"),
+    SetSpec("clapnq", "clapnq", "clapnq-ans.jsonl"),
+    SetSpec("tvqa", "tvqa", "tvqa-dev.json", videos="tvqa-videos.json"),
+)
+
+
+def dataset_language(dataset: str, path: Path, given: str | None) -> tuple[str, str | None]:
+    """The course language of a dataset file and a warning, if any.
+
+    `given` (`--language`) wins; otherwise the language is detected from the file's text as
+    ingest detects a document's. A `-xx` suffix of the file name whose script disagrees with
+    the text's is reported (the text decides).
+    """
+    if dataset == "clapnq" or dataset == "tvqa":
+        return given or "en", None
+    suffix = datasets.suffix_language(path)
+    detected = datasets.text_language(path)
+    if given:
+        return given, None
+    if datasets.suffix_disagrees(suffix, detected):
+        return detected, (f"{path.name}: the name says {suffix!r} but the text reads as "
+                          f"{detected!r}; evaluating as {detected!r} (--language overrides)")
+    return detected, None
+
+
+def prepare(ws: Workspace, dataset: str, path: Path, query_lang: Path | None = None,
+            videos: Path | None = None, limit: int | None = None,
+            language: str | None = None, name: str | None = None) -> tuple[Prepared, list[str]]:
+    """Load one dataset file as a course; returns it and the warnings about its labels."""
+    if dataset == "tvqa":
+        if videos is None:
+            raise InputError("--videos FILE (tvqa-videos.json) is required for tvqa")
+        return prepare_tvqa(ws, videos, path, limit), []
+    lang, warning = dataset_language(dataset, path, language)
+    if dataset == "xquadr":
+        units = datasets.load_xquadr(path, lang)
+    elif dataset == "squad":
+        units = datasets.load_squad(path, lang)
+    else:
+        units = datasets.load_clapnq(path)
+    if limit:
+        units.questions = units.questions[:limit]
+    queries = datasets.xquadr_questions(query_lang) if query_lang else None
+    if name is None:
+        base = path.stem if dataset == "squad" else dataset
+        if query_lang is not None:
+            asked = datasets.suffix_language(query_lang) or datasets.text_language(query_lang)
+            base = f"{base}-{asked}"
+        name = base if dataset == "squad" else f"{base}-{lang}"
+    return prepare_units(ws, name, units, queries), [warning] if warning else []
 
 
 def _translation(translator: QueryTranslator | None) -> dict[str, Any]:
