@@ -26,6 +26,7 @@ from coursetutor.tutor.context import (
     source_header,
     trim_to_question,
 )
+from coursetutor.tutor.exercise import exercise_key, item_numbers
 from coursetutor.tutor.leak import copies_solution, final_answers, reveals, states_number
 from coursetutor.tutor.pedagogy import max_tokens, scaffold_level, task_prompt
 from coursetutor.tutor.tidy import looping, tidy
@@ -583,7 +584,7 @@ PLACEHOLDERS = {
     "categorize": {"course", "history", "message"},
     "grade": {"question", "sources"},
     "leak_judge": {"reply", "solution"},
-    "leak_rewrite": {"answer", "reply"},
+    "leak_rewrite": {"exercise", "problems", "reply", "task"},
     "rewrite": {"history", "message"},
     "translate": {"language", "question"},
     "translate_reply": {"language"},
@@ -597,7 +598,7 @@ prompt_names = sorted(
 
 def test_every_prompt_file_is_known() -> None:
     tasks = ["task_compare", "task_definition", "task_exam", "task_example", "task_explain",
-             "task_guiding", "task_hint", "task_solution", "task_steps"]
+             "task_guiding", "task_hint", "task_solution", "task_steps", "task_why_exercise"]
     assert prompt_names == sorted([*PLACEHOLDERS, "system", *tasks])
 
 
@@ -679,3 +680,68 @@ def test_tidy_drops_copied_headers_whatever_their_punctuation() -> None:
            "of iterative methods > 2 The contraction mapping condition > 2.3 Local version and "
            "examples, p. 2\n\n当误差小于容差时停止 [1]。")
     assert tidy(raw, "迭代方法应该在什么时候停止？", headers) == "当误差小于容差时停止 [1]。"
+
+
+# -- exercises named in questions and found in PDF passages ---------------------------------
+
+@pytest.mark.parametrize("text", [
+    "Why is Gauss-Newton used in exercise 2?",
+    "How does the method in exercise 1 work?",
+    "Perché nell'esercizio 2 si usa Gauss-Newton?",
+    "Warum wird in Aufgabe 1 Gauss-Newton verwendet?",
+    "为什么练习2用高斯-牛顿法？",
+    "연습 문제 2에서 왜 가우스-뉴턴 방법을 쓰나요?",
+])
+def test_why_or_how_a_method_works_in_an_exercise_is_a_concept_question(text: str) -> None:
+    cat = categorize_rules(text, has_history=False)
+    assert (cat.category, cat.intent, cat.wants_answer, cat.about_exercise, cat.sure) == (
+        "lecture", "concept", False, True, True)
+    assert task_prompt(cat.intent, None, cat.about_exercise) == "task_why_exercise"
+
+
+@pytest.mark.parametrize("text", [
+    "Why won't you just give me the answer to exercise 2?",
+    "How do I solve exercise 2?",
+])
+def test_asking_for_the_result_or_how_to_solve_stays_exercise_help(text: str) -> None:
+    cat = categorize_rules(text, has_history=False)
+    assert (cat.intent, cat.about_exercise) == ("exercise", False)
+
+
+@pytest.mark.parametrize(("text", "intent"), [
+    ("뉴턴 방법의 수렴 문제는 무엇인가요?", "definition"),  # "problem" of convergence
+    ("뉴턴 방법에서 헤세 행렬이 양의 정부호가 아니면 어떤 문제가 생기나요?", "concept"),
+    ("牛顿法的收敛问题是怎么回事？", "concept"),
+    ("ニュートン法の収束の問題を説明してください", "concept"),
+    ("2번 문제를 도와주세요", "exercise"),
+    ("문제 3을 어떻게 풀어요?", "exercise"),
+    ("这道题怎么做？", "exercise"),
+    ("第2题怎么做？", "exercise"),
+])
+def test_problem_alone_is_a_concept_word(text: str, intent: str) -> None:
+    assert categorize_rules(text, has_history=False).intent == intent
+
+
+@pytest.mark.parametrize(("text", "numbers"), [
+    ("Optimization in Machine Learning Exercise sheet #9\nExercise 1: Newton-Raphson and "
+     "Gauss-Newton\n1. Show that the gradient ...\n2. Show that the Hessian ...", ["1"]),
+    ("... end of the first one.\nExercise 2 (Secant method) Use x0 = 1.", ["2"]),
+    ("Esercizio 3. Calcolare il limite. Esercizio 4: la derivata.", ["3", "4"]),
+    ("Aufgabe 2) Zeigen Sie ...", ["2"]),
+    ("练习 5：求极限。第6题：求导数。", ["5", "6"]),
+    ("연습 문제 1: 극한을 구하시오.\n2번 도함수를 구하시오.", ["1", "2"]),
+    ("As shown in exercise 1, the method converges.", []),  # a reference, not a heading
+    ("1. Show that the gradient ...\n2. Show that ...", []),  # parts of one exercise
+])
+def test_item_numbers_in_a_passage(text: str, numbers: list[str]) -> None:
+    assert item_numbers(text) == numbers
+
+
+def test_an_exercise_key_without_a_numbered_section_uses_the_item() -> None:
+    sheet = make_hit("Exercise 2: Newton's method ...", "exercise", "Sheet 9", ("Sheet",))
+    assert exercise_key(sheet) == "doc-0:item 2"
+    plain = make_hit("Exercise 2: Newton's method ...", "exercise", "Sheet 9",
+                     ("Exercise sheet 1", "Exercise 2: Newton"))
+    assert exercise_key(plain) == "doc-0:Exercise sheet 1 > Exercise 2: Newton"
+    continued = make_hit("... and stop after three steps.", "exercise", "Sheet 9", (), n=4)
+    assert exercise_key(continued) == "doc-4:#4"
