@@ -26,7 +26,7 @@ from coursetutor.tutor.context import (
     source_header,
     trim_to_question,
 )
-from coursetutor.tutor.exercise import exercise_key, item_numbers
+from coursetutor.tutor.exercise import exercise_key, item_numbers, referenced_number
 from coursetutor.tutor.leak import copies_solution, final_answers, reveals, states_number
 from coursetutor.tutor.pedagogy import max_tokens, scaffold_level, task_prompt
 from coursetutor.tutor.tidy import looping, tidy
@@ -730,11 +730,21 @@ def test_problem_alone_is_a_concept_word(text: str, intent: str) -> None:
     ("Aufgabe 2) Zeigen Sie ...", ["2"]),
     ("练习 5：求极限。第6题：求导数。", ["5", "6"]),
     ("연습 문제 1: 극한을 구하시오.\n2번 도함수를 구하시오.", ["1", "2"]),
+    ("Multivariate Optimization 4 Solution 1:\n\nNewton-Raphson", ["1"]),
     ("As shown in exercise 1, the method converges.", []),  # a reference, not a heading
     ("1. Show that the gradient ...\n2. Show that ...", []),  # parts of one exercise
 ])
 def test_item_numbers_in_a_passage(text: str, numbers: list[str]) -> None:
     assert item_numbers(text) == numbers
+
+
+@pytest.mark.parametrize(("question", "number"), [
+    ("exercise 1", "1"), ("esercizio 1", "1"), ("Aufgabe 1", "1"), ("练习 1", "1"),
+    ("연습 1", "1"), ("연습 문제 2", "2"), ("2번 문제", "2"), ("第3题", "3"),
+    ("How does Newton's method work?", None),
+])
+def test_the_exercise_a_question_names(question: str, number: str | None) -> None:
+    assert referenced_number(question) == number
 
 
 def test_an_exercise_key_without_a_numbered_section_uses_the_item() -> None:

@@ -42,10 +42,12 @@ def current_exercise(hits: Sequence[Hit], history: Sequence[Turn], followup: boo
 
 # an exercise's heading inside a passage's text, which PDF sheets keep there instead of in a
 # section: "Exercise 2:", "Esercizio 2.", "Aufgabe 2)", "Problem 2 (Newton)", "练习 2", "연습 2",
-# "第2题", "2번". Bare "2." is left out: it numbers an exercise's parts as often as exercises.
+# "第2题", "2번"; and a solution's "Solution 2:". Bare "2." is left out: it numbers an
+# exercise's parts as often as exercises.
 _ITEM = re.compile(
     r"(?:(?<![^\W\d_])|(?<=[\u3000-\u9fff\uac00-\ud7af]))"
-    r"(?:exercise|problem|question|task|esercizio|problema|domanda|aufgabe|\u00fcbung|"
+    r"(?:exercise|problem|question|task|solution|esercizio|problema|domanda|soluzione|aufgabe|"
+    r"\u00fcbung|l\u00f6sung|"
     r"exercice|ejercicio|\u7ec3\u4e60|\u4e60\u9898|\u9898\u76ee|\uc5f0\uc2b5\s*\ubb38\uc81c|"
     r"\uc5f0\uc2b5|\ubb38\uc81c|\u6f14\u7fd2|\u554f\u984c)"
     r"\s*(?:no\.?|n\.|nr\.?|#)?\s*(\d{1,3})(?=\s*(?:[:.)(\uff1a\uff08\u3001]|\*|\n|$))"
@@ -93,7 +95,7 @@ def solution_text(ws: Workspace, course: str, exercise: Hit) -> str:
 
 _REFERENCE = re.compile(
     r"(?:exercise|problem|question|task|esercizio|problema|domanda|aufgabe|übung|exercice|"
-    r"ejercicio|练习|习题|题目|문제|연습\s*문제|演習|問題)\s*(?:no\.?|n\.|nr\.?|#)?\s*(\d+)|"
+    r"ejercicio|练习|习题|题目|문제|연습\s*문제|연습|演習|問題)\s*(?:no\.?|n\.|nr\.?|#)?\s*(\d+)|"
     r"第\s*(\d+)\s*[题題]|(\d+)\s*번\s*문제",
     re.IGNORECASE,
 )
