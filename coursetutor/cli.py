@@ -15,6 +15,7 @@ from . import render
 from .config import Settings, load_settings
 from .errors import CoursetutorError, InputError
 from .ingest import load_manifest
+from .retrieval.language import check_language
 from .types import DOC_TYPES, FileMeta, check_doc_type, check_media_url
 from .workspace import Workspace
 
@@ -69,7 +70,9 @@ def _workspace(ctx: click.Context) -> Workspace:
 @click.option("--topic", default="", help="Topic of PATHS.")
 @click.option("--difficulty", type=click.IntRange(1, 5), default=2, show_default=True)
 @click.option("--title", default=None, help="Document title (one file only).")
-@click.option("--language", default=None, help="Language of PATHS (default: detected).")
+@click.option("--language", default=None, help="Language of PATHS and of the course, kept "
+              "whatever later documents are in (default: detected, the course's follows the "
+              "language most of its chunks are in).")
 @click.option("--media-url", default="", help="Transcripts: the video or audio they transcribe "
               "(citations open it at the cited second).")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
@@ -81,14 +84,17 @@ def ingest(ctx: click.Context, paths: tuple[Path, ...], course: str | None,
     items: list[tuple[Path, FileMeta]] = []
     course_title, course_lang = "", "en"
     allow_solutions: bool | None = None
+    explicit = check_language(language) if language else None
     if manifest is not None:
         m = load_manifest(manifest)
         items.extend(m.files)
         course = course or m.course_id
         course_title, course_lang, allow_solutions = m.title, m.language, m.allow_solutions
+        explicit = explicit or (m.language if m.language_set else None)
     if title and len(paths) > 1:
         raise InputError("--title applies to a single file")
-    meta = FileMeta(check_doc_type(doc_type), topic, difficulty, title, language,
+    meta = FileMeta(check_doc_type(doc_type), topic, difficulty, title,
+                    check_language(language) if language else None,
                     media_url=check_media_url(media_url))
     items.extend((p, dataclasses.replace(meta, source_name=name)) for p, name in _expand(paths))
     if not course:
@@ -96,26 +102,37 @@ def ingest(ctx: click.Context, paths: tuple[Path, ...], course: str | None,
     if not items:
         raise InputError("nothing to ingest: give files, folders or --manifest")
     ws = _workspace(ctx)
-    ws.create_course(course, course_title, course_lang)
-    if allow_solutions is not None:
-        ws.store.set_course_policy(ws.tenant, course, allow_solutions)
-    report = render.ingest_with_progress(ws, course, items, quiet=as_json)
+    new = course not in {c.id for c in ws.courses()}
+    ws.create_course(course, course_title, explicit or course_lang)
+    try:
+        if explicit:
+            ws.store.set_course_language(ws.tenant, course, explicit)
+        if allow_solutions is not None:
+            ws.store.set_course_policy(ws.tenant, course, allow_solutions)
+        report = render.ingest_with_progress(ws, course, items, quiet=as_json)
+    finally:
+        if new and not ws.documents(course):  # a failed first ingest leaves no empty course
+            ws.remove_course(course)
     if as_json:
         click.echo(json.dumps(render.report_dict(report), indent=2))
     else:
         render.print_report(report)
     if not report.succeeded:
+        if new:
+            click.echo(f"Course {course} was not created: no file could be ingested.",
+                       err=True)
         sys.exit(1)
 
 
 def _expand(paths: tuple[Path, ...]) -> list[tuple[Path, str]]:
-    """Files to ingest with their names in the course (relative to a folder given)."""
-    from .ingest.loaders import LOADERS
-
+    """Files to ingest with their names in the course (relative to a folder given); a file
+    of a type no loader reads stays in, so the report says it was skipped and why (hidden
+    files and folders stay out)."""
     found: list[tuple[Path, str]] = []
     for p in paths:
         if p.is_dir():
-            files = sorted(f for f in p.rglob("*") if f.suffix.lower() in LOADERS)
+            files = sorted(f for f in p.rglob("*") if f.is_file() and not any(
+                part.startswith(".") for part in f.relative_to(p).parts))
             found.extend((f, f.relative_to(p).as_posix()) for f in files)
         else:
             found.append((p, p.name))

@@ -11,6 +11,7 @@ CoursetutorError
  │    ├── CorruptFileError
  │    ├── EncryptedFileError
  │    └── EmptyDocumentError
+ │         └── NoTextLayerError  every page is a scan (page counts attached)
  ├── NotFoundError          a course, document or chunk that does not exist (for this caller)
  ├── ConflictError          an id that is already taken
  ├── AccessError            who is asking may not do this
@@ -68,6 +69,15 @@ class EncryptedFileError(DocumentError):
 
 class EmptyDocumentError(DocumentError):
     """The file holds no extractable text."""
+
+
+class NoTextLayerError(EmptyDocumentError):
+    """No page of a PDF has a text layer; `pages` and `no_text_pages` say how many."""
+
+    def __init__(self, message: str, pages: int, no_text_pages: list[int]) -> None:
+        super().__init__(message)
+        self.pages = pages
+        self.no_text_pages = no_text_pages
 
 
 class NotFoundError(CoursetutorError):

@@ -14,8 +14,9 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from .ingest import IngestReport
+from .ingest import FileResult, IngestReport
 from .ingest import Progress as IngestProgress
+from .ingest.formulas import GAP
 from .ingest.ocr import INSTALL_HINT as OCR_HINT
 from .ingest.ocr import available as ocr_available
 from .types import Course, Document, FileMeta, Hit, Locator
@@ -70,28 +71,41 @@ def report_dict(report: IngestReport) -> dict[str, Any]:
     }
 
 
+def file_notes(f: FileResult) -> str:
+    """What the report says about one file besides its counts (plain text, not markup)."""
+    notes = [f.message] if f.message else []
+    if f.no_text_pages:
+        hint = "" if ocr_available() else f"; OCR: {OCR_HINT}"
+        notes.append(f"no text layer on page(s) {_pages(f.no_text_pages)} (skipped{hint})")
+    if f.formula_pages:
+        hint = "" if ocr_available() else f"; OCR: {OCR_HINT}"
+        notes.append(f"formulas missing from the text layer on page(s) "
+                     f"{_pages(f.formula_pages)} (marked {GAP}{hint})")
+    if f.ocr_pages:
+        notes.append(f"OCR on page(s) {_pages(f.ocr_pages)}")
+    if f.dropped_pages:
+        notes.append(f"contents page(s) {_pages(f.dropped_pages)} dropped")
+    return "; ".join(notes)
+
+
 def print_report(report: IngestReport) -> None:
-    table = Table(title=f"Ingest report: {report.course}")
+    table = Table(title=f"Ingest report: {escape(report.course)}")
     for col in ("file", "status", "pages", "chunks", "embedded", "notes"):
         table.add_column(col)
+    styles = {"failed": "red", "skipped": "yellow"}
     for f in report.files:
-        notes = f.message
-        if f.no_text_pages:
-            hint = "" if ocr_available() else f"; OCR: {OCR_HINT}"
-            notes += f"no text layer on page(s) {_pages(f.no_text_pages)} (skipped{hint}) "
-        if f.ocr_pages:
-            notes += f"OCR on page(s) {_pages(f.ocr_pages)} "
-        if f.dropped_pages:
-            notes += f"contents page(s) {_pages(f.dropped_pages)} dropped"
-        style = "red" if f.status == "failed" else None
-        table.add_row(Path(f.path).name, f.status, str(f.pages), str(f.chunks),
-                      str(f.embedded), notes.strip(), style=style)
+        # file names and messages are text, not console markup ("coursetutor[ocr]")
+        table.add_row(escape(Path(f.path).name), f.status, str(f.pages), str(f.chunks),
+                      str(f.embedded), escape(file_notes(f)), style=styles.get(f.status))
     out.print(table)
     t = report.totals()
-    out.print(f"{t['files'] - t['failed']} of {t['files']} files ingested, {t['pages']} pages, "
+    ingested = t["files"] - t["failed"] - t["skipped"]
+    skipped = f", {t['skipped']} skipped" if t["skipped"] else ""
+    out.print(f"{ingested} of {t['files']} files ingested{skipped}, {t['pages']} pages, "
               f"{t['chunks']} chunks, {t['embedded']} embedded, "
               f"{t['no_text_pages']} pages without text, {t['ocr_pages']} read by OCR, "
-              f"in {report.seconds:.1f} s")
+              f"{t['formula_pages']} with formulas missing, in {report.seconds:.1f} s",
+              highlight=False)
 
 
 def _pages(pages: list[int]) -> str:

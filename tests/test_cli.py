@@ -101,8 +101,11 @@ def test_ingest_files_and_folders_with_flags(tmp_path: Path, data_dir: Path) -> 
     result = run(data_dir, "ingest", "--course", "extra", "--type", "exercise", "--topic",
                  "regula falsi", "--difficulty", "4", "--language", "en", "--json", str(folder))
     assert result.exit_code == 0, result.stderr
-    assert [(Path(f["path"]).name, f["status"]) for f in json.loads(result.stdout)["files"]] == [
-        ("sheet.md", "added")
+    assert [(Path(f["path"]).name, f["status"], f["message"])
+            for f in json.loads(result.stdout)["files"]] == [
+        ("ignored.docx", "skipped", "ignored.docx: unsupported file type; supported: .json, "
+         ".markdown, .md, .pdf, .srt, .txt, .vtt"),
+        ("sheet.md", "added", ""),
     ]
     (doc,) = json.loads(run(data_dir, "documents", "--course", "extra", "--json").stdout)
     assert {k: doc[k] for k in ("id", "title", "doc_type", "topic", "difficulty", "language")} == {

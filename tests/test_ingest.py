@@ -51,8 +51,7 @@ def test_first_ingest_adds_every_file(sample: Sample) -> None:
     assert sample.report.totals() == {
         "files": 6, "failed": 0, "pages": pdf_pages,
         "chunks": sum(f.chunks for f in files), "embedded": sum(f.chunks for f in files),
-        "no_text_pages": 0,
-        "ocr_pages": 0,
+        "skipped": 0, "no_text_pages": 0, "ocr_pages": 0, "formula_pages": 0,
     }
 
 
@@ -151,8 +150,8 @@ def test_corrupt_pdf_fails_and_good_markdown_is_stored(
     )
     assert report.failed == [failed] and report.succeeded == [added]
     assert report.totals() == {
-        "files": 2, "failed": 1, "pages": 0, "chunks": 1, "embedded": 1, "no_text_pages": 0,
-        "ocr_pages": 0,
+        "files": 2, "failed": 1, "pages": 0, "chunks": 1, "embedded": 1, "skipped": 0,
+        "no_text_pages": 0, "ocr_pages": 0, "formula_pages": 0,
     }
     assert [d.id for d in sample_store.list_documents(TENANT, "mixed")] == ["good-md"]
     assert [(Path(e.path).name, e.stage) for e in events] == [
@@ -178,27 +177,28 @@ def test_upload_limit(tmp_path: Path, sample_store: SQLiteStore, embedder: Embed
 
 
 @pytest.mark.parametrize(
-    ("name", "data", "message"),
+    ("name", "data", "status", "message"),
     [
-        ("empty.md", b"", "empty.md: the file is empty"),
-        ("blank.md", b"\n  \n\n", "blank.md: no text"),
-        ("slides.pptx", b"PK\x03\x04",
+        ("empty.md", b"", "failed", "empty.md: the file is empty"),
+        ("blank.md", b"\n  \n\n", "failed", "blank.md: no text"),
+        ("slides.pptx", b"PK\x03\x04", "skipped",
          "slides.pptx: unsupported file type; supported: "
          ".json, .markdown, .md, .pdf, .srt, .txt, .vtt"),
-        ("captions.vtt", b"WEBVTT\n", "captions.vtt: no timed cues found"),
+        ("captions.vtt", b"WEBVTT\n", "failed", "captions.vtt: no timed cues found"),
     ],
 )
 def test_unusable_file_fails_with_a_message(
     tmp_path: Path, sample_store: SQLiteStore, embedder: EmbeddingModel,
-    name: str, data: bytes, message: str,
+    name: str, data: bytes, status: str, message: str,
 ) -> None:
     path = tmp_path / name
     path.write_bytes(data)
     sample_store.ensure_course(TENANT, "misc")
     report = ingestor(sample_store, embedder).ingest(TENANT, "misc", [(path, FileMeta())])
     assert [(f.path, f.status, f.message) for f in report.files] == [
-        (str(path), "failed", message)
+        (str(path), status, message)
     ]
+    assert report.succeeded == []
     assert sample_store.list_documents(TENANT, "misc") == []
 
 

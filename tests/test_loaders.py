@@ -13,12 +13,16 @@ from coursetutor.errors import (
     CorruptFileError,
     EmptyDocumentError,
     EncryptedFileError,
+    NoTextLayerError,
     UnsupportedFileError,
 )
+from coursetutor.ingest import loaders
+from coursetutor.ingest.formulas import GAP, count_blanks, mark_blanks, without_gaps
 from coursetutor.ingest.loaders import load
 from coursetutor.ingest.markdown import slugify
 from coursetutor.ingest.parsed import ParsedDocument
-from coursetutor.ingest.pdf import heading_of
+from coursetutor.ingest.pdf import first_line_title, heading_of, structural_heading
+from coursetutor.ingest.titles import distinct_title, metadata_title, readable_name
 from coursetutor.ingest.transcript import parse_cues, parse_timestamp
 from coursetutor.types import Locator, Section
 
@@ -339,9 +343,13 @@ def make_pdf(
     margins: bool = True,
     user_password: str | None = None,
     owner_password: str | None = None,
+    title: str | None = None,
 ) -> Path:
-    """A PDF with one text line per list item (no wrapping), optionally with running margins."""
+    """A PDF with one text line per list item (no wrapping), optionally with running margins
+    and a metadata title."""
     pdf = FPDF()
+    if title is not None:
+        pdf.set_title(title)
     pdf.set_auto_page_break(False)
     pdf.set_font("Helvetica", size=11)
     for number, lines in enumerate(pages, start=1):
@@ -387,13 +395,13 @@ def test_pdf_pages_sections_and_margins(lecture_pdf: Path) -> None:
     doc = load(lecture_pdf)
     derivation, rule = ("1 Derivation",), ("1 Derivation", "1.1 The update rule")
     assert doc == ParsedDocument(
-        title="Lecture 3: Newton's method",
+        title="lecture-03",  # no metadata title: the file's; its first line names page 1
         kind="pages",
         pages=7,
         no_text_pages=[5],
         dropped_pages=[2],
         sections=[
-            Section("\n".join(LECTURE_PAGES[0]), (), Locator(page=1)),
+            Section("\n".join(LECTURE_PAGES[0]), (LECTURE_PAGES[0][0],), Locator(page=1)),
             Section("\n".join(LECTURE_PAGES[2]), derivation, Locator(page=3)),
             Section("\n".join(LECTURE_PAGES[3]), rule, Locator(page=4)),
             Section("\n".join(LECTURE_PAGES[5]), rule, Locator(page=6)),
@@ -448,6 +456,8 @@ def test_pdf_without_text_layer_is_empty(tmp_path: Path) -> None:
         "scan.pdf: no page has a text layer (3 pages); "
         "to read scanned pages: pip install 'coursetutor[ocr]'"
     )
+    assert isinstance(exc.value, NoTextLayerError)
+    assert (exc.value.pages, exc.value.no_text_pages) == (3, [1, 2, 3])
 
 
 @pytest.mark.parametrize(
@@ -478,7 +488,8 @@ def test_encrypted_pdf(tmp_path: Path) -> None:
 def test_pdf_with_only_an_owner_password_is_readable(tmp_path: Path) -> None:
     path = make_pdf(tmp_path / "owner.pdf", LECTURE_PAGES[:1], margins=False,
                     owner_password="owner")
-    assert load(path).sections == [Section("\n".join(LECTURE_PAGES[0]), (), Locator(page=1))]
+    assert load(path).sections == [
+        Section("\n".join(LECTURE_PAGES[0]), (LECTURE_PAGES[0][0],), Locator(page=1))]
 
 
 # -- Dispatch ------------------------------------------------------------------
@@ -496,3 +507,191 @@ def test_unsupported_extension(tmp_path: Path, name: str) -> None:
 @pytest.mark.parametrize("name", ["NOTES.MD", "Notes.Txt"])
 def test_extension_is_case_insensitive(tmp_path: Path, name: str) -> None:
     assert load(write(tmp_path / name, "Some text.")).sections == [Section("Some text.")]
+
+
+# -- Any failure of a loader is the file's own error ----------------------------
+
+
+def test_deeply_nested_json_is_a_corrupt_file(tmp_path: Path) -> None:
+    path = tmp_path / "deep.json"
+    path.write_text("[" * 100_000)
+    with pytest.raises(CorruptFileError, match=r"^deep\.json: nested too deeply to read$"):
+        load(path)
+
+
+@pytest.mark.parametrize(
+    ("raised", "message"),
+    [
+        (MemoryError(), "notes.md: too large to read in memory"),
+        (RecursionError("maximum recursion depth exceeded"), "notes.md: nested too deeply to read"),
+        (ValueError("bad glyph table\nin font F1"),
+         "notes.md: could not be read (ValueError: bad glyph table)"),
+        (KeyError("/Widths"), "notes.md: could not be read (KeyError: '/Widths')"),
+    ],
+    ids=["memory", "recursion", "value", "key"],
+)
+def test_any_loader_exception_becomes_a_corrupt_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, raised: BaseException, message: str,
+) -> None:
+    def explode(path: Path) -> ParsedDocument:
+        raise raised
+
+    monkeypatch.setitem(loaders.LOADERS, ".md", explode)
+    with pytest.raises(CorruptFileError) as exc:
+        load(write(tmp_path / "notes.md", "# Notes\n\nText.\n"))
+    assert str(exc.value) == message
+
+
+# -- Titles: the file's own, never its first heading ----------------------------
+
+
+def test_pdf_metadata_title_is_the_title(tmp_path: Path) -> None:
+    path = make_pdf(tmp_path / "05_notes_it.pdf", LECTURE_PAGES[:1], margins=False,
+                    title="Analisi Matematica I")
+    assert load(path).title == "Analisi Matematica I"
+
+
+@pytest.mark.parametrize(
+    ("value", "title"),
+    [
+        ("Optimization in Machine Learning", "Optimization in Machine Learning"),
+        ("  Numerical   Methods ", "Numerical Methods"),
+        ("untitled", None),
+        ("Microsoft Word - notes.docx", None),
+        ("lecture3.tex", None),
+        ("ab", None),
+        ("", None),
+        (None, None),
+    ],
+)
+def test_metadata_title(value: str | None, title: str | None) -> None:
+    assert metadata_title(value) == title
+
+
+@pytest.mark.parametrize(
+    ("name", "readable"),
+    [
+        ("pdf/05_unimib_analisi-matematica_appunti_it.pdf", "Unimib analisi-matematica appunti"),
+        ("02_lmu-optml_exercise-sheet-09_en.pdf", "Lmu-optml exercise-sheet-09"),
+        ("03_lmu-optml_solutions-sheet-09_en.pdf", "Lmu-optml solutions-sheet-09"),
+        ("hf-course_03_what-is-transfer-learning_zh-CN.srt",
+         "Hf-course 03 what-is-transfer-learning"),
+        ("what-is-transfer-learning.vtt", "What is transfer learning"),
+        ("lecture 2 (newton).md", "Lecture 2 (newton)"),
+        ("2024.pdf", "2024"),
+    ],
+)
+def test_readable_name(name: str, readable: str) -> None:
+    assert readable_name(name) == readable
+
+
+def test_distinct_title() -> None:
+    taken = {"Optimization in Machine Learning"}
+    assert distinct_title("Newton", "sol9.pdf", taken) == "Newton"
+    assert distinct_title("Optimization in Machine Learning", "03_solutions-sheet-09_en.pdf",
+                          taken) == "Optimization in Machine Learning (Solutions sheet 09)"
+
+
+def test_markdown_with_several_top_headings_is_titled_by_its_name(tmp_path: Path) -> None:
+    doc = load(write(tmp_path / "notes.md", "# Chapter 1\n\nA.\n\n# Chapter 2\n\nB.\n"))
+    assert doc.title == "notes"
+    assert [s.path for s in doc.sections] == [("Chapter 1",), ("Chapter 2",)]
+
+
+# -- Sections of a page: chapters, sections, slide titles -----------------------
+
+
+@pytest.mark.parametrize(
+    ("lines", "heading"),
+    [
+        (["第二章  序列的极限  ", " 序列极限的定义  §", "定义 2.1.1"], (1, "第二章 序列的极限")),
+        (["第一章  函数", " 实数", "第二章  序列的极限"], None),  # a table of contents
+        (["第六章  不定积分", "§", "§"], None),
+        ([" 函数的性质  §", "定义 1.3.1"], (2, "函数的性质")),
+        (["Capitolo 2", "Numeri Reali", "2.1 Insiemi"], (1, "2 Numeri Reali")),
+        (["Chapter 3", "we saw that."], None),
+        (["The Chapter 3 results"], None),
+    ],
+)
+def test_structural_heading(lines: list[str], heading: tuple[int, str] | None) -> None:
+    assert structural_heading(lines, 0) == heading
+
+
+@pytest.mark.parametrize(
+    ("lines", "path"),
+    [
+        (["FROM FIRST TO SECOND ORDER METHODS", "So far: first order"],
+         ("FROM FIRST TO SECOND ORDER METHODS",)),
+        (["The rule fails when the tangent is horizontal, that is when"], ()),
+        (["ggplot(data.frame(x), aes(x=t)) +"], ()),
+        (["= 2 x + 1 + 3 y = 7 - 4"], ()),
+        ([], ()),
+    ],
+)
+def test_first_line_title(lines: list[str], path: tuple[str, ...]) -> None:
+    assert first_line_title(lines) == path
+
+
+CHAPTERS = [
+    ["Capitolo 1", "Introduzione", "Questi appunti sono presi a lezione durante il corso."],
+    ["1.1 Insiemi", "Un insieme e una collezione di oggetti distinti fra loro."],
+    ["Gli insiemi si confrontano con funzioni iniettive e suriettive, come segue."],
+    ["1.2 Numeri", "I numeri naturali si costruiscono a partire dallo zero."],
+    ["Capitolo 2", "Successioni", "Una successione e una funzione definita sui naturali."],
+]
+
+
+def test_pdf_chapters_name_the_sections_of_their_pages(tmp_path: Path) -> None:
+    doc = load(make_pdf(tmp_path / "appunti.pdf", CHAPTERS, margins=False))
+    assert [s.path for s in doc.sections] == [
+        ("1 Introduzione",), ("1 Introduzione", "1.1 Insiemi"),
+        ("1 Introduzione", "1.1 Insiemi"), ("1 Introduzione", "1.2 Numeri"),
+        ("2 Successioni",)]
+
+
+# -- Formulas missing from the text layer ----------------------------------------
+
+BLANKS = [
+    "Nested intervals",
+    "Let    be a sequence of intervals, where    .",
+    "Then    holds for every    ,    and    .",
+    "The proof takes the supremum of the left ends.",
+]
+
+
+def test_blanks_where_formulas_were() -> None:
+    text = "设区间套   ，其中  . 则  , , 成立 ( )"
+    assert count_blanks(text) == 5
+    assert mark_blanks(text) == (
+        f"设区间套 {GAP} ，其中 {GAP} . 则 {GAP} , {GAP} , 成立 ( {GAP} )")
+    assert without_gaps(mark_blanks("其中  .")) == "其中 ."
+    assert count_blanks("Then x = 1, y = 2 (see [3]) and z... Done. A , B") == 0
+
+
+def test_pdf_pages_missing_their_formulas_are_found_and_marked(tmp_path: Path) -> None:
+    path = make_pdf(tmp_path / "intervals.pdf",
+                    [BLANKS, ["A page whose formulas are all there: x = 1 and y = 2."]],
+                    margins=False)
+    doc = load(path)
+    assert doc.formula_pages == [1]
+    assert doc.sections[0].text.split("\n")[1:3] == [
+        f"Let {GAP} be a sequence of intervals, where {GAP} .",
+        f"Then {GAP} holds for every {GAP} , {GAP} and {GAP} .",
+    ]
+    assert GAP not in doc.sections[1].text
+
+
+def test_pdf_formula_pages_are_read_by_ocr_when_it_is_there(tmp_path: Path) -> None:
+    path = make_pdf(tmp_path / "intervals.pdf", [BLANKS], margins=False)
+    read: list[int] = []
+
+    text = ("Nested intervals\nLet I_n = [a_n, b_n] be a sequence of intervals, where "
+            "I_n+1 ⊂ I_n.\nThen a_n ≤ b_n holds for every n, a_n ≤ a_n+1 and b_n+1 ≤ b_n.")
+
+    def ocr(pdf: Path, page: int) -> str:
+        read.append(page)
+        return text
+
+    doc = load(path, ocr)
+    assert (read, doc.ocr_pages, doc.formula_pages) == ([1], [1], [])
+    assert doc.sections[0].text == text

@@ -61,7 +61,16 @@ def test_manifest(tmp_path: Path, name: str, text: str) -> None:
                       language="en", source_name="notes/week-1.md")),
             (tmp_path / "video.srt", FileMeta(source_name="video.srt")),
         ],
+        language_set=True,
     )
+
+
+def test_manifest_language_must_be_a_code(tmp_path: Path) -> None:
+    path = tmp_path / "course.toml"
+    path.write_text('[course]\nlanguage = "Italiano!"\n[[files]]\npath = "a.md"\n')
+    with pytest.raises(ManifestError, match="course.language: language must be a language "
+                       "code such as en, it or zh, got 'Italiano!'"):
+        load_manifest(path)
 
 
 def test_manifest_without_course_table(tmp_path: Path) -> None:

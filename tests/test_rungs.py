@@ -92,6 +92,15 @@ def test_guiding_questions_with_their_answers_break_the_contract() -> None:
     assert found[1].detail == "4000"
 
 
+@pytest.mark.parametrize("text", [
+    "**Question:** How many steps did he jog? **Answer:** 4000 steps.",
+    "How many steps did he jog? (Answer: 4000)",
+    "他慢跑了多少步？答案：4000步。",
+])
+def test_answer_labels_in_markdown_and_other_languages(text: str) -> None:
+    assert "answer_given" in rules(check("guiding", text, FACTS))
+
+
 def test_guiding_questions_that_only_ask_keep_the_contract() -> None:
     text = ("Let's look at his day [1]. How many steps had he walked before the jog? "
             "How many does he still need [1]?")

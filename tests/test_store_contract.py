@@ -231,6 +231,54 @@ def test_remove_document(course: Store) -> None:
     assert course.get_course(T, C) == Course(T, C, "Calculus", "en", 2, 2)
 
 
+def in_language(document: Document, language: str) -> Document:
+    return dataclasses.replace(document, language=language)
+
+
+def test_course_language_follows_the_chunks_majority(store: Store) -> None:
+    store.ensure_course(T, C, "Analisi", "en")
+    assert (store.course_language(T, C), store.course_languages(T, C)) == ("en", {})
+    add(store, in_language(doc("it-1"), "it"), [NEWTON, BISECT], [vec(1, 0, 0, 0)] * 2)
+    assert (store.course_language(T, C), store.course_languages(T, C)) == ("it", {"it": 2})
+    add(store, doc("en-1"), [EXERCISE], [vec(0, 1, 0, 0)])
+    assert (store.course_language(T, C), store.course_languages(T, C)) == (
+        "it", {"it": 2, "en": 1})
+    add(store, doc("en-2"), [SUMMARY, row("more", "More text.", "more text")],
+        [vec(0, 0, 1, 0)] * 2)
+    assert (store.course_language(T, C), store.course_languages(T, C)) == (
+        "en", {"en": 3, "it": 2})
+    store.remove_document(T, C, "en-2")
+    assert (store.course_language(T, C), store.search_state(T, C)[0]) == ("it", "it")
+    assert store.explicit_language(T, C) is None
+    store.remove_document(T, C, "it-1")
+    assert (store.course_language(T, C), store.course_languages(T, C)) == ("en", {"en": 1})
+    store.remove_document(T, C, "en-1")  # an empty course keeps the language it had
+    assert (store.course_language(T, C), store.course_languages(T, C)) == ("en", {})
+
+
+def test_a_course_language_set_explicitly_is_kept(store: Store) -> None:
+    store.ensure_course(T, C, "Analisi", "en")
+    assert store.set_course_language(T, C, "zh").language == "zh"
+    add(store, in_language(doc("it-1"), "it"), [NEWTON, BISECT], [vec(1, 0, 0, 0)] * 2)
+    assert (store.course_language(T, C), store.explicit_language(T, C)) == ("zh", "zh")
+    assert store.get_course(T, C).language == "zh"
+    assert store.set_course_language(T, C, None).language == "it"
+    assert store.explicit_language(T, C) is None
+    with pytest.raises(NotFoundError, match="course 'nope' does not exist"):
+        store.set_course_language(T, "nope", "it")
+    with pytest.raises(NotFoundError, match="course 'nope' does not exist"):
+        store.course_languages(T, "nope")
+
+
+def test_setting_the_language_changes_the_search_version(store: Store) -> None:
+    store.ensure_course(T, C, "Analisi", "en")
+    before = store.search_state(T, C)
+    store.set_course_language(T, C, "it")
+    after = store.search_state(T, C)
+    assert after[0] == "it"
+    assert before[1] is None or after[1] != before[1]
+
+
 def test_keyword_search_on_a_course_with_no_chunks_left(course: Store) -> None:
     for d in ("lec", "ex", "sum"):
         course.remove_document(T, C, d)

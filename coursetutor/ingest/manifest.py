@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CoursetutorError, ManifestError
+from ..retrieval.language import check_language
 from ..types import FileMeta, check_difficulty, check_doc_type, check_media_url
 
 
@@ -18,6 +19,7 @@ class Manifest:
     language: str
     files: list[tuple[Path, FileMeta]]
     allow_solutions: bool | None = None  # None: leave the course's policy as it is
+    language_set: bool = False  # [course] language given: the course keeps it
 
 
 def _file_entry(entry: Any, base: Path, n: int, source: str) -> tuple[Path, FileMeta]:
@@ -33,7 +35,7 @@ def _file_entry(entry: Any, base: Path, n: int, source: str) -> tuple[Path, File
             topic=str(entry.get("topic", "")),
             difficulty=check_difficulty(int(entry.get("difficulty", 2))),
             title=entry.get("title"),
-            language=entry.get("language"),
+            language=check_language(str(entry["language"])) if entry.get("language") else None,
             source_name=str(entry["path"]),
             media_url=check_media_url(str(entry.get("media_url", ""))),
         )
@@ -63,12 +65,18 @@ def load_manifest(path: Path) -> Manifest:
     if not isinstance(course, dict):
         raise ManifestError(f"{path}: 'course' must be a table with id, title and language")
     files = [_file_entry(e, path.parent, i, str(path)) for i, e in enumerate(data["files"])]
+    language = course.get("language")
+    try:
+        code = check_language(str(language)) if language else "en"
+    except CoursetutorError as exc:
+        raise ManifestError(f"{path}: course.language: {exc}") from exc
     return Manifest(
         course_id=course.get("id"),
         title=str(course.get("title", "")),
-        language=str(course.get("language", "en")),
+        language=code,
         files=files,
         allow_solutions=_policy(course.get("allow_solutions"), str(path)),
+        language_set=bool(language),
     )
 
 

@@ -36,11 +36,15 @@ def read_text(path: Path) -> str:
 
 
 def parse_markdown(text: str, name: str) -> ParsedDocument:
-    """Split Markdown into paragraphs under their heading path."""
+    """Split Markdown into paragraphs under their heading path; a file with one top-level
+    heading is titled by it (one with several is titled by its name: they are chapters)."""
     doc = ParsedDocument(title=Path(name).stem, sections=[], kind="prose")
     trail: list[tuple[int, str]] = []
     para: list[str] = []
     in_fence = False
+    # level-1 headings, and whether text came first: one at the top names the file,
+    # several are its chapters
+    top: list[tuple[str, bool]] = []
 
     def flush() -> None:
         body = join_hyphenated("\n".join(para)).strip()
@@ -59,14 +63,16 @@ def parse_markdown(text: str, name: str) -> ParsedDocument:
         if m:
             flush()
             level, title = len(m.group(1)), m.group(2).strip()
-            if level == 1 and doc.title == Path(name).stem and not trail:
-                doc.title = title
+            if level == 1:
+                top.append((title, bool(doc.sections or trail)))
             trail = [(lv, t) for lv, t in trail if lv < level] + [(level, title)]
         elif not line.strip() and not in_fence:
             flush()
         else:
             para.append(line)
     flush()
+    if len(top) == 1 and not top[0][1]:
+        doc.title = top[0][0]
     if not doc.sections:
         raise EmptyDocumentError(f"{name}: no text")
     return doc

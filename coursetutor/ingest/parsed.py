@@ -18,4 +18,5 @@ class ParsedDocument:
     no_text_pages: list[int] = dataclasses.field(default_factory=list)
     dropped_pages: list[int] = dataclasses.field(default_factory=list)
     ocr_pages: list[int] = dataclasses.field(default_factory=list)
+    formula_pages: list[int] = dataclasses.field(default_factory=list)  # formulas left blanks
     language: str | None = None

@@ -11,17 +11,19 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..config import Settings
-from ..errors import CoursetutorError, InputError
+from ..errors import CoursetutorError, InputError, NoTextLayerError, UnsupportedFileError
 from ..retrieval.embed import EmbeddingModel
-from ..retrieval.language import detect_language
+from ..retrieval.language import majority_language
 from ..retrieval.tokenize import tokenize
 from ..store import ChunkRow, Store
 from ..store.files import FileStore
 from ..types import ChunkDraft, Document, FileMeta
 from .chunking import ChunkSizes, chunk_prose, chunk_slides, chunk_timed
-from .loaders import load
+from .formulas import without_gaps
+from .loaders import check_supported, load
 from .ocr import OcrFn, make_ocr
 from .parsed import ParsedDocument
+from .titles import distinct_title, readable_name
 
 PIPELINE_VERSION = "1"
 
@@ -32,7 +34,7 @@ class FileResult:
     """What happened to one file."""
 
     path: str
-    status: str  # added, updated, unchanged, failed
+    status: str  # added, updated, unchanged, failed, skipped (a type no loader reads)
     document_id: str = ""
     pages: int = 0
     chunks: int = 0
@@ -40,6 +42,7 @@ class FileResult:
     no_text_pages: list[int] = dataclasses.field(default_factory=list)
     dropped_pages: list[int] = dataclasses.field(default_factory=list)
     ocr_pages: list[int] = dataclasses.field(default_factory=list)
+    formula_pages: list[int] = dataclasses.field(default_factory=list)  # blanks marked
     message: str = ""
 
 
@@ -57,7 +60,7 @@ class IngestReport:
 
     @property
     def succeeded(self) -> list[FileResult]:
-        return [f for f in self.files if f.status != "failed"]
+        return [f for f in self.files if f.status not in ("failed", "skipped")]
 
     def totals(self) -> dict[str, int]:
         return {
@@ -66,8 +69,10 @@ class IngestReport:
             "pages": sum(f.pages for f in self.files),
             "chunks": sum(f.chunks for f in self.files),
             "embedded": sum(f.embedded for f in self.files),
+            "skipped": sum(f.status == "skipped" for f in self.files),
             "no_text_pages": sum(len(f.no_text_pages) for f in self.files),
             "ocr_pages": sum(len(f.ocr_pages) for f in self.files),
+            "formula_pages": sum(len(f.formula_pages) for f in self.files),
         }
 
 
@@ -147,6 +152,16 @@ def id_clashes(items: list[tuple[Path, FileMeta]]) -> dict[int, FileResult]:
     return clashes
 
 
+def failed_result(path: Path, exc: CoursetutorError) -> FileResult:
+    """The report line of a file that did not go in: skipped (a type no loader reads) or
+    failed, with the pages a scan has when no page has text."""
+    status = "skipped" if isinstance(exc, UnsupportedFileError) else "failed"
+    result = FileResult(str(path), status, message=str(exc))
+    if isinstance(exc, NoTextLayerError):
+        result.pages, result.no_text_pages = exc.pages, list(exc.no_text_pages)
+    return result
+
+
 def text_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
 
@@ -154,7 +169,7 @@ def text_hash(text: str) -> str:
 def index_text(title: str, path: tuple[str, ...], text: str) -> str:
     """Contextual text for retrieval: document title and section path before the chunk."""
     heading = " > ".join(p for p in path if p and p != title)
-    return "\n".join(x for x in (title, heading, text) if x)
+    return "\n".join(x for x in (title, heading, without_gaps(text)) if x)
 
 
 class Ingestor:
@@ -197,8 +212,8 @@ class Ingestor:
                 prepared = self.prepare(tenant, course, info.language, path, meta, notify)
                 result = self.write(tenant, course, prepared, notify)
             except CoursetutorError as exc:
-                result = FileResult(path=str(path), status="failed", message=str(exc))
-                notify(Progress(str(path), "failed"))
+                result = failed_result(path, exc)
+                notify(Progress(str(path), result.status, result.pages))
             report.files.append(result)
         report.seconds = time.perf_counter() - started
         return report
@@ -209,8 +224,9 @@ class Ingestor:
     ) -> PreparedFile:
         """Read, parse, chunk and embed one file; nothing is written into the course (the
         vectors go to the shared vector cache), so several workers may prepare at once."""
-        data = _read_checked(path, self.settings.max_file_bytes)
         source_name = meta.source_name or path.name
+        check_supported(path)
+        data = _read_checked(path, self.settings.max_file_bytes)
         doc_id = document_id(source_name)
         digest = content_hash(data, meta, self.sizes)
         old = self.store.find_document(tenant, course, doc_id)
@@ -221,12 +237,12 @@ class Ingestor:
         parsed = load(path, self.ocr)
         drafts = self._chunk(parsed, meta)
         notify(Progress(str(path), "parsed", parsed.pages, len(drafts)))
-        doc = DraftDocument(doc_id, meta.title or parsed.title, source_name, digest, parsed.pages,
-                            drafts)
+        doc = DraftDocument(doc_id, meta.title or own_title(parsed, path, source_name),
+                            source_name, digest, parsed.pages, drafts)
         document, rows, embedded = self.document(tenant, course, language, doc, meta, notify)
         result = FileResult(
             str(path), "updated" if old else "added", doc_id, parsed.pages, len(rows), embedded,
-            parsed.no_text_pages, parsed.dropped_pages, parsed.ocr_pages,
+            parsed.no_text_pages, parsed.dropped_pages, parsed.ocr_pages, parsed.formula_pages,
         )
         return PreparedFile(result, data, suffix, digest, document, rows)
 
@@ -242,10 +258,19 @@ class Ingestor:
         if prepared.document is None:
             notify(Progress(result.path, "skipped", result.pages, result.chunks))
             return result
-        stored = self.store.replace_document(prepared.document, prepared.rows)
+        stored = self.store.replace_document(self._titled(prepared.document), prepared.rows)
         self.files.prune(tenant, course, result.document_id, keep=prepared.content_hash)
         notify(Progress(result.path, "stored", result.pages, stored, result.embedded))
         return dataclasses.replace(result, chunks=stored)
+
+    def _titled(self, document: Document) -> Document:
+        """`document` with a title no other document of its course has (an exercise sheet
+        and its solutions often share their metadata title)."""
+        taken = {d.title for d in self.store.list_documents(document.tenant, document.course)
+                 if d.id != document.id}
+        title = distinct_title(document.title, document.source_name, taken)
+        return document if title == document.title else dataclasses.replace(document,
+                                                                             title=title)
 
     def add(
         self, tenant: str, course: str, course_language: str, doc: DraftDocument,
@@ -261,9 +286,8 @@ class Ingestor:
         meta: FileMeta, notify: ProgressFn,
     ) -> tuple[Document, list[ChunkRow], int]:
         """The document and its chunk rows, embedded; returns (document, rows, embedded)."""
-        lang = meta.language or detect_language(
-            " ".join(d.text for d in doc.drafts[:5])[:4000], default=course_language
-        )
+        lang = meta.language or majority_language((without_gaps(d.text) for d in doc.drafts),
+                                                  default=course_language)
         rows = [self._row(doc.id, d, doc.title, lang) for d in doc.drafts]
         embedded = self._embed(rows, doc.title, doc.source_name, doc.pages, notify)
         document = Document(
@@ -308,6 +332,14 @@ class Ingestor:
             self.store.put_vectors(model, dict(zip(keys, vectors, strict=True)))
             notify(Progress(path, "embedding", pages, len(rows), i + len(keys), len(todo)))
         return len(todo)
+
+
+def own_title(parsed: ParsedDocument, path: Path, source_name: str) -> str:
+    """The file's own title (PDF metadata, a Markdown file's one top heading, a JSON
+    sheet's title), else its name in the course made readable."""
+    if parsed.title and parsed.title != path.stem:
+        return parsed.title
+    return readable_name(source_name)
 
 
 def _read_checked(path: Path, limit: int) -> bytes:

@@ -13,7 +13,8 @@ def report_json(report: IngestReport, folder: Path) -> str:
     files = [{"name": Path(f.path).name, "status": f.status, "document": f.document_id,
               "pages": f.pages, "chunks": f.chunks, "embedded": f.embedded,
               "no_text_pages": f.no_text_pages, "ocr_pages": f.ocr_pages,
-              "dropped_pages": f.dropped_pages, "message": short(f.message, folder)}
+              "formula_pages": f.formula_pages, "dropped_pages": f.dropped_pages,
+              "message": short(f.message, folder)}
              for f in report.files]
     return json.dumps({"files": files, "totals": report.totals(),
                        "seconds": round(report.seconds, 2)})
@@ -26,7 +27,7 @@ def short(message: str, folder: Path) -> str:
 
 def outcome(report: IngestReport, folder: Path) -> dict[str, object]:
     """The job fields of a finished ingest: status, counts, the report and an error."""
-    status = "failed" if len(report.failed) == len(report.files) else "done"
+    status = "done" if report.succeeded else "failed"
     embedded = report.totals()["embedded"]
     return {"status": status, "stage": status, "files_done": len(report.files),
             "embedded": embedded, "to_embed": embedded, "report": report_json(report, folder),

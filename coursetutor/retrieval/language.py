@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections import Counter
+from collections.abc import Iterable, Mapping
+
+from ..errors import InputError
 
 _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
 
@@ -66,3 +70,29 @@ def detect_language(text: str, default: str = "en") -> str:
     if votes[best] == 0 or list(votes.values()).count(votes[best]) > 1:
         return default
     return best
+
+
+_CODE = re.compile(r"^[a-z]{2,3}$")
+
+
+def check_language(value: str) -> str:
+    """A language code as the store keeps it: 'zh-CN' -> 'zh', 'IT' -> 'it'."""
+    code = value.strip().replace("_", "-").split("-", 1)[0].lower()
+    if not _CODE.match(code):
+        raise InputError(f"language must be a language code such as en, it or zh, got {value!r}")
+    return code
+
+
+def majority_language(texts: Iterable[str], default: str) -> str:
+    """The language most of `texts` are in (one vote per text that can be told), else
+    `default`; ties go to the language met first."""
+    votes = Counter(lang for lang in (detect_language(t, default="") for t in texts) if lang)
+    return votes.most_common(1)[0][0] if votes else default
+
+
+def search_language(question: str, course: str, languages: Mapping[str, int]) -> str:
+    """The language to search a course in for a question in `question`: the question's own
+    when the course has chunks in it (no translation then), else the course's language.
+
+    `languages` is the course's chunks per language (Store.course_languages)."""
+    return question if languages.get(question, 0) > 0 else course

@@ -103,6 +103,21 @@ class Store(abc.ABC):
         """The course's language (backends override this with a cheaper query)."""
         return self.get_course(tenant, course).language
 
+    @abc.abstractmethod
+    def course_languages(self, tenant: str, course: str) -> dict[str, int]:
+        """The course's chunks per language of their documents, most first: a question in
+        one of these languages is searched in it (retrieval.language.search_language)."""
+
+    @abc.abstractmethod
+    def explicit_language(self, tenant: str, course: str) -> str | None:
+        """The language set for the course, or None when it follows its documents."""
+
+    @abc.abstractmethod
+    def set_course_language(self, tenant: str, course: str, language: str | None) -> Course:
+        """Set the course's language and keep it whatever its documents are in; None: the
+        course follows its documents again (the language most of its chunks are in, updated
+        by every write to them)."""
+
     def search_state(self, tenant: str, course: str) -> tuple[str, int | None]:
         """The course's language and a version that changes with every write to its
         documents, so a process may keep search results per version; None where the store

@@ -74,6 +74,7 @@ def _copy_course(source: Store, target: Store, tenant: str, course_id: str,
         rows = source.export_chunks(tenant, course.id, document.id)
         report.chunks += target.replace_document(document, rows)
         report.documents += 1
+    target.set_course_language(tenant, course.id, source.explicit_language(tenant, course.id))
     for student in source.list_students(tenant, course.id):
         target.enroll(tenant, course.id, student)
         report.enrolments += 1

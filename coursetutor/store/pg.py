@@ -229,6 +229,10 @@ class PostgresStore(SQLCatalog, SQLAccess, SQLSessions, Store):
     def course_language(self, tenant: str, course: str) -> str:
         return self.course_settings(tenant, course).language
 
+    def _bump(self, db: _InTransaction, tenant: str, course: str) -> None:
+        db.execute("UPDATE courses SET generation = nextval('course_generation') "
+                   "WHERE tenant = ? AND id = ?", (tenant, course))
+
     def search_state(self, tenant: str, course: str) -> tuple[str, int | None]:
         row = self._db.execute("SELECT language, generation FROM courses WHERE tenant = ? "
                                "AND id = ?", (tenant, course)).fetchone()
@@ -271,6 +275,7 @@ class PostgresStore(SQLCatalog, SQLAccess, SQLSessions, Store):
             self._drop_chunks(db, course_pk, (tenant, course, document_id))
             db.execute("DELETE FROM documents WHERE tenant = ? AND course = ? AND id = ?",
                        (tenant, course, document_id))
+            self._follow_documents(db, tenant, course)
 
     def replace_document(self, document: Document, chunks: list[ChunkRow]) -> int:
         d = document
@@ -303,6 +308,7 @@ class PostgresStore(SQLCatalog, SQLAccess, SQLSessions, Store):
             db.execute("UPDATE courses SET n_chunks = n_chunks + ?, sum_terms = sum_terms + ? "
                        "WHERE pk = ?", (len(stored), sum(len(c.terms) for _, c, _ in stored),
                                         course_pk))
+            self._follow_documents(db, d.tenant, d.course)
         return len(stored)
 
     @staticmethod

@@ -21,6 +21,22 @@ DOCUMENT_SQL = (
 )
 
 
+# chunks per language of their documents, most first
+LANGUAGES_SQL = (
+    "SELECT d.language, COUNT(*) FROM chunks k JOIN documents d ON d.tenant = k.tenant "
+    "AND d.course = k.course AND d.id = k.document_id WHERE k.tenant = ? AND k.course = ? "
+    "GROUP BY d.language ORDER BY COUNT(*) DESC, d.language"
+)
+# a course not set to a language takes the one most of its chunks are in (kept when empty)
+FOLLOW_SQL = (
+    "UPDATE courses SET language = COALESCE((SELECT d.language FROM chunks k JOIN documents d "
+    "ON d.tenant = k.tenant AND d.course = k.course AND d.id = k.document_id "
+    "WHERE k.tenant = ? AND k.course = ? GROUP BY d.language "
+    "ORDER BY COUNT(*) DESC, d.language LIMIT 1), language) "
+    "WHERE tenant = ? AND id = ? AND language_set = 0"
+)
+
+
 def document_from_row(row: Sequence[Any]) -> Document:
     values = list(row)
     values[4] = check_doc_type(values[4])
@@ -41,6 +57,8 @@ class SQLCatalog:
         def _tx(self) -> AbstractContextManager[Executor]: ...
 
         def _reader(self) -> Executor: ...
+
+        def _bump(self, db: Any, tenant: str, course: str) -> None: ...
 
     @staticmethod
     def _vector_of(stored: Any) -> Vector:
@@ -96,6 +114,40 @@ class SQLCatalog:
         if row is None:
             raise NotFoundError(f"course {course!r} does not exist")
         return course_from_row(row)
+
+    def course_languages(self, tenant: str, course: str) -> dict[str, int]:
+        """The course's chunks per language of their documents, most first."""
+        self.course_settings(tenant, course)
+        rows = self._reader().execute(LANGUAGES_SQL, (tenant, course)).fetchall()
+        return {str(lang): int(n) for lang, n in rows}
+
+    def explicit_language(self, tenant: str, course: str) -> str | None:
+        row = self._reader().execute(
+            "SELECT language, language_set FROM courses WHERE tenant = ? AND id = ?",
+            (tenant, course)).fetchone()
+        if row is None:
+            raise NotFoundError(f"course {course!r} does not exist")
+        return str(row[0]) if row[1] else None
+
+    def set_course_language(self, tenant: str, course: str, language: str | None) -> Course:
+        with self._tx() as db:
+            if language is None:
+                cur = db.execute("UPDATE courses SET language_set = 0 WHERE tenant = ? AND id = ?",
+                                 (tenant, course))
+                self._follow_documents(db, tenant, course)
+            else:
+                cur = db.execute("UPDATE courses SET language = ?, language_set = 1 "
+                                 "WHERE tenant = ? AND id = ?", (language, tenant, course))
+            if cur.rowcount == 0:
+                raise NotFoundError(f"course {course!r} does not exist")
+            self._bump(db, tenant, course)  # searches cached under the old language go
+        return self.get_course(tenant, course)
+
+    @staticmethod
+    def _follow_documents(db: Executor, tenant: str, course: str) -> None:
+        """After a write to its documents: the course takes its chunks' majority language,
+        unless a language was set for it."""
+        db.execute(FOLLOW_SQL, (tenant, course, tenant, course))
 
     def find_document(self, tenant: str, course: str, document_id: str) -> Document | None:
         row = self._db.execute(DOCUMENT_SQL + " AND d.id = ?",

@@ -200,6 +200,7 @@ class SQLiteStore(SQLCatalog, SQLAccess, SQLSessions, Store):
                 (tenant, course, document_id),
             )
             self._bump(db, tenant, course)
+            self._follow_documents(db, tenant, course)
 
     def _term_ids(self, db: sqlite3.Connection, terms: set[str]) -> dict[str, int]:
         db.executemany("INSERT OR IGNORE INTO terms (term) VALUES (?)", [(t,) for t in terms])
@@ -251,6 +252,7 @@ class SQLiteStore(SQLCatalog, SQLAccess, SQLSessions, Store):
                      json.dumps(c.cues), c.content_hash),
                 )
                 stored += cur.rowcount
+            self._follow_documents(db, d.tenant, d.course)
         return stored
 
     # -- vectors ----------------------------------------------------------

@@ -46,7 +46,7 @@ _LABEL = re.compile(
     re.IGNORECASE)
 # an answer label: "Answer: ...", "A: ...", "Risposta: ...", "答案：", "정답:"
 _ANSWER_LABEL = re.compile(
-    r"(?:^|(?<=[\s?\uff1f.]))(?:answer|a|solution|result|risposta|soluzione|antwort|l\u00f6sung|"
+    r"(?:^|(?<=[\s?\uff1f.*_(]))(?:answer|a|solution|result|risposta|soluzione|antwort|l\u00f6sung|"
     r"r\u00e9ponse|respuesta|\u7b54\u6848|\u7b54|\u89e3\u7b54|\uc815\ub2f5|\ub2f5|\ub2f5\ubcc0)"
     r"\s*[:\uff1a]", re.IGNORECASE)
 # a number in a result position: "= 12", "is 12", "gives 12", "you get 12", "total of 12"

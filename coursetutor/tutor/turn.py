@@ -267,8 +267,9 @@ class Tutor:
             assert level is not None  # buffered: a rung below solution
             hit = exercise_hit(ev.hits)
             solution = solution_text(self.ws, t.course, hit) if hit else ""
-            facts = facts_for(hit.chunk.text if hit else "", solution,
-                              _student_said(t), "\n".join(s.text for s in ctx.sources))
+            facts = facts_for(hit.chunk.text if hit else "", solution, _student_said(t),
+                              "\n".join([*(s.text for s in ctx.sources),
+                                         *(h.answer for h in t.history)]))
             text = guard_rung(self.router, level, text, facts, cat.language,
                               _exercise_source(ctx, ev), t.log).text
             text, cited = check_citations(text, ctx.sources)
