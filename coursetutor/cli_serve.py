@@ -48,7 +48,7 @@ def serve(ctx: click.Context, host: str | None, port: int | None, empty: bool,
     import uvicorn
 
     from .api import create_app
-    from .api.app import JOBS_LOST
+    from .api.jobs import recover, uploads_folder
     from .api.logs import setup
     from .api.signing import load_secret
     from .cli import SAMPLE_COURSE, load_sample_course
@@ -77,10 +77,10 @@ def serve(ctx: click.Context, host: str | None, port: int | None, empty: bool,
                     timeout_graceful_shutdown=5)
         return
     # several processes: each builds its own app from the same settings, passed on in the
-    # environment; jobs a stopped server left behind are failed once, here (with Redis the
-    # workers run them: they go on)
+    # environment; jobs a stopped server left running are queued again once, here (with
+    # Redis the workers run them: they go on)
     if not settings.redis:
-        ws.store.fail_unfinished_jobs(JOBS_LOST)
+        recover(ws.store, uploads_folder(settings))
     load_secret(settings)
     ws.close()  # the workers open their own stores: this process keeps no connection
     os.environ.update(settings_env(settings))

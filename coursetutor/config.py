@@ -89,6 +89,10 @@ class Settings:
     api_rate_admin_per_minute: int = 600
     api_rate_admin_per_hour: int = 20_000
     api_rate_admin_streams: int = 8
+    # compute budgets (token buckets of embedding and generation seconds per minute; 0: off)
+    api_cpu_key_seconds_per_minute: float = 30.0
+    api_cpu_tenant_seconds_per_minute: float = 0.0
+    api_max_query_tokens: int = 512  # a question or search query, in embedding tokens
     log_level: str = "info"  # debug, info, warning, error
     # PostgreSQL store (store = postgresql://...): a bounded connection pool per process
     pg_pool_size: int = 10  # most connections one process opens
@@ -102,6 +106,13 @@ class Settings:
     redis_prefix: str = "coursetutor"  # key prefix, so deployments can share one Redis
     session_ttl_seconds: int = 2 * 3600  # short-term conversation state kept in Redis
     ingest_lock_seconds: int = 600  # a course's ingest lock expires if its worker dies
+    # ingest caps and fairness (uploads through the API and `coursetutor ingest`)
+    ingest_max_pages_per_file: int = 2_000
+    ingest_max_chunks_per_file: int = 5_000
+    ingest_max_pages_per_upload: int = 10_000
+    ingest_max_chunks_per_upload: int = 20_000
+    ingest_tenants_at_once: int = 4  # tenants whose jobs advance in turns in one process
+    index_title_chars: int = 200  # of a title or section path prepended to each chunk
 
     @property
     def files_path(self) -> Path:
@@ -203,6 +214,14 @@ def _validate(s: Settings) -> None:
                                     s.api_threads) < 1:
         raise ConfigError("api_ask_workers must be >= 0, api_max_upload_bytes, "
                           "api_url_seconds and api_threads > 0")
+    if min(s.api_cpu_key_seconds_per_minute, s.api_cpu_tenant_seconds_per_minute) < 0:
+        raise ConfigError("api_cpu_key_seconds_per_minute and "
+                          "api_cpu_tenant_seconds_per_minute must be >= 0 (0: no budget)")
+    if min(s.api_max_query_tokens, s.ingest_max_pages_per_file, s.ingest_max_chunks_per_file,
+           s.ingest_max_pages_per_upload, s.ingest_max_chunks_per_upload,
+           s.ingest_tenants_at_once, s.index_title_chars) < 1:
+        raise ConfigError("api_max_query_tokens, the ingest_max_* caps, "
+                          "ingest_tenants_at_once and index_title_chars must be > 0")
     if s.rrf_k < 1 or s.candidate_factor < 1:
         raise ConfigError("rrf_k and candidate_factor must be positive")
 

@@ -14,10 +14,12 @@ CoursetutorError
  │         └── NoTextLayerError  every page is a scan (page counts attached)
  ├── NotFoundError          a course, document or chunk that does not exist (for this caller)
  ├── ConflictError          an id that is already taken
+ ├── JobCancelledError      the ingest job of a file was cancelled while it ran
  ├── AccessError            who is asking may not do this
  │    ├── AuthenticationError   no key, or a bad one
  │    ├── PermissionDeniedError a known resource this role may not change
  │    └── RateLimitError        too many requests (retry_after attached)
+ │         └── ComputeBudgetError  a key's or tenant's compute seconds are spent
  ├── StoreError             the store failed or holds data from a newer version
  ├── RedisUnavailableError  the shared Redis (limits, sessions, ingest queue) cannot be reached
  └── BackendError           an embedding or generation backend is missing or down
@@ -88,6 +90,10 @@ class ConflictError(CoursetutorError):
     """The resource to create already exists."""
 
 
+class JobCancelledError(CoursetutorError):
+    """The ingest job of the file being ingested was cancelled."""
+
+
 class AccessError(CoursetutorError):
     """The caller may not do this."""
 
@@ -106,6 +112,15 @@ class RateLimitError(AccessError):
     def __init__(self, message: str, retry_after: int) -> None:
         super().__init__(message)
         self.retry_after = retry_after
+
+
+class ComputeBudgetError(RateLimitError):
+    """A key's or tenant's budget of compute seconds cannot cover a request now; `bucket`
+    says whose (key or tenant)."""
+
+    def __init__(self, message: str, retry_after: int, bucket: str) -> None:
+        super().__init__(message, retry_after)
+        self.bucket = bucket
 
 
 class PayloadTooLargeError(InputError):

@@ -29,6 +29,7 @@ def answer_dict(a: Answer) -> dict[str, Any]:
 def stream_to_terminal(events: Iterable[StreamEvent], show_meta: bool = True) -> Answer:
     """Print tokens as they arrive, then the sources and a one-line summary."""
     answer: Answer | None = None
+    streamed: list[str] = []
     for event in events:
         if isinstance(event, MetaEvent) and show_meta:
             level = f", {event.level}" if event.level else ""
@@ -36,12 +37,24 @@ def stream_to_terminal(events: Iterable[StreamEvent], show_meta: bool = True) ->
                           f"{event.grade or '-'}[/dim]")
         elif isinstance(event, TokenEvent):
             out.print(event.text, end="", markup=False, highlight=False, soft_wrap=True)
+            streamed.append(event.text)
         elif isinstance(event, DoneEvent):
             answer = event.answer
     out.print()
     assert answer is not None
+    if answer.removed or "".join(streamed).strip() != answer.text.strip():
+        print_checked(answer)
     print_sources(answer)
     return answer
+
+
+def print_checked(a: Answer) -> None:
+    """The answer as checked, when the check changed what streamed."""
+    n = len(a.removed)
+    why = (f"{n} statement{'s' if n != 1 else ''} removed: the course material does not "
+           "support {}".format("them" if n != 1 else "it")) if n else "answer revised"
+    console.print(f"\n[dim]Checked against the sources ({why}):[/dim]")
+    out.print(a.text, markup=False, highlight=False, soft_wrap=True)
 
 
 def print_sources(a: Answer) -> None:

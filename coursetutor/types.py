@@ -261,6 +261,8 @@ class Answer:
     calls: tuple[dict[str, object], ...] = ()  # every model call: task, model, tokens, cost
     context: tuple[str, ...] = ()  # ids of the chunks the model was shown, as [1]..[n]
     context_over_budget: bool = False  # some retrieved material did not fit the budget
+    removed: tuple[str, ...] = ()  # statements the answer check took out (not in the sources)
+    checked: bool = False  # the answer's claims were checked against its sources
 
 
 Role = Literal["admin", "teacher", "student"]

@@ -23,9 +23,11 @@ from ..llm.router import Router
 from ..redisconn import RedisLink, connect, need_rq
 from ..workspace import Workspace
 from . import errors, routes_admin, routes_courses, routes_openai, routes_tutor
+from .budget import MemoryComputeBudget
+from .budget_redis import RedisComputeBudget
 from .deps import State
 from .errors import scrub
-from .jobs import IngestJobs
+from .jobs import IngestJobs, recover, uploads_folder
 from .logs import setup
 from .metrics import Metrics
 from .middleware import RequestContext
@@ -37,7 +39,6 @@ from .state import AppState
 
 STATIC = Path(str(resources.files("coursetutor.api") / "static"))
 READY_CACHE_SECONDS = 5.0
-JOBS_LOST = "the server stopped before this job finished: upload the files again"
 
 
 def ask_workers(settings: Settings) -> int:
@@ -57,6 +58,7 @@ def build_state(settings: Settings, workspace: Workspace | None = None,
     link: RedisLink | None = connect(settings) if settings.redis else None
     metrics.gauge_function("store_connections", "Database connections the store holds open",
                            lambda: float(ws.store.connections()))
+    metrics.job_queue(ws.store.job_queue)
     return AppState(
         settings=settings, workspace=ws, router=router or Router(settings),
         limiter=limiter or (RedisRateLimiter(link) if link else MemoryRateLimiter()),
@@ -64,13 +66,14 @@ def build_state(settings: Settings, workspace: Workspace | None = None,
         signer=Signer(load_secret(settings), settings.api_url_seconds),
         asks=AskPool(ask_workers(settings), metrics),
         jobs=_jobs(settings, link, metrics),
+        budget=RedisComputeBudget(link) if link else MemoryComputeBudget(),
     )
 
 
 def _jobs(settings: Settings, link: RedisLink | None, metrics: Metrics) -> IngestJobs:
     """Jobs on this process's ingest thread, or with Redis on the workers' queue."""
     if link is None:
-        return IngestJobs(Path(settings.data_dir) / "uploads", metrics)
+        return IngestJobs(uploads_folder(settings), metrics)
     need_rq()
     from .jobs_rq import RedisIngestJobs
 
@@ -89,8 +92,9 @@ def create_app(settings: Settings, workspace: Workspace | None = None,
                recover_jobs: bool = True) -> FastAPI:
     """The API and web pages over one workspace (built from `settings` when not given).
 
-    `recover_jobs` marks jobs a stopped process left unfinished as failed at start-up (only
-    right when no other process of the deployment is running jobs).
+    `recover_jobs` puts the jobs a stopped process left running back in the queue and removes
+    staged folders no job owns at start-up (only right when no other process of the deployment
+    is running jobs).
     """
     state = build_state(settings, workspace, router, limiter)
     owns_workspace = workspace is None
@@ -98,7 +102,8 @@ def create_app(settings: Settings, workspace: Workspace | None = None,
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if recover_jobs and not settings.redis:  # with Redis, workers run the jobs
-            state.workspace.store.fail_unfinished_jobs(JOBS_LOST)
+            recover(state.workspace.store, state.jobs.uploads)
+        state.jobs.start(state.workspace)
         # each request computes on a thread of its own: a few threads, each with a
         # single-threaded BLAS, beat dozens of threads each starting a team of BLAS threads
         # (7x the search throughput at 50 concurrent clients on 2 cores)

@@ -65,7 +65,7 @@ def answer(a: Answer, tenant: str, course_id: str, signer: Signer,
             "category": a.category, "intent": a.intent, "grade": a.grade,
             "evidence": a.evidence, "level": a.level, "covered": a.covered,
             "complete": a.complete, "language": a.language, "note": a.note,
-            "session_id": a.session_id,
+            "session_id": a.session_id, "checked": a.checked, "removed": list(a.removed),
             "usage": {"prompt_tokens": a.prompt_tokens, "completion_tokens": a.completion_tokens,
                       "cost": a.cost},
             "timings": a.timings}

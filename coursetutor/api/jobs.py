@@ -1,34 +1,84 @@
-"""Ingest jobs: uploads are stored, then ingested one job at a time on a background thread.
+"""Ingest jobs: uploads are staged, queued in the store and ingested by this process's ingest
+threads, fairly between tenants.
+
+The queue is the store's `jobs` table with each job's staged files (`job_files`): a job and
+the result of each of its files are written as they happen, so a restarted server takes its
+jobs up again at their first file without a result. Each tenant with work gets a thread of its
+own (up to `ingest_tenants_at_once`), and the threads take turns step by step (turns.py), so
+one tenant's large upload cannot keep another's small one waiting. A job can be cancelled
+between two steps; its staged folder is removed when it ends, however it ends, and folders no
+job owns are removed at start-up.
 
 With Redis, jobs_rq runs them on `coursetutor worker` processes instead.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import json
+import logging
 import shutil
+import threading
 import time
 import uuid
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from ..ingest import Progress
+from ..config import Settings
+from ..errors import InputError, JobCancelledError
+from ..ingest import FileResult, IngestReport, Progress
+from ..ingest.pipeline import id_clashes
 from ..ingest.report import outcome, report_json, short
+from ..retrieval import EmbeddingModel
 from ..store import Store
+from ..store.base import JobFile
 from ..types import FileMeta, Job
 from ..workspace import Workspace
 from .metrics import Metrics
+from .turns import Turns
 
-__all__ = ["IngestJobs", "report_json"]
+__all__ = ["CANCELLED", "IngestJobs", "recover", "report_json", "uploads_folder"]
+
+log = logging.getLogger("coursetutor.api")
+
+CANCELLED = "cancelled by a teacher"
+POLL_SECONDS = 1.0  # how often idle threads look for jobs other processes queued
+
+
+def recover(store: Store, uploads: Path) -> int:
+    """At start-up, before any ingest thread runs: put the jobs a stopped server left running
+    back in the queue and remove staged folders no unfinished job owns; returns how many jobs
+    were requeued."""
+    requeued = store.requeue_jobs()
+    keep = {j.id for j in store.queued_jobs()}
+    if uploads.is_dir():
+        for folder in uploads.iterdir():
+            if folder.name not in keep:
+                shutil.rmtree(folder, ignore_errors=True)
+    return requeued
+
+
+def uploads_folder(settings: Settings) -> Path:
+    """Where uploads wait for their job (without Redis)."""
+    return Path(settings.data_dir) / "uploads"
+
+
+def file_result(text: str) -> FileResult:
+    return FileResult(**json.loads(text))
 
 
 class IngestJobs:
-    """Runs ingest jobs in order on one thread, so two never write one course at once."""
+    """Queues uploads in the store and runs them on this process's ingest threads."""
 
     def __init__(self, uploads: Path, metrics: Metrics) -> None:
         self.uploads = uploads
-        self._executor = ThreadPoolExecutor(1, thread_name_prefix="ingest")
         self._metrics = metrics
-        self._store: Store | None = None  # the ingest thread's own connection
+        self.turns = Turns()
+        self._cond = threading.Condition()
+        self._active: dict[str, str] = {}  # job id -> tenant, running in this process
+        self._served: dict[str, float] = {}  # tenant -> when it last started a job here
+        self._threads: list[threading.Thread] = []
+        self._stop = threading.Event()
+        self._ws: Workspace | None = None
 
     def folder(self) -> tuple[str, Path]:
         """A fresh job id and the folder its uploaded files go to."""
@@ -37,41 +87,168 @@ class IngestJobs:
         path.mkdir(parents=True)
         return job_id, path
 
+    def start(self, ws: Workspace) -> None:
+        """Start the ingest threads (they read the queue through their own connections)."""
+        if self._threads:
+            return
+        self._ws = ws
+        for i in range(ws.settings.ingest_tenants_at_once):
+            thread = threading.Thread(target=self._loop, name=f"ingest-{i}", daemon=True)
+            thread.start()
+            self._threads.append(thread)
+
     def submit(self, ws: Workspace, job_id: str, course: str,
                items: list[tuple[Path, FileMeta]], folder: Path) -> Job:
         now = time.time()
-        job = ws.store.add_job(Job(job_id, ws.tenant, course, "queued", len(items),
-                                   created=now, updated=now))
-        self._executor.submit(self._run, ws, job, items, folder)
+        files = [JobFile(i, path.name, json.dumps(dataclasses.asdict(meta)))
+                 for i, (path, meta) in enumerate(items)]
+        job = Job(job_id, ws.tenant, course, "queued", len(items), created=now, updated=now)
+        try:
+            ws.store.add_job_files(job_id, files)
+            job = ws.store.add_job(job)
+        except BaseException:
+            shutil.rmtree(folder, ignore_errors=True)
+            raise
+        self.start(ws)
+        with self._cond:
+            self._cond.notify_all()
         return job
 
-    def _run(self, ws: Workspace, job: Job, items: list[tuple[Path, FileMeta]],
-             folder: Path) -> None:
-        if self._store is None:
-            self._store = ws.store.reopen()
-        store = self._store
-        ws = Workspace(ws.settings, store=store, embedder=ws.embedder)
-        done: set[str] = set()
-
-        def progress(p: Progress) -> None:
-            if p.stage in ("stored", "skipped", "failed"):
-                done.add(p.path)
-            store.update_job(job.id, stage=p.stage, current=Path(p.path).name,
-                             files_done=len(done), embedded=p.embedded, to_embed=p.to_embed)
-
-        try:
-            store.update_job(job.id, status="running", stage="parsing")
-            report = ws.ingest(job.course, items, progress)
-            fields = outcome(report, folder)
-            store.update_job(job.id, **fields)
-            status = str(fields["status"])
-        except Exception as exc:  # the job records it; the API process goes on
-            store.update_job(job.id, status="failed", stage="failed",
-                             error=short(str(exc), folder))
-            status = "failed"
-        finally:
-            shutil.rmtree(folder, ignore_errors=True)
-        self._metrics.jobs.labels(status).inc()
+    def cancel(self, ws: Workspace, job_id: str) -> Job:
+        """Cancel a queued or running job of the workspace's tenant: a running one stops
+        after its current step, and a queued one never starts."""
+        job = ws.store.cancel_job(ws.tenant, job_id, CANCELLED)
+        with self._cond:
+            running_here = job_id in self._active
+        if not running_here:
+            # queued (or running in another process, which stops at its next step)
+            shutil.rmtree(self.uploads / job_id, ignore_errors=True)
+        return job
 
     def shutdown(self) -> None:
-        self._executor.shutdown(wait=False, cancel_futures=True)
+        self._stop.set()
+        with self._cond:
+            self._cond.notify_all()
+
+    # -- the ingest threads -------------------------------------------------------------------
+    def _loop(self) -> None:
+        assert self._ws is not None
+        store = self._ws.store.reopen()
+        try:
+            while not self._stop.is_set():
+                job = self._next(store)
+                if job is not None:
+                    self._run(store, self._ws.embedder, self._ws.settings, job)
+        finally:
+            store.close()
+
+    def _next(self, store: Store) -> Job | None:
+        """Claim the oldest job of the tenant served longest ago that no thread of this
+        process is running, or wait a while for one."""
+        with self._cond:
+            busy = set(self._active.values())
+            waiting = [j for j in store.queued_jobs() if j.tenant not in busy]
+            waiting.sort(key=lambda j: (self._served.get(j.tenant, 0.0), j.created))
+            for job in waiting:
+                if store.claim_job(job.id):
+                    self._active[job.id] = job.tenant
+                    self._served[job.tenant] = time.monotonic()
+                    return job
+            self._cond.wait(POLL_SECONDS)
+        return None
+
+    def _run(self, store: Store, embedder: EmbeddingModel, settings: Settings,
+             job: Job) -> None:
+        ws = Workspace(settings, store=store, embedder=embedder).for_tenant(job.tenant)
+        folder = self.uploads / job.id
+        status = "failed"
+        try:
+            status = _JobRun(ws, job, folder, self.turns).run()
+        except Exception as exc:  # the job records it; the API process goes on
+            log.exception("ingest job %s failed", job.id)
+            store.update_job(job.id, status="failed", stage="failed",
+                             error=short(str(exc), folder))
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+            with self._cond:
+                self._active.pop(job.id, None)
+                self._cond.notify_all()
+        self._metrics.jobs.labels(status).inc()
+
+
+class _JobRun:
+    """One job on one ingest thread: its files in order, each in the tenant's turn."""
+
+    def __init__(self, ws: Workspace, job: Job, folder: Path, turns: Turns) -> None:
+        self.ws, self.job, self.folder, self.turns = ws, job, folder, turns
+        self.store = ws.store
+        self.files = self.store.job_files(job.id)
+        self.results = [file_result(f.result) for f in self.files if f.result is not None]
+        self.embedded = sum(r.embedded for r in self.results)
+        self.current = (0, 0)  # (pages, chunks) of the file being ingested
+
+    def cancelled(self) -> bool:
+        return self.store.get_job(self.job.tenant, self.job.id).status == "cancelled"
+
+    def run(self) -> str:
+        """Ingest every file without a result; returns the job's final status."""
+        items = [(self.folder / f.name, FileMeta(**json.loads(f.meta))) for f in self.files]
+        clashes = id_clashes(items)
+        self.store.update_job(self.job.id, stage="parsing", files_done=len(self.results))
+        for f, item in zip(self.files, items, strict=True):
+            if f.result is not None:
+                continue
+            if self.cancelled():
+                break
+            result = clashes.get(f.ordinal) or self._file(*item)
+            if result.message.endswith(CANCELLED) or self.cancelled():
+                break
+            self.results.append(result)
+            self.embedded += result.embedded
+            self.store.set_job_file(self.job.id, f.ordinal, json.dumps(
+                dataclasses.asdict(result)))
+            item[0].unlink(missing_ok=True)
+        report = IngestReport(self.job.course, self.results,
+                              seconds=time.time() - self.job.created)
+        if self.cancelled():
+            self.store.update_job(self.job.id, files_done=len(self.results),
+                                  report=report_json(report, self.folder))
+            return "cancelled"
+        fields = outcome(report, self.folder)
+        self.store.update_job(self.job.id, **fields)
+        return str(fields["status"])
+
+    def _file(self, path: Path, meta: FileMeta) -> FileResult:
+        self.current = (0, 0)
+        with self.turns.turn(self.job.tenant):
+            report = self.ws.ingest(self.job.course, [(path, meta)], self._progress)
+        return report.files[0]
+
+    def _progress(self, p: Progress) -> None:
+        if p.stage == "parsed":
+            self.current = (p.pages, p.chunks)
+            self._check_caps(p.path)
+        # no status here: a cancel between two steps must not be overwritten
+        self.store.update_job(self.job.id, stage=p.stage,
+                              current=Path(p.path).name,
+                              files_done=len(self.results),
+                              embedded=self.embedded + (p.embedded if p.stage == "embedding"
+                                                        else 0),
+                              to_embed=self.embedded + p.to_embed)
+        if p.stage in ("parsed", "embedding"):
+            if self.cancelled():
+                raise JobCancelledError(CANCELLED)
+            self.turns.pass_on(self.job.tenant)  # between two steps, others go first
+
+    def _check_caps(self, path: str) -> None:
+        """Refuse a file that would take the upload over its page or chunk cap."""
+        settings = self.ws.settings
+        pages = sum(r.pages for r in self.results) + self.current[0]
+        chunks = sum(r.chunks for r in self.results) + self.current[1]
+        for what, count, cap in (("pages", pages, settings.ingest_max_pages_per_upload),
+                                 ("chunks", chunks, settings.ingest_max_chunks_per_upload)):
+            if count > cap:
+                raise InputError(
+                    f"{Path(path).name}: with this file the upload has {count} {what}, over "
+                    f"the limit of {cap} {what} per upload (ingest_max_{what}_per_upload); "
+                    "upload it separately")

@@ -20,7 +20,7 @@ from ..tasks.progress import JOB_TTL, JobProgress
 from ..tasks.worker import queue_name
 from ..types import FileMeta, Job
 from ..workspace import Workspace
-from .jobs import IngestJobs
+from .jobs import CANCELLED, IngestJobs
 from .metrics import Metrics
 
 # a file still running after this fails; a dead worker's file is found failed after it too
@@ -34,6 +34,14 @@ class RedisIngestJobs(IngestJobs):
         super().__init__(settings.files_path / STAGING, metrics)
         self.link = link
         self.queue = Queue(queue_name(settings), connection=link.client)
+
+    def start(self, ws: Workspace) -> None:
+        """Nothing to start: the workers run the tasks."""
+
+    def cancel(self, ws: Workspace, job_id: str) -> Job:
+        """Cancel the job: its tasks not yet started skip their file, a running one stops at
+        its next step, and the last one removes the staging folder."""
+        return ws.store.cancel_job(ws.tenant, job_id, CANCELLED)
 
     def submit(self, ws: Workspace, job_id: str, course: str,
                items: list[tuple[Path, FileMeta]], folder: Path) -> Job:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from prometheus_client import (
     CollectorRegistry,
@@ -15,7 +15,10 @@ from prometheus_client import (
     ProcessCollector,
     generate_latest,
 )
+from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.registry import Collector
 
+from ..store.base import QueueDepth
 from ..types import Answer
 
 LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120,
@@ -76,11 +79,18 @@ class Metrics:
                                     ["role"], registry=r)
         self.jobs = Counter(p + "ingest_jobs", "Finished ingest jobs by status", ["status"],
                             registry=r)
+        self.budget_refused = Counter(
+            p + "budget_refused", "Requests refused by a compute budget, by request kind "
+            "(search, ask) and bucket (key, tenant)", ["kind", "bucket"], registry=r)
         self.threads = Gauge(p + "threads", "Threads of this process", registry=r)
         self.threads.set_function(os_threads)
         self._sessions: dict[str, float] = {}
         self._lock = threading.Lock()
         self.active_sessions.set_function(self._count_sessions)
+
+    def job_queue(self, fn: Callable[[], list[QueueDepth]]) -> None:
+        """Per-tenant gauges of the ingest queue, read from the store at scrape time."""
+        self.registry.register(_QueueCollector(fn))
 
     def gauge_function(self, name: str, doc: str, fn: Callable[[], float]) -> None:
         """A gauge read at scrape time (the store's open connections, say)."""
@@ -117,3 +127,25 @@ class Metrics:
 
     def render(self) -> bytes:
         return generate_latest(self.registry)
+
+
+class _QueueCollector(Collector):
+    """Unfinished ingest jobs by tenant: queued, running, and the age of the oldest."""
+
+    def __init__(self, fn: Callable[[], list[QueueDepth]]) -> None:
+        self._fn = fn
+
+    def collect(self) -> Iterator[Metric]:
+        depth = GaugeMetricFamily("coursetutor_ingest_queue_depth",
+                                  "Ingest jobs not finished, by tenant and status",
+                                  labels=["tenant", "status"])
+        age = GaugeMetricFamily("coursetutor_ingest_job_age_seconds",
+                                "Age of the oldest unfinished ingest job, by tenant",
+                                labels=["tenant"])
+        now = time.time()
+        for q in self._fn():
+            depth.add_metric([q.tenant, "queued"], q.queued)
+            depth.add_metric([q.tenant, "running"], q.running)
+            age.add_metric([q.tenant], max(0.0, now - q.oldest))
+        yield depth
+        yield age

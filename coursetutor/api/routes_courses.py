@@ -206,6 +206,14 @@ def get_job(job: str, caller: CallerDep, state: State) -> dict[str, Any]:
     return encode.job(state.workspace.store.get_job(caller.tenant, job))
 
 
+@router.delete("/jobs/{job}")
+def cancel_job(job: str, caller: CallerDep, state: State) -> dict[str, Any]:
+    """Cancel a queued or running ingest job (409 once it has finished); files already
+    ingested stay, the rest are not ingested."""
+    require_teacher(caller)
+    return encode.job(state.jobs.cancel(state.workspace_for(caller.tenant), job))
+
+
 def _file_tenant(state: AppState, request: Request, ref: tuple[str, str], tenant: str | None,
                  exp: int | None, sig: str | None, staff: bool) -> str:
     """The tenant a file request acts in: a valid signature's, else the key's. Students

@@ -137,7 +137,8 @@ async def chat_completions(body: ChatIn, request: Request, caller: CallerDep,
         history = [Turn("", i, caller.tenant, course, student, q, a, "lecture", "concept",
                         "correct") for i, (q, a) in enumerate(pairs)]
     pump, first = await open_turn(state, caller, course, question, student, body.session_id,
-                                  3, history, may_queue=body.stream)
+                                  3, history, may_queue=body.stream,
+                                  field=("body", "messages"))
     cid = "chatcmpl-" + uuid.uuid4().hex[:24]
     if body.stream:
         return StreamingResponse(

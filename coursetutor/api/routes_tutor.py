@@ -28,7 +28,7 @@ from ..types import (
     StreamEvent,
     TokenEvent,
 )
-from . import encode
+from . import cost, encode
 from .deps import Caller, CallerDep, State, check_course, require_teacher
 from .errors import body as error_body
 from .errors import error_type, log_stream_error, status_of
@@ -61,8 +61,13 @@ def search(course: str, caller: CallerDep, state: State,
     if caller.role == "student" and not info.allow_solutions:
         types = tuple(t for t in types if t != "solution")
     ws = state.workspace_for(caller.tenant)
-    hits = ws.search(q, course, k=k, mode=mode, doc_types=types,
-                     max_difficulty=max_difficulty) if types else []
+    charge = cost.reserve(state, caller, "search", cost.query_tokens(state, q, ("query", "q")))
+    cpu = time.thread_time()
+    try:
+        hits = ws.search(q, course, k=k, mode=mode, doc_types=types,
+                         max_difficulty=max_difficulty) if types else []
+    finally:
+        charge.settle(time.thread_time() - cpu)
     state.metrics.retrievals.labels("search", "hits" if hits else "empty").inc()
     media = (state.media_links(caller.tenant, course)
              if any(h.chunk.doc_type == "transcript" for h in hits) else None)
@@ -107,25 +112,33 @@ KEEPALIVE_SECONDS = 15.0  # an SSE comment this often keeps proxies from timing 
 
 async def open_turn(state: AppState, caller: Caller, course: str, question: str,
                     student: str, session_id: str | None, level: int,
-                    history: list[Any] | None = None,
-                    may_queue: bool = False) -> tuple[EventPump, StreamEvent | None]:
+                    history: list[Any] | None = None, may_queue: bool = False,
+                    field: tuple[str, ...] = ("body", "question"),
+                    ) -> tuple[EventPump, StreamEvent | None]:
     """Start a turn. Every error a caller can act on (question, course, session, backend
-    down) raises here. Then wait for the first event (retrieval and grading done), unless
-    `may_queue` and every worker is busy: the stream then opens at once (first is None)."""
+    down, compute budget) raises here. Then wait for the first event (retrieval and grading
+    done), unless `may_queue` and every worker is busy: the stream then opens at once (first
+    is None)."""
     await run_in_threadpool(check_course, state, caller, course)
+    tokens = await run_in_threadpool(cost.query_tokens, state, question, field)
+    charge = cost.reserve(state, caller, "ask", tokens)
     try:
         await state.call(state.limiter.open_stream, caller.key.id,
                          Limits.for_role(state.settings, caller.role))
     except RateLimitError:
+        charge.settle(0.0)
         state.metrics.rate_limited.labels(caller.role).inc()
         raise
+    opening = time.perf_counter()
     try:
         tutor = Tutor(state.workspace_for(caller.tenant), state.router)
         opened = await run_in_threadpool(tutor.open, question, course, student, session_id,
                                          level, history)
         queued = may_queue and state.asks.busy()
-        pump = state.asks.start(lambda: tutor.run(opened))
+        spent = time.perf_counter() - opening
+        pump = state.asks.start(lambda: cost.metered(tutor.run(opened), charge, spent))
     except BaseException:
+        charge.settle(time.perf_counter() - opening)
         state.limiter.close_stream(caller.key.id)
         raise
     if queued:

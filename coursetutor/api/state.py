@@ -13,6 +13,7 @@ from starlette.concurrency import run_in_threadpool
 from ..config import Settings
 from ..llm.router import Router
 from ..workspace import Workspace
+from .budget import ComputeBudget, MemoryComputeBudget
 from .jobs import IngestJobs
 from .metrics import Metrics
 from .pump import AskPool
@@ -35,6 +36,7 @@ class AppState:
     signer: Signer
     asks: AskPool
     jobs: IngestJobs
+    budget: ComputeBudget = dataclasses.field(default_factory=MemoryComputeBudget)
     _views: dict[str, Workspace] = dataclasses.field(default_factory=dict)
     _media: dict[tuple[str, str], tuple[float, dict[str, str]]] = dataclasses.field(
         default_factory=dict)

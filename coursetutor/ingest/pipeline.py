@@ -166,10 +166,18 @@ def text_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
 
 
-def index_text(title: str, path: tuple[str, ...], text: str) -> str:
-    """Contextual text for retrieval: document title and section path before the chunk."""
+def index_text(title: str, path: tuple[str, ...], text: str, cap: int = 200) -> str:
+    """Contextual text for retrieval: document title and section path before the chunk, each
+    cut to `cap` characters (metadata is short context, never a text of its own to embed)."""
     heading = " > ".join(p for p in path if p and p != title)
-    return "\n".join(x for x in (title, heading, without_gaps(text)) if x)
+    return "\n".join(x for x in (title[:cap], heading[:cap], without_gaps(text)) if x)
+
+
+def vector_key(tenant: str, context: str) -> str:
+    """The vector cache key of a text in a tenant: each tenant has keys of its own, so
+    whether a text was embedded before (the job's `embedded` count, its time) says nothing
+    about another tenant's documents."""
+    return text_hash(f"{tenant}\x1f{context}")
 
 
 class Ingestor:
@@ -235,7 +243,9 @@ class Ingestor:
             return PreparedFile(FileResult(str(path), "unchanged", doc_id, old.pages,
                                            old.chunks), data, suffix, digest)
         parsed = load(path, self.ocr)
+        _check_cap(path, parsed.pages, "pages", self.settings.ingest_max_pages_per_file)
         drafts = self._chunk(parsed, meta)
+        _check_cap(path, len(drafts), "chunks", self.settings.ingest_max_chunks_per_file)
         notify(Progress(str(path), "parsed", parsed.pages, len(drafts)))
         doc = DraftDocument(doc_id, meta.title or own_title(parsed, path, source_name),
                             source_name, digest, parsed.pages, drafts)
@@ -288,7 +298,7 @@ class Ingestor:
         """The document and its chunk rows, embedded; returns (document, rows, embedded)."""
         lang = meta.language or majority_language((without_gaps(d.text) for d in doc.drafts),
                                                   default=course_language)
-        rows = [self._row(doc.id, d, doc.title, lang) for d in doc.drafts]
+        rows = [self._row(tenant, doc.id, d, doc.title, lang) for d in doc.drafts]
         embedded = self._embed(rows, doc.title, doc.source_name, doc.pages, notify)
         document = Document(
             tenant=tenant, course=course, id=doc.id, title=doc.title, doc_type=meta.doc_type,
@@ -306,15 +316,16 @@ class Ingestor:
             return chunk_slides(parsed.sections, self.sizes, count)
         return chunk_prose(parsed.sections, self.sizes, count)
 
-    def _row(self, doc_id: str, d: ChunkDraft, title: str, language: str) -> ChunkRow:
+    def _row(self, tenant: str, doc_id: str, d: ChunkDraft, title: str,
+             language: str) -> ChunkRow:
         """A storable chunk: its id hashes document and text, so each document keeps its own
         locator for text that also occurs elsewhere; `content_hash` lets search dedupe them."""
-        context = index_text(title, d.section_path, d.text)
+        context = index_text(title, d.section_path, d.text, self.settings.index_title_chars)
         return ChunkRow(
             id=text_hash(f"{doc_id}\n{d.text}"), content_hash=text_hash(d.text), text=d.text,
             section_path=d.section_path, locator=d.locator,
             ordinal=d.ordinal, n_tokens=d.n_tokens, terms=tuple(tokenize(context, language)),
-            vector_key=text_hash(context), cues=d.cues,
+            vector_key=vector_key(tenant, context), cues=d.cues,
         )
 
     def _embed(
@@ -322,7 +333,8 @@ class Ingestor:
     ) -> int:
         """Embed the texts not embedded before; returns how many were embedded now."""
         model = self.embedder.model_id
-        texts = {r.vector_key: index_text(title, r.section_path, r.text) for r in rows}
+        cap = self.settings.index_title_chars
+        texts = {r.vector_key: index_text(title, r.section_path, r.text, cap) for r in rows}
         have = self.store.get_vectors(model, list(texts))
         todo = [k for k in texts if k not in have]
         batch = self.settings.embed_batch_size
@@ -332,6 +344,13 @@ class Ingestor:
             self.store.put_vectors(model, dict(zip(keys, vectors, strict=True)))
             notify(Progress(path, "embedding", pages, len(rows), i + len(keys), len(todo)))
         return len(todo)
+
+
+def _check_cap(path: Path, count: int, what: str, cap: int) -> None:
+    """Refuse a file with more pages or chunks than one file may have (before embedding)."""
+    if count > cap:
+        raise InputError(f"{path.name}: {count} {what} is over the limit of {cap} {what} per "
+                         f"file (ingest_max_{what}_per_file); split the file")
 
 
 def own_title(parsed: ParsedDocument, path: Path, source_name: str) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 from collections.abc import Iterator, Sequence
@@ -19,13 +20,52 @@ from .prompt_cache import prompt_cache
 PROMPT_CACHE_BYTES = 1 << 30
 
 
+_PARAMS_LOCK = threading.Lock()
+
+
+def cpu_has_amx(cpuinfo: Path = Path("/proc/cpuinfo")) -> bool:
+    """Does the processor report Intel AMX tiles?"""
+    try:
+        flags = next((line for line in cpuinfo.read_text().splitlines()
+                      if line.startswith("flags")), "")
+    except OSError:
+        return False
+    return "amx_tile" in flags.split()
+
+
+@contextlib.contextmanager
+def _weight_repacking(repack: bool | None) -> Iterator[None]:
+    """Load models with llama.cpp's extra weight buffers (repacking, AMX) on or off; None:
+    off where the processor has AMX. Its AMX kernels crash on the first batch of a prompt in
+    virtual machines that do not grant the tile state, and llama-cpp-python exposes the
+    switch only through the default model parameters."""
+    import importlib
+
+    module: Any = importlib.import_module("llama_cpp.llama")
+    use = (not cpu_has_amx()) if repack is None else repack
+    default = module.llama_cpp.llama_model_default_params
+
+    def params() -> Any:
+        p = default()
+        p.use_extra_bufts = use
+        return p
+
+    with _PARAMS_LOCK:
+        module.llama_cpp.llama_model_default_params = params
+        try:
+            yield
+        finally:
+            module.llama_cpp.llama_model_default_params = default
+
+
 class LocalLLM(LLM):
     """A GGUF model run in-process by llama.cpp (one generation at a time)."""
 
     backend = "local"
     default_context_budget = 1500
 
-    def __init__(self, model_path: Path, threads: int = 0, context_tokens: int = 4096) -> None:
+    def __init__(self, model_path: Path, threads: int = 0, context_tokens: int = 4096,
+                 repack: bool | None = None) -> None:
         super().__init__(str(model_path))
         try:
             import llama_cpp
@@ -35,12 +75,13 @@ class LocalLLM(LLM):
         if not model_path.is_file():
             raise ModelNotFoundError(f"no model file at {model_path} (llm_model)")
         try:
-            self._llama = llama_cpp.Llama(
-                model_path=str(model_path),
-                n_ctx=context_tokens,
-                n_threads=threads or os.cpu_count() or 1,  # llama.cpp's default is half
-                verbose=False,
-            )
+            with _weight_repacking(repack):
+                self._llama = llama_cpp.Llama(
+                    model_path=str(model_path),
+                    n_ctx=context_tokens,
+                    n_threads=threads or os.cpu_count() or 1,  # llama.cpp's default is half
+                    verbose=False,
+                )
         except ValueError as exc:  # llama-cpp-python's way of saying the file is not a model
             raise ModelNotFoundError(f"cannot load {model_path} as a GGUF model") from exc
         self._llama.set_cache(prompt_cache(PROMPT_CACHE_BYTES))
@@ -51,7 +92,8 @@ class LocalLLM(LLM):
     def from_settings(cls, settings: Settings, model: str) -> LocalLLM:
         models = settings.data_dir / "models"
         path = Path(model).expanduser() if model else bundled_model_path(models)
-        return cls(path, settings.llm_threads, settings.llm_context_tokens)
+        repack = {"on": True, "off": False}.get(settings.llm_repack)
+        return cls(path, settings.llm_threads, settings.llm_context_tokens, repack)
 
     def forget_prompts(self) -> None:
         """Drop every evaluated prompt (the context and the prompt cache): a cold start."""

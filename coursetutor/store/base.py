@@ -43,6 +43,27 @@ class ChunkRow:
 
 
 @dataclasses.dataclass(frozen=True)
+class JobFile:
+    """One staged file of a queued ingest job: its name in the job's folder, its metadata
+    (FileMeta as JSON) and, once ingested, its report line (JSON)."""
+
+    ordinal: int
+    name: str
+    meta: str
+    result: str | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class QueueDepth:
+    """The unfinished ingest jobs of one tenant."""
+
+    tenant: str
+    queued: int
+    running: int
+    oldest: float  # when the oldest of them was created
+
+
+@dataclasses.dataclass(frozen=True)
 class KeywordResult:
     """Keyword hits plus how much of the query's IDF mass the best hit matched."""
 
@@ -279,6 +300,43 @@ class Store(abc.ABC):
     @abc.abstractmethod
     def fail_unfinished_jobs(self, message: str) -> int:
         """Mark jobs left queued or running by a stopped process as failed."""
+
+    # the ingest queue (jobs run by the API process itself, without Redis)
+    @abc.abstractmethod
+    def add_job_files(self, job_id: str, files: list[JobFile]) -> None:
+        """Record the staged files of a new job."""
+
+    @abc.abstractmethod
+    def job_files(self, job_id: str) -> list[JobFile]:
+        """The staged files of a job, in order, with the results of those ingested."""
+
+    @abc.abstractmethod
+    def set_job_file(self, job_id: str, ordinal: int, result: str) -> None:
+        """Record the report line of one file of a job."""
+
+    @abc.abstractmethod
+    def queued_jobs(self) -> list[Job]:
+        """Jobs waiting for an ingest thread, oldest first (every tenant)."""
+
+    @abc.abstractmethod
+    def claim_job(self, job_id: str) -> bool:
+        """Mark a queued job running; False when it is no longer queued (another process
+        took it, or it was cancelled)."""
+
+    @abc.abstractmethod
+    def requeue_jobs(self) -> int:
+        """Put jobs a stopped process left running back in the queue (they resume at their
+        first file without a result) and forget the files of finished jobs; return how many
+        were requeued."""
+
+    @abc.abstractmethod
+    def cancel_job(self, tenant: str, job_id: str, message: str) -> Job:
+        """Mark a queued or running job cancelled (NotFoundError outside the tenant,
+        ConflictError once it has finished)."""
+
+    @abc.abstractmethod
+    def job_queue(self) -> list[QueueDepth]:
+        """Unfinished jobs per tenant."""
 
     # moving a deployment to another store (coursetutor copy) without re-embedding
     @abc.abstractmethod

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ConflictError, NotFoundError
 from ..types import ApiKey, Course, Job, Tenant, check_role
+from .base import JobFile, QueueDepth
 from .sql import Executor
 
 KEY_COLUMNS = "id, tenant, role, student, name, secret_hash, created, revoked"
@@ -196,3 +197,59 @@ class SQLAccess:
                 "UPDATE jobs SET status = 'failed', error = ?, updated = ? "
                 "WHERE status IN ('queued', 'running')", (message, time.time()))
             return cur.rowcount
+
+    # -- the ingest queue -------------------------------------------------------------------
+    def add_job_files(self, job_id: str, files: list[JobFile]) -> None:
+        with self._tx() as db:
+            for f in files:
+                db.execute("INSERT INTO job_files (job, ordinal, name, meta, result) "
+                           "VALUES (?, ?, ?, ?, ?)", (job_id, f.ordinal, f.name, f.meta,
+                                                      f.result))
+
+    def job_files(self, job_id: str) -> list[JobFile]:
+        rows = self._db.execute("SELECT ordinal, name, meta, result FROM job_files "
+                                "WHERE job = ? ORDER BY ordinal", (job_id,)).fetchall()
+        return [JobFile(*r) for r in rows]
+
+    def set_job_file(self, job_id: str, ordinal: int, result: str) -> None:
+        with self._tx() as db:
+            db.execute("UPDATE job_files SET result = ? WHERE job = ? AND ordinal = ?",
+                       (result, job_id, ordinal))
+
+    def queued_jobs(self) -> list[Job]:
+        rows = self._db.execute(f"SELECT {JOB_COLUMNS} FROM jobs WHERE status = 'queued' "
+                                "ORDER BY created, id").fetchall()
+        return [Job(*r) for r in rows]
+
+    def claim_job(self, job_id: str) -> bool:
+        with self._tx() as db:
+            cur = db.execute("UPDATE jobs SET status = 'running', updated = ? "
+                             "WHERE id = ? AND status = 'queued'", (time.time(), job_id))
+            return cur.rowcount == 1
+
+    def requeue_jobs(self) -> int:
+        with self._tx() as db:
+            cur = db.execute("UPDATE jobs SET status = 'queued', updated = ? "
+                             "WHERE status = 'running'", (time.time(),))
+            db.execute("DELETE FROM job_files WHERE job NOT IN "
+                       "(SELECT id FROM jobs WHERE status IN ('queued', 'running'))")
+            return cur.rowcount
+
+    def cancel_job(self, tenant: str, job_id: str, message: str) -> Job:
+        with self._tx() as db:
+            cur = db.execute(
+                "UPDATE jobs SET status = 'cancelled', stage = 'cancelled', error = ?, "
+                "updated = ? WHERE tenant = ? AND id = ? AND status IN ('queued', 'running')",
+                (message, time.time(), tenant, job_id))
+            changed = cur.rowcount == 1
+        job = self.get_job(tenant, job_id)
+        if not changed:
+            raise ConflictError(f"job {job_id!r} has already finished ({job.status})")
+        return job
+
+    def job_queue(self) -> list[QueueDepth]:
+        rows = self._db.execute(
+            "SELECT tenant, SUM(CASE WHEN status = 'queued' THEN 1 ELSE 0 END), "
+            "SUM(CASE WHEN status = 'running' THEN 1 ELSE 0 END), MIN(created) FROM jobs "
+            "WHERE status IN ('queued', 'running') GROUP BY tenant ORDER BY tenant").fetchall()
+        return [QueueDepth(str(t), int(q), int(r), float(o)) for t, q, r, o in rows]

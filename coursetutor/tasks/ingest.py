@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ..config import Settings
-from ..errors import CoursetutorError
+from ..errors import CoursetutorError, JobCancelledError
 from ..ingest import FileResult, Ingestor, IngestReport, Progress
 from ..ingest.report import outcome
 from ..types import FileMeta
@@ -38,6 +38,11 @@ def ingest_file(job_id: str, tenant: str, course: str, index: int, name: str,
     path = staging(ws.settings, job_id) / name
     notify = _Mirror(ws, progress, job_id, name)
     counts = progress.add()
+    if cancelled(ws, job_id):
+        finish(ws, progress, job_id, course, index,
+               FileResult(str(path), "failed", message=f"{name}: not ingested, the job was "
+                                                       "cancelled"))
+        return
     ws.store.update_job(job_id, status="running", stage="parsing", current=name,
                         files_done=counts.done)
     ingestor = Ingestor(ws.store, ws.embedder, ws.settings)
@@ -50,6 +55,11 @@ def ingest_file(job_id: str, tenant: str, course: str, index: int, name: str,
         result = FileResult(str(path), "failed", message=str(exc))
         notify(Progress(str(path), "failed"))
     finish(ws, progress, job_id, course, index, result)
+
+
+def cancelled(ws: Workspace, job_id: str) -> bool:
+    """Whether a teacher cancelled the job."""
+    return ws.store.get_job(ws.tenant, job_id).status == "cancelled"
 
 
 def file_failed(job: Any, connection: Any, exc_type: type[BaseException] | None = None,
@@ -82,7 +92,10 @@ def finish(ws: Workspace, progress: JobProgress, job_id: str, course: str, index
         return  # nothing more goes to the store: the last task's outcome must come last
     job = ws.store.get_job(ws.tenant, job_id)
     report = IngestReport(course, progress.results(), seconds=time.time() - job.created)
-    ws.store.update_job(job_id, **outcome(report, folder))
+    fields = outcome(report, folder)
+    if job.status == "cancelled":  # the report of what went in; the job stays cancelled
+        fields = {k: v for k, v in fields.items() if k not in ("status", "stage", "error")}
+    ws.store.update_job(job_id, **fields)
     shutil.rmtree(folder, ignore_errors=True)
 
 
@@ -99,6 +112,8 @@ class _Mirror:
             more, more_todo = p.embedded - self.embedded, p.to_embed - self.to_embed
             self.embedded, self.to_embed = p.embedded, p.to_embed
         counts = self.progress.add(more, more_todo)
-        self.ws.store.update_job(self.job_id, status="running", stage=p.stage,
+        if p.stage in ("parsed", "embedding") and cancelled(self.ws, self.job_id):
+            raise JobCancelledError(f"{self.name}: not ingested, the job was cancelled")
+        self.ws.store.update_job(self.job_id, stage=p.stage,
                                  current=self.name, files_done=counts.done,
                                  embedded=counts.embedded, to_embed=counts.to_embed)

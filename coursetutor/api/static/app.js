@@ -246,6 +246,11 @@ function addTurn(text) {
       renderSources(sourcesBox, cited);
       if (done.covered === false) notice.replaceChildren(notCoveredNotice());
       status.textContent = done.complete === false ? t("ask.incomplete") : "";
+      const removed = (done.removed || []).length;
+      if (removed) {
+        notice.append(el("p", { class: "checked-note", "data-testid": "removed-note", role: "note" },
+          removed === 1 ? t("ask.removed_one") : t("ask.removed_many", { n: removed })));
+      }
       answer.setAttribute("aria-busy", "false");
       article.dataset.state = done.covered === false ? "not-covered" : "done";
     },

