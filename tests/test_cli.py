@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import random
 from collections.abc import Iterator
@@ -10,8 +11,11 @@ from pathlib import Path
 import click
 import pytest
 from click.testing import CliRunner, Result
+from rich.console import Console
 
+from coursetutor import render
 from coursetutor.cli import DEMO_ASKS, SAMPLE_QUESTIONS, cli
+from coursetutor.ingest import FileResult, IngestReport
 from coursetutor.store import SQLiteStore
 
 from .support import SAMPLE_COURSE, SAMPLE_MANIFEST, TENANT, Sample, copy_db
@@ -300,3 +304,75 @@ def test_every_command_is_documented_in_readme(command: tuple[str, ...]) -> None
     if not README.is_file():
         pytest.skip("README.md does not exist yet")
     assert f"coursetutor {' '.join(command)}" in README.read_text(encoding="utf-8")
+
+
+# -- Ingest: one bad file is one line, a failed first ingest leaves no course ----------------
+
+
+def test_ingest_a_deep_json_between_two_good_files(tmp_path: Path, data_dir: Path) -> None:
+    (tmp_path / "a.md").write_text("# Bisection\n\nBisection halves the bracket.\n")
+    (tmp_path / "deep.json").write_text("[" * 100_000)
+    (tmp_path / "b.md").write_text("# Secant\n\nThe secant method draws a line.\n")
+    result = run(data_dir, "ingest", "--course", "batch", "--json",
+                 *(str(tmp_path / n) for n in ("a.md", "deep.json", "b.md")))
+    assert result.exit_code == 0, result.stderr
+    assert "Traceback" not in result.output
+    assert [(Path(f["path"]).name, f["status"], f["message"])
+            for f in json.loads(result.stdout)["files"]] == [
+        ("a.md", "added", ""),
+        ("deep.json", "failed", "deep.json: nested too deeply to read"),
+        ("b.md", "added", ""),
+    ]
+
+
+def test_a_failed_first_ingest_leaves_no_course(tmp_path: Path, data_dir: Path) -> None:
+    (tmp_path / "blank.md").write_text("\n\n")
+    result = run(data_dir, "ingest", "--course", "ghost", str(tmp_path / "blank.md"))
+    assert result.exit_code == 1
+    assert "blank.md: no text" in result.stdout
+    assert result.stderr.endswith("Course ghost was not created: no file could be ingested.\n")
+    courses = json.loads(run(data_dir, "courses", "--json").stdout)
+    assert [c["id"] for c in courses] == [SAMPLE_COURSE]
+
+
+def test_a_failed_ingest_into_an_existing_course_keeps_it(tmp_path: Path, data_dir: Path) -> None:
+    (tmp_path / "blank.md").write_text("\n\n")
+    result = run(data_dir, "ingest", "--course", SAMPLE_COURSE, str(tmp_path / "blank.md"))
+    assert result.exit_code == 1
+    assert "was not created" not in result.stderr
+    courses = json.loads(run(data_dir, "courses", "--json").stdout)
+    assert [c["id"] for c in courses] == [SAMPLE_COURSE]
+
+
+def test_ingest_language_sets_the_course_language(tmp_path: Path, data_dir: Path) -> None:
+    (tmp_path / "a.md").write_text("# Newton\n\nNewton's method follows the tangent line.\n")
+    (tmp_path / "b.md").write_text("# Secant\n\nThe secant method is what the tangent is.\n")
+    assert run(data_dir, "ingest", "--course", "kept", "--language", "IT",
+               str(tmp_path / "a.md")).exit_code == 0
+    assert run(data_dir, "ingest", "--course", "kept", str(tmp_path / "b.md")).exit_code == 0
+    courses = {c["id"]: c for c in json.loads(run(data_dir, "courses", "--json").stdout)}
+    assert courses["kept"]["language"] == "it"
+    docs = json.loads(run(data_dir, "documents", "--course", "kept", "--json").stdout)
+    assert [(d["id"], d["language"]) for d in docs] == [("a-md", "it"), ("b-md", "en")]
+
+
+def test_ingest_language_must_be_a_code(tmp_path: Path, data_dir: Path) -> None:
+    (tmp_path / "a.md").write_text("# A\n\nText.\n")
+    assert_one_error_line(
+        run(data_dir, "ingest", "--course", "x", "--language", "english!", str(tmp_path / "a.md")),
+        "language must be a language code such as en, it or zh, got 'english!'")
+
+
+def test_the_report_prints_square_brackets_as_they_are(monkeypatch: pytest.MonkeyPatch) -> None:
+    buffer = io.StringIO()
+    monkeypatch.setattr(render, "out", Console(file=buffer, width=400))
+    message = ("scan.pdf: no page has a text layer (4 pages); to read scanned pages: "
+               "pip install 'coursetutor[ocr]'")
+    report = IngestReport("scans", [
+        FileResult("/in/[draft] scan.pdf", "failed", pages=4, no_text_pages=[1, 2, 3, 4],
+                   message=message)])
+    render.print_report(report)
+    printed = buffer.getvalue()
+    assert message in printed
+    assert "[draft] scan.pdf" in printed
+    assert "0 of 1 files ingested, 4 pages, 0 chunks, 0 embedded, 4 pages without text" in printed

@@ -16,13 +16,16 @@ from pypdf import PdfReader
 from coursetutor.config import Settings
 from coursetutor.errors import NotFoundError
 from coursetutor.ingest import Ingestor, Progress, load_manifest
+from coursetutor.ingest.formulas import GAP, has_gap
 from coursetutor.ingest.markdown import slugify
 from coursetutor.ingest.transcript import load_transcript
 from coursetutor.retrieval import EmbeddingModel
 from coursetutor.store import SQLiteStore
 from coursetutor.types import Chunk, FileMeta
 
+from .api_support import open_api
 from .support import SAMPLE_COURSE, SAMPLE_DIR, TENANT, ListChunks, Sample
+from .test_api_courses import upload, wait_for_job
 
 SAMPLE_IDS = [
     "lecture-01-root-finding-md",
@@ -355,3 +358,127 @@ def test_secant_section_anchor(chunks_by_doc: dict[str, list[Chunk]]) -> None:
         "4.3 Order of convergence of the secant method",
     )
     assert chunk.locator.anchor == "43-order-of-convergence-of-the-secant-method"
+
+
+# -- One bad file is one failed line; the batch goes on -----------------------------------
+
+GOOD_A = "# Bisection\n\nBisection halves the bracket at every step.\n"
+GOOD_B = "# Secant\n\nThe secant method draws a line through the last two iterates.\n"
+
+
+def test_a_deeply_nested_json_between_two_good_files_is_one_failed_line(
+    tmp_path: Path, sample_store: SQLiteStore, embedder: EmbeddingModel
+) -> None:
+    files = [tmp_path / "a.md", tmp_path / "deep.json", tmp_path / "b.md"]
+    files[0].write_text(GOOD_A)
+    files[1].write_text("[" * 100_000)
+    files[2].write_text(GOOD_B)
+    sample_store.ensure_course(TENANT, "batch")
+    events: list[Progress] = []
+    report = ingestor(sample_store, embedder).ingest(
+        TENANT, "batch", [(f, FileMeta()) for f in files], events.append)
+    assert [(Path(f.path).name, f.status, f.message) for f in report.files] == [
+        ("a.md", "added", ""),
+        ("deep.json", "failed", "deep.json: nested too deeply to read"),
+        ("b.md", "added", ""),
+    ]
+    assert [d.id for d in sample_store.list_documents(TENANT, "batch")] == ["a-md", "b-md"]
+    assert ("deep.json", "failed") in [(Path(e.path).name, e.stage) for e in events]
+
+
+def scan_pdf(path: Path, pages: int) -> Path:
+    """A PDF of `pages` pages with no text layer (what a scanner without OCR makes)."""
+    pdf = FPDF()
+    for _ in range(pages):
+        pdf.add_page()
+        pdf.rect(20, 20, 100, 60)
+    pdf.output(str(path))
+    return path
+
+
+def test_a_scan_is_reported_with_its_pages_without_text(
+    tmp_path: Path, sample_store: SQLiteStore, embedder: EmbeddingModel
+) -> None:
+    path = scan_pdf(tmp_path / "scan.pdf", 4)
+    sample_store.ensure_course(TENANT, "scans")
+    report = ingestor(sample_store, embedder, ocr="off").ingest(
+        TENANT, "scans", [(path, FileMeta())])
+    (line,) = report.files
+    assert (line.status, line.pages, line.no_text_pages) == ("failed", 4, [1, 2, 3, 4])
+    assert line.message == ("scan.pdf: no page has a text layer (4 pages); to read scanned "
+                            "pages: pip install 'coursetutor[ocr]'")
+    assert (report.totals()["pages"], report.totals()["no_text_pages"]) == (4, 4)
+
+
+# -- Titles: the file's own, distinct within a course ---------------------------------------
+
+
+def titled_pdf(path: Path, title: str | None, lines: list[str]) -> Path:
+    pdf = FPDF()
+    if title:
+        pdf.set_title(title)
+    pdf.set_font("Helvetica", size=11)
+    pdf.add_page()
+    for i, line in enumerate(lines):
+        pdf.set_xy(10, 30 + 7 * i)
+        pdf.cell(0, 6, line)
+    pdf.output(str(path))
+    return path
+
+
+def test_an_exercise_sheet_and_its_solutions_keep_distinct_titles(
+    tmp_path: Path, sample_store: SQLiteStore, embedder: EmbeddingModel
+) -> None:
+    heading = "Optimization in Machine Learning Exercise sheet 9"
+    sheet = titled_pdf(tmp_path / "02_exercise-sheet-09_en.pdf", "Optimization",
+                       [heading, "Exercise 1: Newton-Raphson and Gauss-Newton, by hand."])
+    solutions = titled_pdf(tmp_path / "03_solutions-sheet-09_en.pdf", "Optimization",
+                           [heading, "Solution 1: one Newton step solves a quadratic form."])
+    plain = titled_pdf(tmp_path / "04_lmu_notes.pdf", None,
+                       ["Chapter notes", "Gradient descent takes a step against the gradient."])
+    sample_store.ensure_course(TENANT, "optml")
+    ingestor(sample_store, embedder).ingest(
+        TENANT, "optml", [(sheet, FileMeta(doc_type="exercise")),
+                          (solutions, FileMeta(doc_type="solution")), (plain, FileMeta())])
+    titles = {d.id: d.title for d in sample_store.list_documents(TENANT, "optml")}
+    assert titles == {
+        "02-exercise-sheet-09-en-pdf": "Optimization",
+        "03-solutions-sheet-09-en-pdf": "Optimization (Solutions sheet 09)",
+        "04-lmu-notes-pdf": "Lmu notes",
+    }
+
+
+def test_pages_missing_their_formulas_are_reported_and_marked(
+    tmp_path: Path, sample_store: SQLiteStore, embedder: EmbeddingModel,
+    list_chunks: ListChunks,
+) -> None:
+    path = titled_pdf(tmp_path / "intervals.pdf", None, [
+        "Nested intervals", "Let    be a sequence of intervals, where    .",
+        "Then    holds for every    ,    and    ."])
+    sample_store.ensure_course(TENANT, "blanks")
+    report = ingestor(sample_store, embedder, ocr="off").ingest(
+        TENANT, "blanks", [(path, FileMeta())])
+    assert [(f.status, f.formula_pages) for f in report.files] == [("added", [1])]
+    assert report.totals()["formula_pages"] == 1
+    (chunk,) = list_chunks(sample_store, TENANT, "blanks")
+    assert has_gap(chunk.text)
+    assert chunk.text.startswith(f"Nested intervals Let {GAP} be a sequence of intervals")
+
+
+def test_an_upload_with_a_deeply_nested_json_reports_every_file(
+    sample: Sample, embedder: EmbeddingModel, tmp_path: Path
+) -> None:
+    with open_api(sample, embedder, tmp_path / "data", api_max_upload_bytes=1 << 20) as api:
+        response = upload(api, "teacher", [("a.md", GOOD_A.encode()),
+                                           ("deep.json", b"[" * 100_000),
+                                           ("b.md", GOOD_B.encode())])
+        assert response.status_code == 202, response.text
+        job = wait_for_job(api, response.json()["id"])
+    assert (job["status"], job["files_done"], job["error"]) == ("done", 3, "")
+    report = job["report"]
+    assert report is not None
+    assert sorted((f["name"], f["status"], f["message"]) for f in report["files"]) == [
+        ("a.md", "added", ""),
+        ("b.md", "added", ""),
+        ("deep.json", "failed", "deep.json: nested too deeply to read"),
+    ]
