@@ -59,6 +59,7 @@ class Settings:
     llm_retries: int = 3
     llm_threads: int = 0  # llama.cpp threads; 0: all cores
     llm_context_tokens: int = 4096  # llama.cpp context window
+    llm_repack: str = "auto"  # llama.cpp weight repacking: auto (off on AMX processors), on, off
     llm_temperature: float = 0.2
     llm_max_tokens: int = 320
     llm_price_input: float = 0.0  # price per million prompt tokens, for the cost estimate
@@ -69,6 +70,9 @@ class Settings:
     grade_correct: float = 0.50  # evidence score at or above which the tutor answers
     grade_incorrect: float = 0.36  # below which it says the course does not cover the question
     history_turns: int = 6  # recent turns used to rewrite follow-ups and shown to the model
+    answer_check: bool = True  # every claim of an answer checked against its cited sources
+    answer_check_judge: bool = True  # the model decides the claims the scores are unsure of
+    answer_check_max_judged: int = 4  # model verdicts per answer at most
     # the HTTP API (coursetutor serve)
     api_host: str = "127.0.0.1"
     api_port: int = 8000
@@ -196,6 +200,10 @@ def _validate(s: Settings) -> None:
         raise ConfigError(f"fusion must be one of {', '.join(FUSIONS)}, got {s.fusion!r}")
     if s.ocr not in ("auto", "on", "off"):
         raise ConfigError(f"ocr must be auto, on or off, got {s.ocr!r}")
+    if s.llm_repack not in ("auto", "on", "off"):
+        raise ConfigError(f"llm_repack must be auto, on or off, got {s.llm_repack!r}")
+    if s.answer_check_max_judged < 0:
+        raise ConfigError("answer_check_max_judged must be >= 0")
     if s.llm_backend not in LLM_BACKENDS:
         raise ConfigError(
             f"llm_backend must be one of {', '.join(LLM_BACKENDS)}, got {s.llm_backend!r}"

@@ -24,6 +24,7 @@ from ..types import (
 from ..workspace import Workspace
 from . import prompts
 from .categorize import Categorization, categorize_rules, parse_llm_categorization
+from .check import AnswerChecker, CheckInput, CheckResult, model_judge
 from .citations import check_citations, snippet, to_citation
 from .context import Budget, Context, build_context, render_sources, source_header
 from .evidence import Evidence, EvidenceFinder
@@ -276,6 +277,10 @@ class Tutor:
             t.lap("leak_check", since)
             t.timings["first_token"] = round((time.perf_counter() - t.started) * 1000, 1)
             yield TokenEvent(text)
+        check = self._check(t, text, ctx, cat, level)
+        if check.changed:
+            text, cited = check_citations(check.text, ctx.sources)
+        since = t.lap("check", since)
         if not draft.complete:
             marker = reply("incomplete", cat.language)
             text = f"{text}\n\n{marker}"
@@ -283,7 +288,18 @@ class Tutor:
         yield SourcesEvent(cited)
         yield self._done(t, cat, ev, text, cited, level or "", key, complete=draft.complete,
                          context_over=ctx.over_budget,
-                         context=tuple(s.hit.chunk.id for s in ctx.sources))
+                         context=tuple(s.hit.chunk.id for s in ctx.sources), check=check)
+
+    def _check(self, t: TurnState, text: str, ctx: Context, cat: Categorization,
+               level: Level | None) -> CheckResult:
+        """The reply's claims against its sources (exercise rungs below the solution keep
+        their own contracts: an analogous example must use other numbers than the sources)."""
+        if not self.settings.answer_check or (level is not None and level != "solution"):
+            return CheckResult(text, (), ())
+        judge = model_judge(self.router, t.log) if self.settings.answer_check_judge else None
+        checker = AnswerChecker(self.ws.embedder, judge, self.settings.answer_check_max_judged,
+                                reply("quote_first", cat.language))
+        return checker.check(CheckInput(text, t.question, ctx.sources, cat.language))
 
     def _messages(self, t: TurnState, cat: Categorization, ctx: Context,
                   level: Level | None) -> list[Message]:
@@ -334,7 +350,8 @@ class Tutor:
     def _done(self, t: TurnState, cat: Categorization, ev: Evidence | None, text: str,
               cited: tuple[Citation, ...], level: str, key: str, complete: bool = True,
               covered: bool = True, grade: str | None = None, note: str = "",
-              context_over: bool = False, context: tuple[str, ...] = ()) -> DoneEvent:
+              context_over: bool = False, context: tuple[str, ...] = (),
+              check: CheckResult | None = None) -> DoneEvent:
         t.lap("total", t.started)
         verdict = grade if grade is not None else (ev.grade if ev else "")
         self.ws.turns.append(self.ws.store.add_turn(Turn(
@@ -356,6 +373,7 @@ class Tutor:
                          "completion_tokens": c.usage.completion_tokens,
                          "cost": c.cost, "ms": round(c.seconds * 1000, 1)} for c in t.log),
             context=context, context_over_budget=context_over,
+            removed=check.removed if check else (), checked=bool(check and check.verdicts),
         ))
 
 
