@@ -9,7 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 
+from coursetutor.cli import cli
 from coursetutor.config import Settings
 from coursetutor.errors import InputError
 from coursetutor.eval.answer_data import (
@@ -320,3 +322,16 @@ def test_with_the_answer_check_no_unsupported_number_reaches_the_record(
     assert a1["checked"] and a1["removed"] >= 1
     assert a1["unsupported_terms"] == 0 and a1["faithfulness"] == 1.0
     assert result["metrics"]["removed_claims"] >= 1
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--suite", "coursepack"], "--pack DIR"),
+    (["--suite", "abstention"], "--data DIR"),
+    (["--suite", "coursepack", "--pack", ".", "--questions", "pyproject.toml"],
+     "pyproject.toml: cannot read"),
+])
+def test_eval_answers_names_what_a_suite_is_missing(tmp_path: Path, args: list[str],
+                                                    message: str) -> None:
+    result = CliRunner().invoke(cli, ["--data-dir", str(tmp_path), "eval", "answers", *args])
+    assert result.exit_code != 0
+    assert message in result.output and result.output.count("Error:") == 1
