@@ -21,9 +21,12 @@ from fastapi.testclient import TestClient
 
 from coursetutor.api import create_app
 from coursetutor.api.budget import Buckets, MemoryComputeBudget
+from coursetutor.api.budget_redis import RedisComputeBudget
 from coursetutor.api.turns import Turns
+from coursetutor.config import load_settings
 from coursetutor.errors import ComputeBudgetError
 from coursetutor.ingest import FileResult
+from coursetutor.redisconn import connect
 from coursetutor.retrieval import EmbeddingModel
 from coursetutor.store import SQLiteStore
 from coursetutor.store.base import JobFile
@@ -169,6 +172,18 @@ def test_a_tenant_budget_is_shared_by_its_keys_only() -> None:
         budget.take(Buckets("k2", "t1", 0.0, 6.0), 1.0)
     assert refused.value.bucket == "tenant"
     budget.take(Buckets("k3", "t2", 0.0, 6.0), 1.0)
+
+
+def test_redis_buckets_are_shared_by_every_process(redis_url: str) -> None:
+    link = connect(load_settings(env={}, redis=redis_url, redis_prefix="budget-test"))
+    one, other = RedisComputeBudget(link), RedisComputeBudget(link)  # two API processes
+    buckets = Buckets(f"k-{time.time_ns()}", "t1", key_rate=6.0, tenant_rate=0.0)
+    one.take(buckets, 5.0)
+    with pytest.raises(ComputeBudgetError) as refused:
+        other.take(buckets, 2.0)
+    assert (refused.value.bucket, refused.value.retry_after) == ("key", 10)
+    other.adjust(buckets, -3.0)  # it cost 3 s less than estimated: given back
+    one.take(buckets, 2.0)
 
 
 def test_a_spent_key_budget_is_429_with_retry_after_before_embedding(

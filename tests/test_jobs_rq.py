@@ -163,6 +163,26 @@ def test_a_task_that_crashes_fails_its_file_not_the_job(
     assert staged(api) == []
 
 
+def test_a_cancelled_job_ingests_nothing_more_and_stays_cancelled(
+        api: Api, worker_ws: Workspace, link: RedisLink) -> None:
+    job_id = upload(api, "teacher", [("secant.md", SECANT),
+                                     ("regula-falsi.md", REGULA_FALSI)]).json()["id"]
+    for who, status in (("teacher_b", 404), ("student", 403)):
+        assert api.call(who, "DELETE", f"/v1/jobs/{job_id}").status_code == status
+    cancelled = api.call("teacher", "DELETE", f"/v1/jobs/{job_id}")
+    assert (cancelled.status_code, cancelled.json()["status"]) == (200, "cancelled")
+    work(worker_ws, link)
+    job = job_of(api, job_id)
+    assert (job["status"], job["error"], job["files_done"]) == (
+        "cancelled", "cancelled by a teacher", 2)
+    assert [f["message"] for f in job["report"]["files"]] == [
+        "secant.md: not ingested, the job was cancelled",
+        "regula-falsi.md: not ingested, the job was cancelled"]
+    assert doc_ids(api, "teacher") == SAMPLE_DOCS
+    assert staged(api) == []
+    assert api.call("teacher", "DELETE", f"/v1/jobs/{job_id}").status_code == 409
+
+
 def test_the_course_lock_is_held_while_a_document_is_written(
         api: Api, worker_ws: Workspace, link: RedisLink,
         monkeypatch: pytest.MonkeyPatch) -> None:
