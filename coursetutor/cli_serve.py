@@ -6,14 +6,19 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import sys
+from pathlib import Path
 
 import click
 
 from .access import mint_key
 from .config import Settings, settings_env
 from .errors import ConfigError
+from .store.private import write_private
 from .types import ROLES
 from .workspace import Workspace
+
+FIRST_KEYS = "first-keys.txt"  # in the data folder, when the keys cannot go to a terminal
 
 
 def _workspace(ctx: click.Context) -> Workspace:
@@ -33,6 +38,29 @@ def first_keys(ws: Workspace) -> list[tuple[str, str, str]]:
     for course in ws.courses():
         ws.store.enroll(ws.tenant, course.id, student.student)
     return [("teacher", teacher.id, teacher_secret), ("student", "student-1", student_secret)]
+
+
+def _terminal() -> bool:
+    """Whether stderr is a terminal (not a file or a pipe that a log collector keeps)."""
+    return sys.stderr.isatty()
+
+
+def show_first_keys(created: list[tuple[str, str, str]], data_dir: Path) -> Path | None:
+    """Show the first-start keys on the terminal only. When stderr is not a terminal (a log
+    file, a service manager's journal) they go to FIRST_KEYS in the data folder, mode 0600,
+    and only that file's path is printed. Returns the file written, if any."""
+    lines = [f"New {role} key ({who}), shown only now: {secret}" for role, who, secret in created]
+    if not lines:
+        return None
+    if _terminal():
+        for line in lines:
+            click.echo(line, err=True)
+        return None
+    path = write_private(data_dir / FIRST_KEYS, "\n".join(lines) + "\n")
+    click.echo(f"New keys ({', '.join(who for _, who, _ in created)}) written to {path} "
+               "(mode 0600), not printed: stderr is not a terminal. Read them, then delete "
+               "the file.", err=True)
+    return path
 
 
 @click.command()
@@ -67,8 +95,7 @@ def serve(ctx: click.Context, host: str | None, port: int | None, empty: bool,
     host = host or settings.api_host
     port = port or settings.api_port
     url = f"http://{host}:{port}"
-    for role, who, secret in created:
-        click.echo(f"New {role} key ({who}), shown only now: {secret}", err=True)
+    show_first_keys(created, Path(settings.data_dir))
     click.echo(f"Student page {url}/  teacher page {url}/teacher  API docs {url}/docs",
                err=True)
     setup(settings.log_level)

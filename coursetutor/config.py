@@ -93,6 +93,13 @@ class Settings:
     api_rate_admin_per_minute: int = 600
     api_rate_admin_per_hour: int = 20_000
     api_rate_admin_streams: int = 8
+    # per client address (a classroom behind one NAT address shares these)
+    api_rate_failed_auth_per_minute: int = 30  # requests with a missing or bad key
+    api_rate_failed_auth_per_hour: int = 300
+    api_rate_signed_url_per_minute: int = 600  # file fetches by signed URL, without a key
+    api_rate_signed_url_per_hour: int = 10_000
+    api_max_json_bytes: int = 1024 * 1024  # largest JSON request body
+    api_max_json_depth: int = 32  # deepest nesting of arrays and objects in a JSON body
     # compute budgets (token buckets of embedding and generation seconds per minute; 0: off)
     api_cpu_key_seconds_per_minute: float = 30.0
     api_cpu_tenant_seconds_per_minute: float = 0.0
@@ -230,6 +237,8 @@ def _validate(s: Settings) -> None:
            s.ingest_tenants_at_once, s.index_title_chars) < 1:
         raise ConfigError("api_max_query_tokens, the ingest_max_* caps, "
                           "ingest_tenants_at_once and index_title_chars must be > 0")
+    if min(s.api_max_json_bytes, s.api_max_json_depth) < 1:
+        raise ConfigError("api_max_json_bytes and api_max_json_depth must be positive")
     if s.rrf_k < 1 or s.candidate_factor < 1:
         raise ConfigError("rrf_k and candidate_factor must be positive")
 

@@ -476,13 +476,15 @@ def test_an_upload_where_every_file_fails_is_a_failed_job(api: Api) -> None:
 
 
 def test_upload_metadata_is_checked(api: Api) -> None:
-    cases = {"difficulty": ("hard", "difficulty must be a whole number 1-5, got 'hard'"),
-             "type": ("poem", "unknown document type 'poem'; valid: lecture, slides, textbook, "
-                              "exercise, solution, exam, transcript, summary")}
-    for field, (value, message) in cases.items():
-        response = upload(api, "teacher", [("notes.md", b"# Notes\n")], **{field: value})
-        assert (response.status_code, error_of(response)) == (400, {"type": "input",
-                                                                    "message": message})
+    response = upload(api, "teacher", [("notes.md", b"# Notes\n")], difficulty="hard")
+    reason = "must be a whole number 1-5, got 'hard'"
+    assert (response.status_code, error_of(response)) == (422, {
+        "type": "validation", "message": f"difficulty: {reason}",
+        "fields": [{"field": "difficulty", "reason": reason}]})
+    response = upload(api, "teacher", [("notes.md", b"# Notes\n")], type="poem")
+    assert (response.status_code, error_of(response)) == (400, {
+        "type": "input", "message": "unknown document type 'poem'; valid: lecture, slides, "
+                                    "textbook, exercise, solution, exam, transcript, summary"})
     assert api.call("teacher", "GET", f"/v1/courses/{COURSE}/jobs").json() == {"jobs": []}
     assert uploads_left(api) == []
 

@@ -419,7 +419,7 @@ def test_a_stream_holds_one_slot_until_it_ends(with_model: OpenFake) -> None:
         second = api.ask("student")
         assert (second.status_code, second.headers["retry-after"], error_of(second)) == (
             429, "1", {"type": "rate_limit", "message": "rate limit: 1 answers at a time for "
-                                                        "this key; wait for one to finish"})
+                                                        "this student; wait for one to finish"})
         other = api.ask("teacher")  # other keys have their own slots
         assert other.status_code == 200
         gate.set()

@@ -10,6 +10,7 @@ import pytest
 import uvicorn
 from click.testing import CliRunner, Result
 
+from coursetutor import cli_serve
 from coursetutor.access import authenticate
 from coursetutor.api import logs
 from coursetutor.cli import cli
@@ -224,6 +225,7 @@ class Served:
 def test_serve_prints_the_first_keys_then_runs(data_dir: Path,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     served = Served(monkeypatch)
+    monkeypatch.setattr(cli_serve, "_terminal", lambda: True)  # else they go to a file
     result = run(data_dir, "serve", "--port", "8123")
     assert result.exit_code == 0, result.stderr
     lines = result.stderr.splitlines()

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio.to_thread
-from fastapi import FastAPI
+from fastapi import Depends, FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
@@ -30,12 +30,13 @@ from .errors import scrub
 from .jobs import IngestJobs, recover, uploads_folder
 from .logs import setup
 from .metrics import Metrics
-from .middleware import RequestContext
+from .middleware import BodyLimits, RequestContext
 from .pump import AskPool
 from .ratelimit import MemoryRateLimiter, RateLimiter
 from .ratelimit_redis import RedisRateLimiter
 from .signing import Signer, load_secret
 from .state import AppState
+from .validate import check_params
 
 STATIC = Path(str(resources.files("coursetutor.api") / "static"))
 READY_CACHE_SECONDS = 5.0
@@ -118,6 +119,7 @@ def create_app(settings: Settings, workspace: Workspace | None = None,
             state.workspace.close()
 
     app = FastAPI(title="coursetutor", version=__version__, lifespan=lifespan,
+                  dependencies=[Depends(check_params)],
                   description="A tutor that answers only from a course's own material, "
                               "with citations. Keys: `Authorization: Bearer ct_...`.")
     app.state.coursetutor = state
@@ -130,6 +132,8 @@ def create_app(settings: Settings, workspace: Workspace | None = None,
         app.add_middleware(CORSMiddleware, allow_methods=["*"], allow_headers=["*"],
                            allow_origins=[o.strip() for o in
                                           settings.api_cors_origins.split(",")])
+    app.add_middleware(BodyLimits, max_bytes=settings.api_max_json_bytes,
+                       max_depth=settings.api_max_json_depth)
     app.add_middleware(RequestContext, metrics=state.metrics,
                        reconnect_every=settings.api_reconnect_every)
     return app

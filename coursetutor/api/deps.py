@@ -8,7 +8,7 @@ from typing import Annotated
 from fastapi import Depends, Request
 
 from ..access import authenticate
-from ..errors import NotFoundError, PermissionDeniedError, RateLimitError
+from ..errors import AuthenticationError, NotFoundError, PermissionDeniedError, RateLimitError
 from ..types import ApiKey, Course, Role
 from ..workspace import Workspace
 from .ratelimit import Limits
@@ -32,6 +32,10 @@ class Caller:
 
     @property
     def limits_key(self) -> str:
+        """Who request limits count against: the student behind a student key (all of a
+        student's keys share one budget), else the key."""
+        if self.key.role == "student":
+            return f"student:{self.key.tenant}:{self.key.student}"
         return self.key.id
 
 
@@ -56,20 +60,42 @@ async def get_caller(request: Request, state: State) -> Caller:
     return await state.call(caller_of, request, state)
 
 
+def client_address(request: Request) -> str:
+    """The client's address (the proxy's, unless the server trusts its forwarded headers)."""
+    return request.client.host if request.client else "unknown"
+
+
+def limit_address(request: Request, state: AppState, what: str) -> None:
+    """Count a request without a key against its client address's limits of `what`
+    ('failed_auth' or 'signed_url'): 429 once they are spent."""
+    try:
+        state.limiter.hit(f"{what}:{client_address(request)}",
+                          Limits.for_address(state.settings, what))
+    except RateLimitError:
+        state.metrics.rate_limited.labels(what).inc()
+        raise
+
+
 def caller_of(request: Request, state: AppState) -> Caller:
-    """The caller behind the request's key."""
-    key = authenticate(state.workspace.store, _key_text(request))
+    """The caller behind the request's key. A failed authentication counts against the client
+    address: past its limits the answer is 429, not 401, so keys cannot be tried in bulk."""
+    try:
+        key = authenticate(state.workspace.store, _key_text(request))
+    except AuthenticationError:
+        limit_address(request, state, "failed_auth")
+        raise
     request.state.key_id = key.id
     tenant = key.tenant
     if key.role == "admin" and request.headers.get("x-tenant"):
         tenant = request.headers["x-tenant"]
         state.workspace.store.get_tenant(tenant)
+    caller = Caller(key, tenant)
     try:
-        state.limiter.hit(key.id, Limits.for_role(state.settings, key.role))
+        state.limiter.hit(caller.limits_key, Limits.for_role(state.settings, key.role))
     except RateLimitError:
         state.metrics.rate_limited.labels(key.role).inc()
         raise
-    return Caller(key, tenant)
+    return caller
 
 
 CallerDep = Annotated[Caller, Depends(get_caller)]

@@ -1,13 +1,17 @@
-"""Request ids, access logs and request metrics, as plain ASGI middleware (streams pass
-through untouched, so a client's disconnect still reaches the response)."""
+"""Request ids, access logs and request metrics, and the size and depth limits of JSON
+bodies, as plain ASGI middleware (streams pass through untouched, so a client's disconnect
+still reaches the response)."""
 
 from __future__ import annotations
 
 import logging
+import re
 import time
 import uuid
 from typing import Any
+from urllib.parse import urlsplit
 
+import numpy as np
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -46,7 +50,7 @@ class RequestContext:
                 extra = [(b"x-request-id", request_id.encode())]
                 if self._reconnect():
                     extra.append((b"connection", b"close"))
-                message["headers"] = [*message["headers"], *extra]
+                message["headers"] = [*relative_location(message["headers"]), *extra]
                 self._observe(scope, status, started)
             await send(message)
 
@@ -91,3 +95,98 @@ class RequestContext:
             "request_id": request_id, "method": scope["method"], "route": self._route(scope),
             "status": status, "ms": round((time.perf_counter() - started) * 1000, 1),
             "key": key})
+
+
+def relative_location(headers: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
+    """Headers with an absolute `Location` made relative: a redirect built from the request's
+    `Host` header (trailing-slash redirects) must never send a client to another host."""
+    out = []
+    for name, value in headers:
+        if name.lower() == b"location":
+            parts = urlsplit(value.decode("latin-1"))
+            if parts.scheme or parts.netloc:
+                path = "/" + parts.path.lstrip("/")  # '//evil' would be another host again
+                value = (path + (f"?{parts.query}" if parts.query else "")).encode("latin-1")
+        out.append((name, value))
+    return out
+
+
+_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
+_NOT_BRACKET = bytes(b for b in range(256) if b not in b"[]{}")
+
+
+def json_depth(body: bytes) -> int:
+    """How deeply the arrays and objects of a JSON text nest (brackets in strings skipped)."""
+    brackets = np.frombuffer(_STRING.sub(b"", body).translate(None, _NOT_BRACKET),
+                             dtype=np.uint8)
+    if not len(brackets):
+        return 0
+    steps = np.where((brackets == ord("[")) | (brackets == ord("{")), 1, -1)
+    return max(0, int(np.cumsum(steps).max()))
+
+
+class BodyLimits:
+    """Refuse a request body larger than `max_bytes` (413) or, JSON, nested deeper than
+    `max_depth` (422 naming the body) before any parser sees it: a 100,000-deep `[[[...` would
+    exhaust the parser's recursion. Multipart uploads have their own limit and pass through."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int, max_depth: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+        self.max_depth = max_depth
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        headers = dict(scope.get("headers", ())) if scope["type"] == "http" else {}
+        kind = headers.get(b"content-type", b"").lower()
+        if scope["type"] != "http" or scope["method"] in ("GET", "HEAD", "OPTIONS") or (
+                kind.startswith(b"multipart/")):
+            await self.app(scope, receive, send)
+            return
+        declared = headers.get(b"content-length", b"0")
+        if declared.isdigit() and int(declared) > self.max_bytes:
+            await self._refuse(scope, receive, send, 413, "payload_too_large")
+            return
+        body, more = bytearray(), True
+        while more:
+            message = await receive()
+            if message["type"] != "http.request":
+                return  # the client went away
+            body += message.get("body", b"")
+            more = message.get("more_body", False)
+            if len(body) > self.max_bytes:
+                await self._refuse(scope, receive, send, 413, "payload_too_large")
+                return
+        if json_depth(bytes(body)) > self.max_depth:
+            await self._refuse(scope, receive, send, 422, "validation")
+            return
+        await self.app(scope, _replay(bytes(body), receive), send)
+
+    async def _refuse(self, scope: Scope, receive: Receive, send: Send, status: int,
+                      kind: str) -> None:
+        if status == 413:
+            message = (f"the request body is larger than {self.max_bytes} bytes "
+                       "(api_max_json_bytes)")
+            extra: dict[str, Any] = {}
+        else:
+            reason = f"JSON nested deeper than {self.max_depth} levels (api_max_json_depth)"
+            message, extra = f"body: {reason}", {"fields": [{"field": "body",
+                                                              "reason": reason}]}
+        request_id = scope.get("state", {}).get("request_id", "")
+        response = JSONResponse({"error": {"type": kind, "message": message, **extra,
+                                           "request_id": request_id}}, status)
+        await response(scope, receive, send)
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    """A `receive` that hands the app the body read already, then the client's messages
+    (a disconnect) as they come."""
+    sent = False
+
+    async def replay() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replay

@@ -1,4 +1,6 @@
-"""Per-key rate limits: requests per minute and per hour, and concurrent streams.
+"""Rate limits: requests per minute and per hour, and concurrent streams, per limited party:
+a key, a student (all of a student's keys share one budget) or a client address (failed
+authentications and signed-URL fetches, which no key pays for).
 
 This process's limits live here; limits shared by several processes are in ratelimit_redis.
 """
@@ -20,21 +22,31 @@ from ..types import Role
 
 @dataclasses.dataclass(frozen=True)
 class Limits:
-    """One role's limits; 0 means unlimited."""
+    """One party's limits; 0 means unlimited. `per` names the party in messages."""
 
     per_minute: int
     per_hour: int
     streams: int
+    per: str = dataclasses.field(default="this key", compare=False)
 
     @classmethod
     def for_role(cls, settings: Settings, role: Role) -> Limits:
         return cls(getattr(settings, f"api_rate_{role}_per_minute"),
                    getattr(settings, f"api_rate_{role}_per_hour"),
-                   getattr(settings, f"api_rate_{role}_streams"))
+                   getattr(settings, f"api_rate_{role}_streams"),
+                   "this student" if role == "student" else "this key")
+
+    @classmethod
+    def for_address(cls, settings: Settings, what: str) -> Limits:
+        """Limits per client address of `what`: 'failed_auth' or 'signed_url'."""
+        return cls(getattr(settings, f"api_rate_{what}_per_minute"),
+                   getattr(settings, f"api_rate_{what}_per_hour"), 0,
+                   "this client address")
 
 
 class RateLimiter(abc.ABC):
-    """Counts requests and open streams per key."""
+    """Counts requests and open streams per limited party (`key_id`: a key, a student or an
+    address, as `deps` names them)."""
 
     @abc.abstractmethod
     def hit(self, key_id: str, limits: Limits) -> None:
@@ -78,7 +90,7 @@ class MemoryRateLimiter(RateLimiter):
                 if len(log) >= cap:
                     wait = max(1, math.ceil(log[0] + span - now))
                     raise RateLimitError(
-                        f"rate limit: {cap} requests per {name} for this key; "
+                        f"rate limit: {cap} requests per {name} for {limits.per}; "
                         f"retry in {wait} s", wait)
             for name, _span in self.WINDOWS:
                 if caps[name] > 0:
@@ -89,7 +101,7 @@ class MemoryRateLimiter(RateLimiter):
             open_now = self._streams.get(key_id, 0)
             if 0 < limits.streams <= open_now:
                 raise RateLimitError(
-                    f"rate limit: {limits.streams} answers at a time for this key; "
+                    f"rate limit: {limits.streams} answers at a time for {limits.per}; "
                     "wait for one to finish", 1)
             self._streams[key_id] = open_now + 1
 

@@ -123,7 +123,8 @@ class RedisRateLimiter(RateLimiter):
         name, span = windows[int(found[0]) - 1]
         wait = max(1, math.ceil(float(found[1]) + span - float(found[2])))
         raise RateLimitError(
-            f"rate limit: {caps[name]} requests per {name} for this key; retry in {wait} s", wait)
+            f"rate limit: {caps[name]} requests per {name} for {limits.per}; retry in {wait} s",
+            wait)
 
     def open_stream(self, key_id: str, limits: Limits) -> None:
         slot = uuid.uuid4().hex[:16]
@@ -133,7 +134,7 @@ class RedisRateLimiter(RateLimiter):
                                      str(max(0, limits.streams))])
         if not int(taken):
             raise RateLimitError(
-                f"rate limit: {limits.streams} answers at a time for this key; "
+                f"rate limit: {limits.streams} answers at a time for {limits.per}; "
                 "wait for one to finish", 1)
         with self._lock:
             self._held.setdefault(key_id, []).append(slot)

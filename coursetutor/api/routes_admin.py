@@ -12,20 +12,21 @@ from ..errors import NotFoundError, PermissionDeniedError
 from ..types import Role
 from . import encode
 from .deps import CallerDep, State, require_admin, require_teacher
+from .validate import Id, Name
 
 router = APIRouter(prefix="/v1", tags=["access"])
 
 
 class TenantIn(BaseModel):
-    id: str = Field(min_length=1, max_length=128)
-    name: str = ""
+    id: Id = Field(min_length=1)
+    name: Name = ""
 
 
 class KeyIn(BaseModel):
     role: Role
-    tenant: str | None = Field(None, description="admins only; default: the caller's tenant")
-    student: str = Field("", description="the student a student key asks as")
-    name: str = Field("", max_length=200)
+    tenant: Id | None = Field(None, description="admins only; default: the caller's tenant")
+    student: Id = Field("", description="the student a student key asks as")
+    name: Name = Field("", max_length=200)
 
 
 @router.get("/me")

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-import re
+import dataclasses
+import shutil
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -21,25 +22,25 @@ from ..errors import (
 )
 from ..ingest.loaders import LOADERS
 from ..store.files import content_type
-from ..types import FileMeta, check_difficulty, check_doc_type, check_media_url
-from . import encode
-from .deps import CallerDep, State, caller_of, require_teacher, visible_course
+from ..types import ApiKey, FileMeta, check_doc_type, check_media_url
+from . import encode, validate
+from .deps import CallerDep, State, caller_of, limit_address, require_teacher, visible_course
 from .state import AppState
+from .validate import Id, Line, Name
 
 router = APIRouter(prefix="/v1", tags=["courses"])
 SUFFIXES = frozenset([*LOADERS, ".pdf"])
-_UNSAFE = re.compile(r"[^\w.\- ]+")
 
 
 class CourseIn(BaseModel):
-    id: str = Field(min_length=1, max_length=128)
-    title: str = Field("", max_length=300)
-    language: str = Field("en", min_length=2, max_length=8)
+    id: Id = Field(min_length=1)
+    title: Name = ""
+    language: Line = Field("en", min_length=2, max_length=8)
     allow_solutions: bool = False
 
 
 class CoursePatch(BaseModel):
-    title: str | None = Field(None, max_length=300)
+    title: Name | None = None
     allow_solutions: bool | None = None
 
 
@@ -128,7 +129,7 @@ def delete_document(course: str, document: str, caller: CallerDep, state: State)
 
 
 def _file_name(upload: UploadFile) -> str:
-    name = _UNSAFE.sub("_", Path(upload.filename or "").name).strip(" .")
+    name = validate.file_name(upload.filename or "")
     if not name:
         raise InputError("an uploaded file has no name")
     if Path(name).suffix.lower() not in SUFFIXES:
@@ -138,15 +139,30 @@ def _file_name(upload: UploadFile) -> str:
 
 
 def _meta(form: Any, name: str) -> FileMeta:
-    difficulty = str(form.get("difficulty") or "2")
-    if not difficulty.isdigit():
-        raise InputError(f"difficulty must be a whole number 1-5, got {difficulty!r}")
-    return FileMeta(doc_type=check_doc_type(str(form.get("type") or "lecture")),
-                    topic=str(form.get("topic") or ""),
-                    difficulty=check_difficulty(int(difficulty)),
-                    title=str(form.get("title") or "") or None,
-                    language=str(form.get("language") or "") or None, source_name=name,
-                    media_url=check_media_url(str(form.get("media_url") or "")))
+    """The metadata form fields of an upload (422 naming the field that is not acceptable)."""
+    return FileMeta(doc_type=check_doc_type(validate.form_text(form, "type", 32, "lecture")),
+                    topic=validate.form_text(form, "topic", 200),
+                    difficulty=validate.form_int(form, "difficulty", 2, 1, 5),
+                    title=validate.form_text(form, "title", 300) or None,
+                    language=validate.form_text(form, "language", 16) or None,
+                    source_name=name,
+                    media_url=check_media_url(validate.form_text(form, "media_url", 2048)))
+
+
+async def _stage(uploads: list[UploadFile], names: list[str], folder: Path) -> list[Path]:
+    """Write the uploaded files into the job's folder; on any failure the folder goes."""
+    try:
+        paths = []
+        for upload_file, name in zip(uploads, names, strict=True):
+            path = folder / name
+            with path.open("wb") as out:
+                while chunk := await upload_file.read(1 << 20):
+                    out.write(chunk)
+            paths.append(path)
+        return paths
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
 
 
 @router.post("/courses/{course}/documents", status_code=202,
@@ -181,13 +197,7 @@ async def upload(course: str, request: Request, caller: CallerDep,
             raise PayloadTooLargeError(f"the files are larger than {limit} bytes "
                                        "(api_max_upload_bytes)")
         job_id, folder = state.jobs.folder()
-        items = []
-        for upload_file, name, meta in zip(uploads, names, metas, strict=True):
-            path = folder / name
-            with path.open("wb") as out:
-                while chunk := await upload_file.read(1 << 20):
-                    out.write(chunk)
-            items.append((path, meta))
+        items = list(zip(await _stage(uploads, names, folder), metas, strict=True))
     job = state.jobs.submit(state.workspace_for(caller.tenant), job_id, course, items, folder)
     return encode.job(job)
 
@@ -214,23 +224,46 @@ def cancel_job(job: str, caller: CallerDep, state: State) -> dict[str, Any]:
     return encode.job(state.jobs.cancel(state.workspace_for(caller.tenant), job))
 
 
-def _file_tenant(state: AppState, request: Request, ref: tuple[str, str], tenant: str | None,
-                 exp: int | None, sig: str | None, staff: bool) -> str:
-    """The tenant a file request acts in: a valid signature's, else the key's. Students
-    (by key, or by a URL signed for a student) see solutions only while the course allows."""
-    signed = bool(tenant and exp is not None and sig
-                  and state.signer.check(str(tenant), *ref, int(exp or 0), str(sig), staff))
-    if signed and staff:
-        return str(tenant)
-    if signed:
-        scope, student = str(tenant), ""
+@dataclasses.dataclass(frozen=True)
+class Signature:
+    """The signature fields of a file URL."""
+
+    tenant: str | None
+    exp: int | None
+    sig: str | None
+    staff: bool
+    key: str | None
+
+
+def _signed_by(state: AppState, ref: tuple[str, str], s: Signature) -> ApiKey | None:
+    """The key a valid, unexpired signature was minted for, while that key is still valid
+    (not revoked, same tenant unless an admin's, the role the URL was signed for)."""
+    if not (s.tenant and s.exp is not None and s.sig and s.key and state.signer.check(
+            s.tenant, *ref, s.exp, s.sig, s.staff, s.key)):
+        return None
+    key = state.workspace.store.find_key(s.key)
+    if key is None or key.revoked is not None or s.staff != (key.role != "student"):
+        return None
+    return key if key.role == "admin" or key.tenant == s.tenant else None
+
+
+def _file_tenant(state: AppState, request: Request, ref: tuple[str, str],
+                 signature: Signature) -> str:
+    """The tenant a file request acts in: a valid signature's, else the request key's. The
+    key behind either must still see the document: a student only while enrolled in the
+    course, and a solution only while the course allows them."""
+    if signature.sig is not None:  # fetches by URL are paid for by the client address
+        limit_address(request, state, "signed_url")
+    key = _signed_by(state, ref, signature)
+    if key is not None:
+        scope = str(signature.tenant)
     else:
         caller = caller_of(request, state)
-        scope, student = caller.tenant, caller.student if caller.role == "student" else ""
-        if caller.role != "student":
-            return scope
+        key, scope = caller.key, caller.tenant
+    if key.role != "student":
+        return scope
     course = state.workspace.store.course_settings(scope, ref[0])
-    if student and not state.workspace.store.is_enrolled(scope, ref[0], student):
+    if not state.workspace.store.is_enrolled(scope, ref[0], key.student):
         raise NotFoundError(f"document {ref[1]!r} does not exist")
     doc = state.workspace.store.find_document(scope, *ref)
     if doc is not None and doc.doc_type == "solution" and not course.allow_solutions:
@@ -242,13 +275,16 @@ def _file_tenant(state: AppState, request: Request, ref: tuple[str, str], tenant
 def document_file(ref: str, request: Request, state: State,
                   tenant: Annotated[str | None, Query()] = None,
                   exp: Annotated[int | None, Query()] = None,
-                  sig: Annotated[str | None, Query()] = None,
-                  staff: Annotated[bool, Query()] = False) -> FileResponse:
-    """The original file of `course:document`, for a key that may see it or a signed URL."""
+                  sig: Annotated[str | None, Query(max_length=64)] = None,
+                  staff: Annotated[bool, Query()] = False,
+                  key: Annotated[str | None, Query(max_length=64)] = None) -> FileResponse:
+    """The original file of `course:document`, for a key that may see it or a signed URL
+    (which opens only while the key it was minted for may see the document)."""
     course, _, doc_id = ref.partition(":")
     if not doc_id:
         raise NotFoundError(f"document {ref!r} does not exist; ids look like course:document")
-    scope = _file_tenant(state, request, (course, doc_id), tenant, exp, sig, staff)
+    scope = _file_tenant(state, request, (course, doc_id),
+                         Signature(tenant, exp, sig, staff, key))
     doc = state.workspace.store.find_document(scope, course, doc_id)
     path = state.workspace.files.find(doc) if doc else None
     if doc is None or path is None:

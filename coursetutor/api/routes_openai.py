@@ -10,7 +10,7 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import StreamingResponse
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ..errors import InputError
 from ..types import Answer, Citation, DoneEvent, StreamEvent, TokenEvent, Turn
@@ -21,29 +21,50 @@ from .errors import error_type, log_stream_error, status_of
 from .pump import KEEPALIVE, EventPump
 from .routes_tutor import drain, next_event, open_turn
 from .state import AppState
+from .validate import Id, Line, Text, refusal
 
 router = APIRouter(prefix="/v1", tags=["openai"])
+MAX_CONTENT = 100_000  # characters in one message (or part)
+
+
+class ContentPart(BaseModel):
+    model_config = ConfigDict(extra="allow")  # image_url ... are accepted and unused
+    type: Line = Field(max_length=64)
+    text: Text | None = Field(None, max_length=MAX_CONTENT)
 
 
 class ChatMessage(BaseModel):
     model_config = ConfigDict(extra="allow")
-    role: str
-    content: str | list[dict[str, Any]] | None = None
+    role: Line = Field(max_length=64)
+    content: str | list[ContentPart] | None = None
+
+    @field_validator("content", mode="before")
+    @classmethod
+    def _checked(cls, value: Any) -> Any:
+        """The text of the message, or of each of its parts, checked first: an error then
+        names `content` rather than one member of the union."""
+        parts = value if isinstance(value, list) else [{"text": value}]
+        for part in parts:
+            text = part.get("text") if isinstance(part, dict) else None
+            reason = refusal(text, MAX_CONTENT, multiline=True) if isinstance(
+                text, str) else None
+            if reason:
+                raise ValueError(reason)
+        return value
 
 
 class ChatIn(BaseModel):
     model_config = ConfigDict(extra="allow")  # temperature, top_p ... are accepted and unused
-    model: str = Field(description="the course id")
+    model: Id = Field(description="the course id")
     messages: list[ChatMessage] = Field(min_length=1)
     stream: bool = False
-    session_id: str | None = Field(None, description="continue a stored session")
-    user: str | None = Field(None, description="teachers and admins: the student to ask as")
+    session_id: Id | None = Field(None, description="continue a stored session")
+    user: Id | None = Field(None, description="teachers and admins: the student to ask as")
 
 
 def _text(message: ChatMessage) -> str:
     if isinstance(message.content, list):
-        return " ".join(str(p.get("text", "")) for p in message.content
-                        if p.get("type") == "text")
+        return " ".join(p.text or "" for p in message.content if p.type == "text")
     return message.content or ""
 
 
@@ -70,7 +91,7 @@ def footnote(sources: tuple[Citation, ...]) -> str:
 
 def _extra(answer: Answer, caller: Caller, course: str, state: AppState) -> dict[str, Any]:
     media = state.media_links(caller.tenant, course) if answer.sources else None
-    return {"sources": [encode.source(c, caller.tenant, course, state.signer.bound(caller.role),
+    return {"sources": [encode.source(c, caller.tenant, course, state.signer.bound(caller.key),
                                       media)
                         for c in answer.sources],
             "session_id": answer.session_id,
@@ -118,7 +139,7 @@ async def _stream(state: AppState, caller: Caller, course: str, pump: EventPump,
         yield f"data: {json.dumps(payload)}\n\n"
     finally:
         pump.cancelled.set()
-        state.limiter.close_stream(caller.key.id)
+        state.limiter.close_stream(caller.limits_key)
         state.metrics.active_streams.dec()
     yield "data: [DONE]\n\n"
 

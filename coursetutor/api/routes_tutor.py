@@ -35,16 +35,17 @@ from .errors import error_type, log_stream_error, status_of
 from .pump import KEEPALIVE, EventPump
 from .ratelimit import Limits
 from .state import AppState
+from .validate import Id, Text
 
 router = APIRouter(prefix="/v1", tags=["tutor"])
 
 
 class AskIn(BaseModel):
-    question: str = Field(max_length=100_000)
-    session_id: str | None = Field(None, description="continue this session; default: new")
+    question: Text = Field(max_length=100_000)
+    session_id: Id | None = Field(None, description="continue this session; default: new")
     level: int = Field(3, ge=1, le=5, description="the student's level, 1 (beginner) to 5")
-    student: str | None = Field(None, description="teachers and admins only: ask as this "
-                                                  "student")
+    student: Id | None = Field(None, description="teachers and admins only: ask as this "
+                                                 "student")
 
 
 @router.get("/courses/{course}/search")
@@ -72,7 +73,7 @@ def search(course: str, caller: CallerDep, state: State,
     media = (state.media_links(caller.tenant, course)
              if any(h.chunk.doc_type == "transcript" for h in hits) else None)
     # a ready JSONResponse skips FastAPI's generic encoder: the hot path of the context service
-    signer = state.signer.bound(caller.role)
+    signer = state.signer.bound(caller.key)
     return JSONResponse({"query": q, "ms": round((time.perf_counter() - started) * 1000, 1),
                          "hits": [encode.hit(h, i + 1, caller.tenant, signer,
                                              snippet(h.chunk.text), media)
@@ -92,7 +93,7 @@ def _sse(name: str, data: dict[str, Any]) -> str:
 def event_payload(event: StreamEvent, caller: Caller, course: str,
                   state: AppState) -> tuple[str, dict[str, Any]]:
     """An SSE event name and its data."""
-    tenant, signer = caller.tenant, state.signer.bound(caller.role)
+    tenant, signer = caller.tenant, state.signer.bound(caller.key)
     if isinstance(event, MetaEvent):
         return "meta", {"session_id": event.session_id, "category": event.category,
                         "intent": event.intent, "level": event.level, "grade": event.grade,
@@ -123,7 +124,7 @@ async def open_turn(state: AppState, caller: Caller, course: str, question: str,
     tokens = await run_in_threadpool(cost.query_tokens, state, question, field)
     charge = cost.reserve(state, caller, "ask", tokens)
     try:
-        await state.call(state.limiter.open_stream, caller.key.id,
+        await state.call(state.limiter.open_stream, caller.limits_key,
                          Limits.for_role(state.settings, caller.role))
     except RateLimitError:
         charge.settle(0.0)
@@ -139,7 +140,7 @@ async def open_turn(state: AppState, caller: Caller, course: str, question: str,
         pump = state.asks.start(lambda: cost.metered(tutor.run(opened), charge, spent))
     except BaseException:
         charge.settle(time.perf_counter() - opening)
-        state.limiter.close_stream(caller.key.id)
+        state.limiter.close_stream(caller.limits_key)
         raise
     if queued:
         return pump, None
@@ -149,7 +150,7 @@ async def open_turn(state: AppState, caller: Caller, course: str, question: str,
             raise RuntimeError("the turn ended without an event")
     except BaseException:
         pump.cancelled.set()
-        state.limiter.close_stream(caller.key.id)
+        state.limiter.close_stream(caller.limits_key)
         raise
     return pump, first
 
@@ -172,7 +173,7 @@ async def drain(state: AppState, caller: Caller, pump: EventPump,
         return event
     finally:
         pump.cancelled.set()
-        state.limiter.close_stream(caller.key.id)
+        state.limiter.close_stream(caller.limits_key)
 
 
 async def stream_events(state: AppState, caller: Caller, course: str, pump: EventPump,
@@ -203,7 +204,7 @@ async def stream_events(state: AppState, caller: Caller, course: str, pump: Even
         yield _sse("error", {**payload, "type": error_type(exc), "status": status_of(exc)})
     finally:
         pump.cancelled.set()  # a client that went away stops the model
-        state.limiter.close_stream(caller.key.id)
+        state.limiter.close_stream(caller.limits_key)
         state.metrics.active_streams.dec()
 
 
@@ -223,7 +224,7 @@ async def ask(course: str, body: AskIn, request: Request, caller: CallerDep,
             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
     done = await drain(state, caller, pump, first)
     media = state.media_links(caller.tenant, course) if done.answer.sources else None
-    return encode.answer(done.answer, caller.tenant, course, state.signer.bound(caller.role),
+    return encode.answer(done.answer, caller.tenant, course, state.signer.bound(caller.key),
                          media)
 
 
@@ -262,7 +263,7 @@ def get_session(course: str, session_id: str, caller: CallerDep,
             c for c in t.sources if c.doc_type != "solution")) for t in turns]
     media = state.media_links(caller.tenant, course)
     return {"session": encode.session(found),
-            "turns": [encode.turn(t, caller.tenant, state.signer.bound(caller.role), media)
+            "turns": [encode.turn(t, caller.tenant, state.signer.bound(caller.key), media)
                       for t in turns]}
 
 

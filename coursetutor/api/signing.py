@@ -11,7 +11,8 @@ from pathlib import Path
 from urllib.parse import quote, urlencode
 
 from ..config import Settings
-from ..types import Locator
+from ..store.private import private_dir
+from ..types import ApiKey, Locator
 
 
 def load_secret(settings: Settings) -> bytes:
@@ -20,7 +21,7 @@ def load_secret(settings: Settings) -> bytes:
         return settings.api_secret.encode()
     path = Path(settings.data_dir) / "api-secret"
     if not path.is_file():
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(path.parent)
         tmp = path.with_name(f".api-secret-{secrets.token_hex(4)}")
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w") as out:
@@ -46,19 +47,26 @@ def fragment(locator: Locator) -> str:
 
 
 class Signer:
-    """Makes and checks `?tenant=..&exp=..&sig=..` for document file URLs."""
+    """Makes and checks `?tenant=..&exp=..&key=..&sig=..` for document file URLs.
 
-    def __init__(self, secret: bytes, seconds: int, staff: bool = False) -> None:
+    A URL names the key it was minted for, and the signature covers it: the file route opens
+    it only while that key exists, is not revoked and may still see the document, so a URL
+    never outlives its key (or the student's enrolment, or the course's solution policy)."""
+
+    def __init__(self, secret: bytes, seconds: int, staff: bool = False,
+                 key_id: str = "") -> None:
         self._secret = secret
         self.seconds = seconds
         self.staff = staff  # URLs for teachers and admins open solutions whatever the policy
+        self.key_id = key_id
 
-    def bound(self, role: str) -> Signer:
-        """The signer for URLs handed to a caller of `role`."""
-        return Signer(self._secret, self.seconds, staff=role != "student")
+    def bound(self, key: ApiKey) -> Signer:
+        """The signer for URLs handed to the caller of `key`."""
+        return Signer(self._secret, self.seconds, staff=key.role != "student", key_id=key.id)
 
-    def _sig(self, tenant: str, course: str, document: str, exp: int, staff: bool) -> str:
-        msg = f"{tenant}\n{course}\n{document}\n{exp}\n{int(staff)}".encode()
+    def _sig(self, tenant: str, course: str, document: str, exp: int, staff: bool,
+             key_id: str) -> str:
+        msg = f"{tenant}\n{course}\n{document}\n{exp}\n{int(staff)}\n{key_id}".encode()
         return hmac.new(self._secret, msg, hashlib.sha256).hexdigest()[:32]
 
     def url(self, tenant: str, course: str, document: str, locator: Locator | None = None,
@@ -69,13 +77,17 @@ class Signer:
         fields: dict[str, str | int] = {"tenant": tenant, "exp": exp}
         if self.staff:
             fields["staff"] = 1
-        fields["sig"] = self._sig(tenant, course, document, exp, self.staff)
+        fields["key"] = self.key_id
+        fields["sig"] = self._sig(tenant, course, document, exp, self.staff, self.key_id)
         query = urlencode(fields)
         path = f"/v1/documents/{quote(course, safe='')}:{quote(document, safe='')}/file"
         return f"{path}?{query}{fragment(locator) if locator else ''}"
 
     def check(self, tenant: str, course: str, document: str, exp: int, sig: str,
-              staff: bool = False, now: float | None = None) -> bool:
-        if exp < (now or time.time()):
+              staff: bool = False, key_id: str = "", now: float | None = None) -> bool:
+        """Whether the signature is ours and unexpired (whether its key still may open the
+        file is the file route's question)."""
+        if exp < (now or time.time()) or not key_id:
             return False
-        return hmac.compare_digest(self._sig(tenant, course, document, exp, staff), sig)
+        return hmac.compare_digest(self._sig(tenant, course, document, exp, staff, key_id),
+                                   sig)

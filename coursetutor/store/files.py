@@ -9,6 +9,7 @@ import tempfile
 from pathlib import Path
 
 from ..types import Document
+from .private import private_dir
 
 CONTENT_TYPES = {
     ".pdf": "application/pdf",
@@ -49,6 +50,7 @@ class FileStore:
         target = folder / f"{content_hash}{suffix.lower()}"
         if target.is_file():
             return target
+        private_dir(self.root)  # what is under it is then out of other users' reach
         folder.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=".part-")
         try:

@@ -19,6 +19,7 @@ from ..errors import NotFoundError, StoreError
 from ..retrieval.vectors import EXACT_LIMIT, VectorIndex
 from ..types import Chunk, Course, Document, SearchFilters
 from .base import ChunkRow, KeywordResult, Store, Vector
+from .private import private_file
 from .records import CHUNK_COLUMNS, EXPORT_COLUMNS, chunk_row, expand_terms
 from .records import chunk_from_row as _chunk
 from .scope_index import ScopeIndex, top_k
@@ -52,7 +53,7 @@ class SQLiteStore(SQLCatalog, SQLAccess, SQLSessions, Store):
         self.path = str(path)
         self.vector_exact_limit = vector_exact_limit
         if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            private_file(Path(self.path))
         try:
             self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
             self._db.execute("PRAGMA journal_mode=WAL")
