@@ -1,6 +1,6 @@
 // The teacher page: courses, uploads with their ingest progress, documents and enrolments.
 
-import { applyI18n, label, lang, t } from "./i18n.js";
+import { applyI18n, has, label, lang, t } from "./i18n.js";
 import {
   ApiError, describeError, el, enc, errorFrom, listOf, makeApi, recall, remember, setupKeyBox,
   storedKey,
@@ -9,6 +9,7 @@ import {
 const SLOT = "teacher";
 const api = makeApi(() => storedKey(SLOT));
 const POLL_MS = 500;
+const FINISHED = new Set(["done", "failed", "cancelled"]);
 
 const $ = (id) => document.getElementById(id);
 const message = $("teacher-message");
@@ -236,18 +237,31 @@ function followJob(course, job, names) {
   const details = el("p", { class: "job-details", "data-testid": "job-details" });
   const report = el("div", { class: "job-report", "data-testid": "job-report" });
   const filesLabel = el("span", { class: "visually-hidden" }, t("upload.files"));
+  const cancel = el("button", { type: "button", class: "job-cancel", "data-testid": "job-cancel" },
+    has("job.cancel") ? t("job.cancel") : "Cancel");
   const item = el("li", {
     class: "job", "data-testid": "job",
     dataset: { job: id || "", course, status: job.status || "queued" },
   },
-  el("div", { class: "job-head" }, el("span", { class: "job-names" }, names.join(", ")), status),
+  el("div", { class: "job-head" }, el("span", { class: "job-names" }, names.join(", ")), status,
+    cancel),
   el("label", { class: "job-bar" }, filesLabel, files), embed, details, report);
   const live = el("div", { class: "visually-hidden", role: "status" });
   item.append(live);
   jobsList.prepend(item);
-  const view = { item, status, files, embed, details, report, live, names, lastStatus: "" };
+  const view = { item, status, files, embed, details, report, live, names, cancel, lastStatus: "" };
   showJob(view, job);
   if (!id) return;
+  cancel.addEventListener("click", async () => {
+    cancel.disabled = true;
+    try {
+      showJob(view, await api.del(`/v1/jobs/${enc(id)}`));
+    } catch (err) {
+      // 409: it finished meanwhile; the next poll shows how
+      if (!(err instanceof ApiError && err.status === 409)) view.details.textContent = describeError(err);
+      cancel.disabled = false;
+    }
+  });
   state.jobs.set(id, view);
   let failures = 0;
   const poll = async () => {
@@ -267,7 +281,7 @@ function followJob(course, job, names) {
       return;
     }
     showJob(view, current);
-    if (current.status === "done" || current.status === "failed") {
+    if (FINISHED.has(current.status)) {
       state.jobs.delete(id);
       if (course === state.course) loadDocuments();
       loadCourses();
@@ -275,7 +289,7 @@ function followJob(course, job, names) {
     }
     setTimeout(poll, POLL_MS);
   };
-  setTimeout(poll, job.status === "done" || job.status === "failed" ? 0 : POLL_MS);
+  setTimeout(poll, FINISHED.has(job.status) ? 0 : POLL_MS);
 }
 
 function showJob(view, job) {
@@ -283,6 +297,7 @@ function showJob(view, job) {
   view.item.dataset.status = status;
   view.status.textContent = label("job", status);
   view.status.className = `job-status job-${status}`;
+  view.cancel.hidden = FINISHED.has(status);
   const total = Number(job.files_total || view.names.length || 0);
   const done = Number(job.files_done || 0);
   view.files.max = Math.max(total, 1);
@@ -299,7 +314,9 @@ function showJob(view, job) {
   if (status === "running" && job.current) parts.push(t("job.current", { name: job.current }));
   if (toEmbed > 0) parts.push(t("job.embedded", { done: embedded, total: toEmbed }));
   view.details.textContent = parts.join(" · ");
-  if (status === "failed" && job.error) view.details.textContent += ` · ${job.error}`;
+  if ((status === "failed" || status === "cancelled") && job.error) {
+    view.details.textContent += ` · ${job.error}`;
+  }
   if (status !== view.lastStatus) {
     view.live.textContent = `${view.names.join(", ")}: ${label("job", status)}`;
     view.lastStatus = status;
