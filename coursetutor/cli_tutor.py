@@ -1,4 +1,4 @@
-"""CLI commands that talk to the tutor: ask, chat, models, policy."""
+"""CLI commands that talk to the tutor: ask, chat, models, policy, check."""
 
 from __future__ import annotations
 
@@ -109,3 +109,27 @@ def policy(ctx: click.Context, course: str, allow_solutions: bool | None) -> Non
         info = ws.store.set_course_policy(ws.tenant, course, allow_solutions)
     state = "allowed" if info.allow_solutions else "hidden from students"
     click.echo(f"{course}: solutions {state}")
+
+
+@click.command()
+@click.option("--course", required=True)
+@click.option("-k", "k", type=click.IntRange(1, 50), default=5, show_default=True,
+              help="A section is found when one of its chunks is in the top K.")
+@click.option("--sections", "max_sections", type=click.IntRange(1, 1000), default=25,
+              show_default=True, help="At most this many sections per document.")
+@click.option("--no-answers", is_flag=True,
+              help="With a model on: generate and search the questions, do not answer them.")
+@click.option("--json", "as_json", is_flag=True, help="Print the whole report as JSON.")
+@click.pass_context
+def check(ctx: click.Context, course: str, k: int, max_sections: int, no_answers: bool,
+          as_json: bool) -> None:
+    """Check a course before students arrive: does each section's own question find it, is
+    it answered, which pages have no text or look garbled."""
+    from . import render_check
+    from .tutor.health import check_course, check_dict
+
+    report = check_course(_tutor(ctx), course, k, max_sections, answer=not no_answers)
+    if as_json:
+        click.echo(json.dumps(check_dict(report), indent=2, ensure_ascii=False))
+    else:
+        render_check.print_check(report)

@@ -22,7 +22,7 @@ from ..config import Settings, load_settings
 from ..llm.router import Router
 from ..redisconn import RedisLink, connect, need_rq
 from ..workspace import Workspace
-from . import errors, routes_admin, routes_courses, routes_openai, routes_tutor
+from . import errors, routes_admin, routes_check, routes_courses, routes_openai, routes_tutor
 from .budget import MemoryComputeBudget
 from .budget_redis import RedisComputeBudget
 from .deps import State
@@ -114,6 +114,7 @@ def create_app(settings: Settings, workspace: Workspace | None = None,
         blas.restore_original_limits()
         state.asks.shutdown()
         state.jobs.shutdown()
+        state.checks.shutdown()
         state.limiter.close()
         if owns_workspace:
             state.workspace.close()
@@ -124,7 +125,7 @@ def create_app(settings: Settings, workspace: Workspace | None = None,
                               "with citations. Keys: `Authorization: Bearer ct_...`.")
     app.state.coursetutor = state
     errors.install(app)
-    for module in (routes_admin, routes_courses, routes_tutor, routes_openai):
+    for module in (routes_admin, routes_courses, routes_check, routes_tutor, routes_openai):
         app.include_router(module.router)
     _ops_routes(app)
     _pages(app)

@@ -14,6 +14,7 @@ from ..config import Settings
 from ..llm.router import Router
 from ..workspace import Workspace
 from .budget import ComputeBudget, MemoryComputeBudget
+from .checks import CourseChecks
 from .jobs import IngestJobs
 from .metrics import Metrics
 from .pump import AskPool
@@ -37,6 +38,7 @@ class AppState:
     asks: AskPool
     jobs: IngestJobs
     budget: ComputeBudget = dataclasses.field(default_factory=MemoryComputeBudget)
+    checks: CourseChecks = dataclasses.field(default_factory=CourseChecks)
     _views: dict[str, Workspace] = dataclasses.field(default_factory=dict)
     _media: dict[tuple[str, str], tuple[float, dict[str, str]]] = dataclasses.field(
         default_factory=dict)
