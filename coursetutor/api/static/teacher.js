@@ -5,6 +5,7 @@ import {
   ApiError, describeError, el, enc, errorFrom, listOf, makeApi, recall, remember, setupKeyBox,
   storedKey,
 } from "./common.js";
+import { setupCheck } from "./check.js";
 
 const SLOT = "teacher";
 const api = makeApi(() => storedKey(SLOT));
@@ -26,6 +27,7 @@ const docsBody = $("docs-body");
 const studentsList = $("students");
 
 const state = { key: "", courses: [], course: "", jobs: new Map() };
+const showCheck = setupCheck(api, () => state.course);
 
 function flash(text) {
   message.textContent = text;
@@ -131,6 +133,7 @@ function chooseCourse(id, keepJobs = false) {
   loadDocuments();
   loadStudents();
   loadActivity();
+  showCheck(id);
 }
 
 manageSelect.addEventListener("change", () => chooseCourse(manageSelect.value));
