@@ -73,7 +73,8 @@ SAMPLE_SECTIONS = {
     # "Let_be", "on_,", the lone comma, "then_is", "bounded_." and the lone full stop
     (SOUP, 6),
     ("若单调上升的   有上界 , 则其收敛且  .", 4),
-    ("单调 有界", 1),  # a space between two Chinese characters
+    ("单调 有界", 0),  # a wrapped line joined with a space
+    ("单调  有界", 1),
     ("f : X → Y and g : Y → Z", 0),  # a colon alone is ordinary mathematics
     ("the limit [formula missing] exists", 1),  # the PDF loader's marker
     ("  indented line\nnext line  ", 0),  # leading and trailing blanks are layout
@@ -98,6 +99,8 @@ def test_letter_ratio(text: str, ratio: float) -> None:
     (CLEAN + " \ue000\ue001\uf8ff", (PRIVATE_USE,)),
     (CLEAN + " \ufffd\ufffd\ufffd", (REPLACEMENT,)),
     (CLEAN + " (cid:3)(cid:14)(cid:15)", (REPLACEMENT,)),
+    (CLEAN + " \x10 1 0 \x11 \x12", (REPLACEMENT,)),  # a matrix's brackets without Unicode
+    (CLEAN + "\n\tline\r\n", ()),  # line breaks and tabs are no glyphs
     (SOUP + " " + SOUP, (GAPS,)),
     (ZH_SOUP, (GAPS,)),
     (" ".join([CLEAN] * 4) + " a  b  c  d  e", (GAPS,)),  # 4 blanks in 429 characters
@@ -120,8 +123,8 @@ def unit(name: str, page: int | None = None) -> Unit:
 
 @pytest.mark.parametrize(("heading", "topic"), [
     ("2.1 Newton's method", "Newton's method"), ("§ 3 Limits", "Limits"),
-    ("IV. Series", "Series"), ("Summary:", "Summary"), ("Exercise 1: Bisection",
-                                                        "Exercise 1: Bisection"),
+    ("IV. Series", "Series"), ("第二章 序列的极限", "序列的极限"), ("第3节导数", "导数"),
+    ("Summary:", "Summary"), ("Exercise 1: Bisection", "Exercise 1: Bisection"),
 ])
 def test_topic_of(heading: str, topic: str) -> None:
     assert topic_of(heading) == topic

@@ -29,7 +29,8 @@ WHAT_IS = {
 }
 MAX_QUESTION_WORDS = 16
 MAX_QUESTION_CHARS = 40  # scripts written without spaces
-_NUMBERING = re.compile(r"^\s*(?:§\s*)?(?:\d+(?:\.\d+)*\.?|[IVXLC]+\.|[A-Z]\.)\s+")
+_NUMBERING = re.compile(r"^\s*(?:(?:§\s*)?(?:\d+(?:\.\d+)*\.?|[IVXLC]+\.|[A-Z]\.)\s+"
+                        r"|第\s*[一二三四五六七八九十百零〇两\d]+\s*[章节篇]\s*)")
 # headings that already ask ("How the method works", "Che cos'è una radice")
 ASKING = {
     "en": r"how|why|when|what|which|where|who",

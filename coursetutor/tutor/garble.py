@@ -2,8 +2,8 @@
 
 A PDF's text layer can be there and still be useless to the tutor: formulas typeset as
 pictures leave blanks and stray punctuation behind ("if   is bounded ,   ."), fonts without a
-Unicode map give private-use glyphs (U+E000-U+F8FF) or replacement characters, and a page of
-symbols has hardly any letters. Each rule names what it saw, so a teacher knows what to fix.
+Unicode map give private-use glyphs (U+E000-U+F8FF), replacement or control characters, and a
+page of symbols has hardly any letters. Each rule names what it saw, so a teacher knows what to fix.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ __all__ = [
 ]
 
 PRIVATE_USE = "private-use glyphs"
-REPLACEMENT = "replacement characters"
+REPLACEMENT = "replacement or control characters"
 GAPS = "formula gaps"
 FEW_LETTERS = "few letters"
 
@@ -33,16 +33,23 @@ MIN_LETTER_RATIO = 0.5  # letters and digits among visible characters
 
 # a blank where something was: two or more spaces inside a line, a comma or full stop standing
 # alone between blanks ("bounded , then", "converges  ."; a colon alone is ordinary maths,
-# "f : X -> Y"), a space between two Chinese or Japanese characters (written without spaces),
-# or the marker the PDF loader writes where it found such a blank
-_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff"
+# "f : X -> Y"), or the marker the PDF loader writes where it found such a blank. One space
+# between two Chinese characters is no sign: stored text joins wrapped lines with a space.
 _GAP = re.compile(r"(?<=\S)[ \t]{2,}(?=\S)|(?<=[ \t])[,.;!?，。；、](?=[ \t]|$)"
-                  rf"|(?<=[{_CJK}])[ \t](?=[{_CJK}])|\[formula missing\]", re.M)
+                  r"|\[formula missing\]", re.M)
 _CID = re.compile(r"\(cid:\d+\)")  # glyphs without a Unicode map, as some extractors write them
 
 
 def _private_use(text: str) -> int:
     return sum(1 for ch in text if "\ue000" <= ch <= "\uf8ff")
+
+
+def _unmapped(text: str) -> int:
+    """Replacement characters, "(cid:N)" and control characters other than line breaks and
+    tabs: glyphs a font gave no Unicode for (big brackets of a matrix often come out as
+    U+0010-U+0013)."""
+    control = sum(1 for ch in text if ch < " " and ch not in "\t\n\r")
+    return text.count("\ufffd") + len(_CID.findall(text)) + control
 
 
 def _visible(text: str) -> int:
@@ -73,7 +80,7 @@ def garble_reasons(text: str) -> tuple[str, ...]:
     reasons: list[str] = []
     if _private_use(text) >= MIN_ODD_GLYPHS:
         reasons.append(PRIVATE_USE)
-    if text.count("\ufffd") + len(_CID.findall(text)) >= MIN_ODD_GLYPHS:
+    if _unmapped(text) >= MIN_ODD_GLYPHS:
         reasons.append(REPLACEMENT)
     gaps = gap_count(text)
     if gaps >= MIN_GAPS and gaps * 1000 / visible >= GAPS_PER_1000:
