@@ -196,11 +196,13 @@ class Citation:
     doc_type: DocType
     locator: Locator
     snippet: str
+    section: str = ""  # the section of the cited page or passage (its innermost heading)
 
     def label(self) -> str:
-        """'Title, p. 3' or 'Title, 01:02-02:30'."""
-        where = self.locator.label()
-        return f"{self.title}, {where}" if where else self.title
+        """'Title, Section, p. 3' or 'Title, 01:02-02:30'."""
+        parts = [self.title, self.section if self.section != self.title else "",
+                 self.locator.label()]
+        return ", ".join(p for p in parts if p)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -7,6 +7,7 @@ import pytest
 from coursetutor.errors import InputError
 from coursetutor.types import (
     DOC_TYPES,
+    Citation,
     Locator,
     check_difficulty,
     check_doc_type,
@@ -79,3 +80,20 @@ def test_check_media_url_refuses_what_is_not_a_web_link(url: str) -> None:
 def test_check_media_url_accepts_empty_and_web_links() -> None:
     assert check_media_url("") == ""
     assert check_media_url("http://x.org/v.mp4") == "http://x.org/v.mp4"
+
+
+@pytest.mark.parametrize(
+    ("section", "locator", "label"),
+    [
+        ("第五章 导数的应用", Locator(page=19), "Pku notes, 第五章 导数的应用, p. 19"),
+        ("", Locator(page=3), "Pku notes, p. 3"),
+        ("Pku notes", Locator(page=3), "Pku notes, p. 3"),
+        ("Newton", Locator(start=62.0, end=150.0), "Pku notes, Newton, 01:02-02:30"),
+        ("Newton", Locator(), "Pku notes, Newton"),
+    ],
+)
+def test_citation_label_names_title_section_and_place(
+    section: str, locator: Locator, label: str
+) -> None:
+    citation = Citation(1, "c1", "notes-pdf", "Pku notes", "lecture", locator, "…", section)
+    assert citation.label() == label

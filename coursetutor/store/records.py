@@ -26,7 +26,7 @@ def citations_json(citations: tuple[Citation, ...]) -> str:
             "number": c.number, "chunk_id": c.chunk_id, "document_id": c.document_id,
             "title": c.title, "doc_type": c.doc_type, "page": c.locator.page,
             "start": c.locator.start, "end": c.locator.end, "anchor": c.locator.anchor,
-            "snippet": c.snippet,
+            "snippet": c.snippet, "section": c.section,
         }
         for c in citations
     ], ensure_ascii=False)
@@ -38,7 +38,7 @@ def citations_from_json(raw: str) -> tuple[Citation, ...]:
             number=int(d["number"]), chunk_id=d["chunk_id"], document_id=d["document_id"],
             title=d["title"], doc_type=check_doc_type(d["doc_type"]),
             locator=Locator(d.get("page"), d.get("start"), d.get("end"), d.get("anchor")),
-            snippet=d["snippet"],
+            snippet=d["snippet"], section=d.get("section", ""),
         )
         for d in json.loads(raw or "[]")
     )

@@ -40,10 +40,16 @@ def snippet(text: str) -> str:
     return text if len(text) <= SNIPPET_CHARS else text[: SNIPPET_CHARS - 1].rstrip() + "…"
 
 
+def section_of(path: tuple[str, ...]) -> str:
+    """The section a citation names: the innermost heading of the passage."""
+    return path[-1] if path else ""
+
+
 def to_citation(source: Source) -> Citation:
     chunk = source.hit.chunk
     return Citation(source.number, chunk.id, chunk.document_id, chunk.document_title,
-                    chunk.doc_type, source.hit.locator, snippet(source.text))
+                    chunk.doc_type, source.hit.locator, snippet(source.text),
+                    section_of(chunk.section_path))
 
 
 def check_citations(text: str, sources: Sequence[Source]) -> tuple[str, tuple[Citation, ...]]:
