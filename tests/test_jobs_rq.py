@@ -19,10 +19,10 @@ from coursetutor.redisconn import RedisLink, connect
 from coursetutor.retrieval import EmbeddingModel
 from coursetutor.store import SQLiteStore
 from coursetutor.tasks.lock import course_lock, lock_key
-from coursetutor.tasks.worker import IngestWorker, WorkerContext
+from coursetutor.tasks.worker import LANES, IngestWorker, WorkerContext, lane
 from coursetutor.workspace import Workspace
 
-from .api_support import COURSE, Api, assert_clean, error_of, open_api
+from .api_support import COURSE, COURSE_B, TENANT_B, Api, assert_clean, error_of, open_api
 from .support import Sample
 from .test_api_courses import CORRUPT_PDF, REGULA_FALSI, SAMPLE_DOCS, doc_ids, upload
 
@@ -56,6 +56,11 @@ def work(ws: Workspace, link: RedisLink) -> bool:
     return IngestWorker(WorkerContext(ws, link)).work(burst=True)
 
 
+def queued(link: RedisLink) -> int:
+    """Tasks waiting in the ingest lanes."""
+    return sum(int(link.client.llen(f"rq:queue:t:ingest:{i}")) for i in range(LANES))
+
+
 def job_of(api: Api, job_id: str) -> dict[str, Any]:
     found: dict[str, Any] = api.call("teacher", "GET", f"/v1/jobs/{job_id}").json()
     return found
@@ -75,7 +80,7 @@ def test_an_upload_is_queued_for_the_workers(api: Api, worker_ws: Workspace,
     job_id = response.json()["id"]
     time.sleep(0.2)  # no thread of the API process takes it
     assert job_of(api, job_id)["status"] == "queued"
-    assert link.client.llen("rq:queue:t:ingest") == 2
+    assert queued(link) == 2
     assert [p.name for p in staged(api)] == [job_id, "broken.pdf", "regula-falsi.md"]
 
     assert work(worker_ws, link)
@@ -105,7 +110,7 @@ def test_two_files_of_one_course_are_two_tasks(api: Api, worker_ws: Workspace,
                                                link: RedisLink) -> None:
     job_id = upload(api, "teacher", [("secant.md", SECANT),
                                      ("regula-falsi.md", REGULA_FALSI)]).json()["id"]
-    assert link.client.llen("rq:queue:t:ingest") == 2
+    assert queued(link) == 2
     work(worker_ws, link)
     job = job_of(api, job_id)
     assert (job["status"], job["files_done"], job["embedded"]) == ("done", 2, 2)
@@ -129,7 +134,7 @@ def test_files_with_one_document_id_fail_before_any_task(api: Api, worker_ws: Wo
                                                         link: RedisLink) -> None:
     job_id = upload(api, "teacher", [("secant method.md", SECANT),
                                      ("secant-method.md", SECANT)]).json()["id"]
-    assert link.client.llen("rq:queue:t:ingest") == 1
+    assert queued(link) == 1
     work(worker_ws, link)
     job = job_of(api, job_id)
     assert job["status"] == "done"
@@ -161,6 +166,29 @@ def test_a_task_that_crashes_fails_its_file_not_the_job(
         "secant.md: internal error (RuntimeError); the worker log has the details")
     assert good["status"] == "added"
     assert staged(api) == []
+
+
+def test_the_workers_take_tenants_in_turns(api: Api, worker_ws: Workspace, link: RedisLink,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    assert lane(api.settings, "default") != lane(api.settings, TENANT_B)
+    order: list[tuple[str, str]] = []
+    write = Ingestor.write
+
+    def recorded(self: Ingestor, tenant: str, course: str, prepared: Any, notify: Any) -> Any:
+        order.append((tenant, Path(prepared.result.path).name))
+        return write(self, tenant, course, prepared, notify)
+
+    monkeypatch.setattr(Ingestor, "write", recorded)
+    big = upload(api, "teacher", [(f"part-{i}.md", SECANT.replace(b"Secant", f"Part {i}"
+                                                                 .encode()))
+                                  for i in range(3)]).json()["id"]
+    small = upload(api, "teacher_b", [("regula-falsi.md", REGULA_FALSI)],
+                   course=COURSE_B).json()["id"]
+    work(worker_ws, link)
+    assert job_of(api, big)["status"] == "done"
+    assert api.call("teacher_b", "GET", f"/v1/jobs/{small}").json()["status"] == "done"
+    # B's one file is not left until A's three are done
+    assert order.index((TENANT_B, "regula-falsi.md")) < 3
 
 
 def test_a_cancelled_job_ingests_nothing_more_and_stays_cancelled(
@@ -260,10 +288,11 @@ def test_the_worker_command_says_when_redis_is_down(tmp_path: Path) -> None:
 
 def test_the_worker_command_runs_the_queue(api: Api, link: RedisLink) -> None:
     job_id = upload(api, "teacher", [("secant.md", SECANT)]).json()["id"]
+    own_lane = lane(api.settings, "default")
     result = CliRunner().invoke(cli, ["--data-dir", str(api.settings.data_dir), "worker",
-                                      "--burst", "--queue", "t:ingest"],
+                                      "--burst", "--queue", own_lane],
                                 env={"COURSETUTOR_REDIS": api.settings.redis,
                                      "COURSETUTOR_REDIS_PREFIX": "t"})
     assert result.exit_code == 0, result.output
-    assert "Ingest worker on queue t:ingest of Redis 127.0.0.1:" in result.output
+    assert f"Ingest worker on queue {own_lane} of Redis 127.0.0.1:" in result.output
     assert job_of(api, job_id)["status"] == "done"

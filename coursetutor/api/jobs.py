@@ -14,9 +14,11 @@ With Redis, jobs_rq runs them on `coursetutor worker` processes instead.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import logging
+import os
 import shutil
 import threading
 import time
@@ -42,6 +44,9 @@ log = logging.getLogger("coursetutor.api")
 
 CANCELLED = "cancelled by a teacher"
 POLL_SECONDS = 1.0  # how often idle threads look for jobs other processes queued
+# ingest threads run at a lower CPU priority than the threads answering searches and asks: an
+# upload then takes the cores they leave idle, and a student's search does not wait for it
+INGEST_NICE = 10
 
 
 def recover(store: Store, uploads: Path) -> int:
@@ -133,6 +138,8 @@ class IngestJobs:
     # -- the ingest threads -------------------------------------------------------------------
     def _loop(self) -> None:
         assert self._ws is not None
+        with contextlib.suppress(OSError, AttributeError):  # Linux: per thread
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), INGEST_NICE)
         store = self._ws.store.reopen()
         try:
             while not self._stop.is_set():

@@ -1,6 +1,7 @@
 """Ingest jobs with Redis: uploads go to a staging folder under files_path (a volume every
 API process and worker shares, as it already holds the documents' original files) and each
-file becomes a task on the `<redis_prefix>:ingest` RQ queue, run by `coursetutor worker`."""
+file becomes a task on the tenant's lane of the RQ queue `<redis_prefix>:ingest:N`, run by
+`coursetutor worker`."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from ..ingest.pipeline import id_clashes
 from ..redisconn import RedisLink
 from ..tasks.ingest import STAGING, file_failed, ingest_file
 from ..tasks.progress import JOB_TTL, JobProgress
-from ..tasks.worker import queue_name
+from ..tasks.worker import lane
 from ..types import FileMeta, Job
 from ..workspace import Workspace
 from .jobs import CANCELLED, IngestJobs
@@ -33,7 +34,7 @@ class RedisIngestJobs(IngestJobs):
     def __init__(self, link: RedisLink, settings: Settings, metrics: Metrics) -> None:
         super().__init__(settings.files_path / STAGING, metrics)
         self.link = link
-        self.queue = Queue(queue_name(settings), connection=link.client)
+        self.settings = settings
 
     def start(self, ws: Workspace) -> None:
         """Nothing to start: the workers run the tasks."""
@@ -57,7 +58,8 @@ class RedisIngestJobs(IngestJobs):
         try:
             JobProgress(self.link, job_id).open(len(items), clashes)
             with self.link.reached():
-                self.queue.enqueue_many(tasks)
+                Queue(lane(self.settings, ws.tenant), connection=self.link.client
+                      ).enqueue_many(tasks)
         except RedisUnavailableError as exc:
             ws.store.update_job(job_id, status="failed", stage="failed", error=str(exc))
             shutil.rmtree(folder, ignore_errors=True)
