@@ -15,7 +15,7 @@ from typing import Any
 from .errors import ConfigError
 
 ENV_PREFIX = "COURSETUTOR_"
-FUSIONS = ("relative", "rrf")
+FUSIONS = ("spread", "relative", "rrf")
 LLM_BACKENDS = ("local", "ollama", "openai", "none")
 
 
@@ -37,7 +37,7 @@ class Settings:
     # 25 s windows 0.386 / 0.631; a citation must land where the answer is.
     transcript_window_seconds: float = 25.0
     transcript_max_seconds: float = 40.0
-    fusion: str = "relative"  # relative (min-max score fusion) or rrf
+    fusion: str = "spread"  # spread (std-scaled score fusion), relative (min-max) or rrf
     rrf_k: int = 60
     translate_keywords: bool = True  # Chinese questions in English courses: CC-CEDICT keywords
     moment_min_seconds: float = 45.0  # shorter transcript windows are cited at their start

@@ -15,14 +15,22 @@ import pytest
 
 from coursetutor.config import Settings
 from coursetutor.errors import EmptyQueryError, NotFoundError
-from coursetutor.ingest.pipeline import index_text, text_hash
+from coursetutor.ingest.pipeline import index_text, text_hash, vector_key
 from coursetutor.retrieval import EmbeddingModel, Retriever, SearchTrace
 from coursetutor.retrieval.bm25 import K1, B, BM25Index, idf, term_weight
 from coursetutor.retrieval.fusion import (
+    CJK_EVIDENCE_GAIN,
+    EVIDENCE_GAIN,
+    Features,
+    adaptive_keyword_weight,
+    fuse,
     keyword_evidence,
     keyword_weight,
+    list_weights,
     relative_score_fusion,
     rrf,
+    spread_fusion,
+    spread_scaled,
 )
 from coursetutor.retrieval.language import detect_language, script_language
 from coursetutor.retrieval.tokenize import cjk_terms, normalize, tokenize
@@ -110,10 +118,10 @@ def test_each_hit_has_a_rank_per_list(ws: Workspace, mode: str, lists: set[str])
     "query",
     [SECANT, BISECTION_IT, "When does Newton's method fail?"],
 )
-def test_hybrid_is_evidence_weighted_relative_fusion(ws: Workspace, query: str) -> None:
+def test_hybrid_is_evidence_weighted_spread_fusion(ws: Workspace, query: str) -> None:
     trace = SearchTrace()
     hits = ws.search(query, SAMPLE_COURSE, k=5, trace=trace)
-    assert trace.keyword_weight == trace.keyword_evidence
+    assert trace.keyword_weight == adaptive_keyword_weight(trace.keyword_evidence)
     assert 0.0 <= trace.keyword_evidence <= 1.0
     assert set(trace.timings) == {"embed", "vector", "bm25", "fuse"}
     filters = SearchFilters(ws.tenant, SAMPLE_COURSE)
@@ -121,6 +129,25 @@ def test_hybrid_is_evidence_weighted_relative_fusion(ws: Workspace, query: str) 
         filters, ws.embedder.model_id, ws.embedder.embed_query(query), 20
     )
     keywords = ws.store.keyword_search(filters, tokenize(query, trace.language), 20).hits
+    expected = spread_fusion(
+        {"vector": vectors, "bm25": keywords}, {"vector": 1.0, "bm25": trace.keyword_weight}
+    )[:5]
+    assert [(h.chunk.id, h.score) for h in hits] == [
+        (cid, pytest.approx(score, rel=1e-9)) for cid, score in expected
+    ]
+
+
+@pytest.mark.parametrize("query", [SECANT, BISECTION_IT])
+def test_relative_fusion_setting(sample: Sample, embedder: EmbeddingModel, query: str) -> None:
+    settings = Settings(data_dir=sample.db_path.parent, fusion="relative")
+    with Workspace(settings, embedder=embedder) as ws:
+        trace = SearchTrace()
+        hits = ws.search(query, SAMPLE_COURSE, k=5, trace=trace)
+        filters = SearchFilters(ws.tenant, SAMPLE_COURSE)
+        vectors = ws.store.vector_search(
+            filters, ws.embedder.model_id, ws.embedder.embed_query(query), 20)
+        keywords = ws.store.keyword_search(filters, tokenize(query, trace.language), 20).hits
+    assert trace.keyword_weight == trace.keyword_evidence
     expected = relative_score_fusion(
         {"vector": vectors, "bm25": keywords}, {"vector": 1.0, "bm25": trace.keyword_weight}
     )[:5]
@@ -144,9 +171,9 @@ def test_vector_mode_scores_are_cosines(ws: Workspace, embedder: EmbeddingModel)
     hits = ws.search(SECANT, SAMPLE_COURSE, k=3, mode="vector")
     query = embedder.embed_query(SECANT)
     assert float(np.linalg.norm(query)) == pytest.approx(1.0, abs=1e-3)
-    # the cached passage vector is keyed by the hash of the contextual text
-    keys = [text_hash(index_text(h.chunk.document_title, h.chunk.section_path, h.chunk.text))
-            for h in hits]
+    # the cached passage vector is keyed by the tenant and the hash of the contextual text
+    keys = [vector_key(ws.tenant, index_text(h.chunk.document_title, h.chunk.section_path,
+                                             h.chunk.text)) for h in hits]
     stored = ws.store.get_vectors(embedder.model_id, keys)
     cosines = [float(stored[k] @ query) for k in keys]
     assert [h.scores["vector"] for h in hits] == pytest.approx(cosines, rel=1e-5)
@@ -196,6 +223,65 @@ def test_rrf_zero_weight_list_only_appends() -> None:
     assert rrf({"bm25": ["z"], "vector": ["a"]}, k=60, weights={"bm25": 0.0}) == [
         ("a", 1 / 61), ("z", 0.0)
     ]
+
+
+# -- spread fusion: scores over their standard deviation ----------------------------
+
+
+def test_spread_scaled_is_shift_to_zero_over_standard_deviation() -> None:
+    # mean 2, sd sqrt(2/3): (3 - 1) / sd = sqrt(6), (2 - 1) / sd = sqrt(3/2)
+    scaled = spread_scaled([("a", 3.0), ("b", 1.0), ("c", 2.0)])
+    assert scaled == {"a": pytest.approx(math.sqrt(6), rel=1e-12), "b": 0.0,
+                      "c": pytest.approx(math.sqrt(1.5), rel=1e-12)}
+    assert spread_scaled([]) == {}
+    assert spread_scaled([("a", 0.8), ("b", 0.8)]) == {"a": 1.0, "b": 1.0}
+    assert spread_scaled([("a", 5.0)]) == {"a": 1.0}
+
+
+def test_spread_scaling_rewards_a_clear_margin() -> None:
+    # min-max gives both leaders 1; over the spread, a leader far above the rest gets more
+    # (mean 3.25, variance 243/16: 9 / sqrt(243/16) = sqrt(16/3))
+    clear = spread_scaled([("a", 10.0), ("b", 1.0), ("c", 1.0), ("d", 1.0)])
+    close = spread_scaled([("a", 10.0), ("b", 9.9), ("c", 1.0), ("d", 1.0)])
+    assert clear["a"] == pytest.approx(math.sqrt(16 / 3), rel=1e-12)
+    assert close["a"] - close["b"] < clear["a"] - clear["b"]
+    assert close["a"] < clear["a"]
+
+
+def test_spread_fusion_sums_weighted_scaled_scores() -> None:
+    vector = [("a", 3.0), ("b", 1.0), ("c", 2.0)]
+    bm25 = [("c", 4.0), ("d", 0.0)]  # mean 2, sd 2: c 2.0, d 0.0
+    fused = spread_fusion({"vector": vector, "bm25": bm25}, {"vector": 1.0, "bm25": 0.5})
+    assert fused == [
+        ("a", pytest.approx(math.sqrt(6), rel=1e-12)),
+        ("c", pytest.approx(math.sqrt(1.5) + 0.5 * 2.0, rel=1e-12)),
+        ("b", 0.0),  # ties: the list named first, then its rank
+        ("d", 0.0),
+    ]
+    assert spread_fusion({}) == []
+
+
+@pytest.mark.parametrize(("evidence", "words", "cjk"), [
+    (0.0, 0.0, 0.0), (0.2, 0.2, 0.3), (0.5, 0.5, 0.75), (2 / 3, 2 / 3, 1.0), (0.9, 0.9, 1.0),
+    (1.0, 1.0, 1.0), (-0.1, 0.0, 0.0),
+])
+def test_adaptive_keyword_weight(evidence: float, words: float, cjk: float) -> None:
+    assert (EVIDENCE_GAIN, CJK_EVIDENCE_GAIN) == (1.0, 1.5)
+    assert adaptive_keyword_weight(evidence) == pytest.approx(words, rel=1e-12)
+    assert adaptive_keyword_weight(evidence, cjk=True) == pytest.approx(cjk, rel=1e-12)
+
+
+def test_list_weights() -> None:
+    lists = {"vector": [("a", 1.0)], "bm25": [("a", 2.0)]}
+    assert list_weights(lists, Features(0.4)) == {"vector": 1.0, "bm25": 0.4}
+    assert list_weights(lists, Features(0.4, cjk=True)) == {
+        "vector": 1.0, "bm25": pytest.approx(0.6, rel=1e-12)}
+    assert list_weights(lists, Features(0.4, cjk=True), adaptive=False) == {
+        "vector": 1.0, "bm25": 0.4}
+    # dictionary-translated keywords miss the question's own words by design
+    assert list_weights(lists, Features(0.1, translated=True)) == {"vector": 1.0, "bm25": 1.0}
+    assert fuse(lists, Features(0.4, cjk=True)) == spread_fusion(
+        lists, {"vector": 1.0, "bm25": 0.6})
 
 
 def test_rrf_empty() -> None:

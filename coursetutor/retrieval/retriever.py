@@ -1,4 +1,4 @@
-"""Hybrid retrieval: BM25 and vector candidates fused with evidence-weighted RRF."""
+"""Hybrid retrieval: BM25 and vector candidates fused with weights from their evidence."""
 
 from __future__ import annotations
 
@@ -15,7 +15,14 @@ from ..store import Store
 from ..store.base import Vector
 from ..types import Chunk, Hit, SearchFilters
 from .embed import EmbeddingModel
-from .fusion import keyword_weight, relative_score_fusion, rrf
+from .fusion import (
+    Features,
+    keyword_weight,
+    list_weights,
+    relative_score_fusion,
+    rrf,
+    spread_fusion,
+)
 from .glossary import glossary_for, has_chinese
 from .language import detect_language
 from .lru import LRU
@@ -88,68 +95,90 @@ class Retriever:
     def _search(self, query: str, filters: SearchFilters, k: int, mode: str,
                 trace: SearchTrace, course_language: str) -> list[Hit]:
         n = max(k * self.settings.candidate_factor, self.settings.min_candidates, k)
+        top = 2 * k + 10  # a few spare candidates let duplicates of one text drop out
+        if mode == "hybrid" and self.settings.fusion != "spread" and self.store.fuses_hybrid:
+            result = self._store_fused(query, filters, n, top, trace, course_language)
+            if result is not None:
+                return _unique(result)[:k]
+        lists = self.candidates(query, filters, n, trace, mode, course_language)
+        t0 = time.perf_counter()
+        if mode == "hybrid":
+            weights = fusion_weights(lists, trace, self.settings.fusion, course_language)
+            trace.keyword_weight = weights.get("bm25", 0.0)
+            if self.settings.fusion == "rrf":
+                fused = rrf({name: [cid for cid, _ in scored] for name, scored in lists.items()},
+                            k=self.settings.rrf_k, weights=weights)
+            elif self.settings.fusion == "relative":
+                fused = relative_score_fusion(lists, weights)
+            else:
+                fused = spread_fusion(lists, weights)
+        else:
+            fused = [(cid, score) for cid, score in lists[mode]]
+        fused = fused[:top]
+        ids = [str(cid) for cid, _ in fused]
+        chunks = self.store.get_chunks(filters, ids)
+        positions = {name: {cid: i + 1 for i, (cid, _) in enumerate(scored)}
+                     for name, scored in lists.items()}
+        scores = {name: dict(scored) for name, scored in lists.items()}
+        ranks = {cid: {name: positions[name].get(cid) for name in lists} for cid in ids}
+        by_id = {cid: {name: scores[name].get(cid) for name in lists} for cid in ids}
+        hits = _unique(self.as_hits(fused, chunks, ranks, by_id, query, trace.language))[:k]
+        trace.timings["fuse"] = (time.perf_counter() - t0) * 1000
+        return hits
+
+    def candidates(self, query: str, filters: SearchFilters, n: int, trace: SearchTrace,
+                   mode: str = "hybrid", course_language: str | None = None,
+                   ) -> dict[str, list[tuple[str, float]]]:
+        """The `n` best (chunk id, score) of each retriever `mode` uses, vectors first.
+
+        The keyword evidence, the question's language and whether its keywords were
+        translated are left in `trace`.
+        """
+        if course_language is None:
+            course_language = self.store.course_language(filters.tenant, filters.course)
+        lists: dict[str, list[tuple[str, float]]] = {}
         vector: Vector | None = None
-        terms: list[str] = []
-        rankings: dict[str, list[str]] = {}
-        scores: dict[str, dict[str, float]] = {}
-        if mode == "hybrid" and self.overlap and not self.store.fuses_hybrid:
+        if mode == "hybrid" and self.overlap:
             # the question is embedded on another core while the keyword search runs here
             pending = _pool().submit(self._embed, query)
             terms = self._terms(query, trace, course_language)
-            self._keyword(filters, terms, n, trace, rankings, scores)
+            keyword = self._keyword(filters, terms, n, trace)
             vector, trace.timings["embed"] = pending.result()
         else:
+            keyword = None
             if mode in ("hybrid", "vector"):  # the question is embedded once, whichever path
                 vector, trace.timings["embed"] = self._embed(query)
             if mode in ("hybrid", "bm25"):
-                terms = self._terms(query, trace, course_language)
-        if mode == "hybrid" and vector is not None and not trace.translated:
-            t0 = time.perf_counter()
-            result = self.store.hybrid_search(
-                filters, self.embedder.model_id, vector, terms, n, self.settings.fusion,
-                self.settings.rrf_k, 2 * k + 10)
-            if result is not None:  # fused by the store in one query
-                trace.timings["hybrid"] = (time.perf_counter() - t0) * 1000
-                trace.keyword_evidence = result.evidence
-                trace.keyword_weight = keyword_weight(result.evidence)
-                hits = self._hits(result.fused, result.chunks, result.ranks, result.scores,
-                                  query, trace.language)
-                return _unique(hits)[:k]
+                keyword = self._keyword(filters, self._terms(query, trace, course_language),
+                                        n, trace)
         if vector is not None:
             t0 = time.perf_counter()
-            found = self.store.vector_search(filters, self.embedder.model_id, vector, n)
+            lists["vector"] = self.store.vector_search(filters, self.embedder.model_id,
+                                                       vector, n)
             trace.timings["vector"] = (time.perf_counter() - t0) * 1000
-            rankings["vector"] = [cid for cid, _ in found]
-            scores["vector"] = dict(found)
-        if mode in ("hybrid", "bm25") and "bm25" not in rankings:
-            self._keyword(filters, terms, n, trace, rankings, scores)
-        # ties go to the list named first: always the vectors, whichever list finished first
-        rankings = {name: rankings[name] for name in ("vector", "bm25") if name in rankings}
+        if keyword is not None:
+            lists["bm25"] = keyword
+        return lists
+
+    def _store_fused(self, query: str, filters: SearchFilters, n: int, top: int,
+                     trace: SearchTrace, course_language: str) -> list[Hit] | None:
+        """Both searches fused by the store in one query (PostgreSQL's `relative` and `rrf`);
+        None where the keywords are a translation (their evidence is no measure of them)."""
+        vector, trace.timings["embed"] = self._embed(query)
+        terms = self._terms(query, trace, course_language)
+        if trace.translated:
+            return None
         t0 = time.perf_counter()
-        weights = {"vector": 1.0}
-        if mode == "hybrid":
-            # translated keywords miss the question's own words by design: their evidence
-            # (IDF mass matched) is no measure of them, and on their own they rank as well as
-            # the vectors do
-            trace.keyword_weight = (1.0 if trace.translated
-                                    else keyword_weight(trace.keyword_evidence))
-            weights["bm25"] = trace.keyword_weight
-        if self.settings.fusion == "rrf":
-            fused = rrf(rankings, k=self.settings.rrf_k, weights=weights)
-        else:
-            fused = relative_score_fusion(
-                {name: list(scores[name].items()) for name in rankings}, weights
-            )
-        # a few spare candidates let duplicates of one text drop out without costing hits
-        fused = fused[: 2 * k + 10]
-        ids = [str(cid) for cid, _ in fused]
-        chunks = self.store.get_chunks(filters, ids)
-        positions = {name: {cid: i + 1 for i, cid in enumerate(r)} for name, r in rankings.items()}
-        ranks = {cid: {name: positions[name].get(cid) for name in rankings} for cid in ids}
-        by_id = {cid: {name: scores[name].get(cid) for name in rankings} for cid in ids}
-        hits = _unique(self._hits(fused, chunks, ranks, by_id, query, trace.language))[:k]
-        trace.timings["fuse"] = (time.perf_counter() - t0) * 1000
-        return hits
+        result = self.store.hybrid_search(
+            filters, self.embedder.model_id, vector, terms, n, self.settings.fusion,
+            self.settings.rrf_k, top)
+        if result is None:
+            return None
+        trace.timings["hybrid"] = (time.perf_counter() - t0) * 1000
+        trace.keyword_evidence = result.evidence
+        trace.keyword_weight = keyword_weight(result.evidence)
+        return self.as_hits(result.fused, result.chunks, result.ranks, result.scores,
+                            query, trace.language)
 
     def _embed(self, query: str) -> tuple[Vector, float]:
         """The question's vector and the milliseconds it took."""
@@ -157,15 +186,14 @@ class Retriever:
         vector = self.embedder.embed_query(query)
         return vector, (time.perf_counter() - t0) * 1000
 
-    def _keyword(self, filters: SearchFilters, terms: list[str], n: int, trace: SearchTrace,
-                 rankings: dict[str, list[str]], scores: dict[str, dict[str, float]]) -> None:
-        """The BM25 candidates, added to `rankings` and `scores` under "bm25"."""
+    def _keyword(self, filters: SearchFilters, terms: list[str], n: int,
+                 trace: SearchTrace) -> list[tuple[str, float]]:
+        """The BM25 candidates; their evidence is left in `trace`."""
         t0 = time.perf_counter()
         result = self.store.keyword_search(filters, terms, n)
         trace.timings["bm25"] = (time.perf_counter() - t0) * 1000
         trace.keyword_evidence = result.evidence
-        rankings["bm25"] = [cid for cid, _ in result.hits]
-        scores["bm25"] = dict(result.hits)
+        return list(result.hits)
 
     def _terms(self, query: str, trace: SearchTrace, course_language: str) -> list[str]:
         """The query's keyword terms, tokenized for its language (the course's by default);
@@ -187,7 +215,7 @@ class Retriever:
         trace.translated = True
         return glossary.translate(query, lambda text: tokenize(text, course_language))
 
-    def _hits(
+    def as_hits(
         self,
         fused: Sequence[tuple[object, float]],
         chunks: dict[str, Chunk],
@@ -196,12 +224,13 @@ class Retriever:
         query: str,
         language: str,
     ) -> list[Hit]:
+        """`fused` (chunk id, score) as hits, in order; ids without a chunk are left out."""
         return [
             Hit(
                 chunk=chunks[cid],
                 score=score,
-                ranks=ranks[cid],
-                scores=scores[cid],
+                ranks=ranks.get(cid, {}),
+                scores=scores.get(cid, {}),
                 locator=best_moment(chunks[cid], query, language or chunks[cid].language,
                                     self.settings.moment_min_seconds),
             )
@@ -227,6 +256,16 @@ def _pool() -> ThreadPoolExecutor:
     if _POOL is None or _POOL[0] != os.getpid():
         _POOL = (os.getpid(), ThreadPoolExecutor(EMBED_WORKERS, "coursetutor-embed"))
     return _POOL[1]
+
+
+def fusion_weights(lists: dict[str, list[tuple[str, float]]], trace: SearchTrace,
+                   fusion: str, course_language: str) -> dict[str, float]:
+    """The weight of each list of a hybrid search (`fusion.list_weights`); the keywords are
+    CJK terms when both the question and the course are in Chinese, Japanese or Korean."""
+    features = Features(
+        evidence=trace.keyword_evidence, translated=trace.translated,
+        cjk=trace.language in CJK_LANGUAGES and course_language in CJK_LANGUAGES)
+    return list_weights(lists, features, adaptive=fusion == "spread")
 
 
 def _unique(hits: list[Hit]) -> list[Hit]:
