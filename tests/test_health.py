@@ -210,10 +210,11 @@ def answer(**fields: object) -> Answer:
 @pytest.mark.parametrize(("fields", "verdict"), [
     ({}, (True, ())),
     ({"covered": False, "grade": "incorrect"}, (False, ("the tutor did not answer it",))),
-    pytest.param({"removed": ("One.", "Two.")},
-                 (False, ("the answer check removed 2 sentences",)),
-                 marks=pytest.mark.skipif(not hasattr(Answer, "removed"),
-                                          reason="the answer check has not landed")),
+    ({"removed": ("It converges in 3 steps.", "Its order is 2.")},
+     (False, ("the answer check removed 2 statements",))),
+    ({"removed": ("It converges in 3 steps.",), "covered": False},
+     (False, ("the tutor did not answer it", "the answer check removed 1 statement"))),
+    ({"checked": True}, (True, ())),
 ])
 def test_answer_verdict(fields: dict[str, object], verdict: tuple[bool, tuple[str, ...]]) -> None:
     assert answer_verdict(answer(**fields)) == verdict
@@ -329,7 +330,7 @@ def test_with_a_model_questions_are_written_and_answered(
     sections = {d.id: d.sections for d in report.documents}
     assert {doc: [(s.question, s.asked_by) for s in found] for doc, found in sections.items()
             } == {doc: [(MODEL_QUESTION, "model")] for doc in SAMPLE_SECTIONS}
-    # solutions are not answered for students: their sections get no verdict
+    # hidden solutions are not answered: their sections get no verdict
     assert {doc: found[0].passed is None for doc, found in sections.items()} == {
         doc: doc == "solutions-01-md" for doc in SAMPLE_SECTIONS}
     assert fake.kinds.count("check_question") == 6

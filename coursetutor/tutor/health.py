@@ -110,11 +110,14 @@ class HealthCheck:
         self.answer = answer and self.generate
         self.log: list[CallRecord] = []
         self._session: str | None = None
+        self._answer_solutions = False
 
     def run(self, progress: Progress | None = None,
             stop: Callable[[], bool] = lambda: False) -> CourseCheck:
         started = time.perf_counter()
-        self.ws.store.get_course(self.ws.tenant, self.course)
+        # students never see hidden solutions, so the tutor is not asked about them
+        self._answer_solutions = self.ws.store.get_course(self.ws.tenant,
+                                                          self.course).allow_solutions
         plan = [(doc, units_of(self.ws.store.export_chunks(self.ws.tenant, self.course, doc.id)))
                 for doc in self.ws.documents(self.course)]
         total = sum(min(len(units), self.max_sections) for _, units in plan)
@@ -147,7 +150,8 @@ class HealthCheck:
         if unit.page is None:  # paged documents are judged page by page
             problems.extend(garble_reasons(unit.text))
         passed: bool | None = None
-        if self.answer and doc.doc_type != "solution":
+        if self.answer and question and (doc.doc_type != "solution"
+                                         or self._answer_solutions):
             answer = self.tutor.ask(question, self.course, CHECK_STUDENT, self._session)
             self._session = answer.session_id
             passed, why = answer_verdict(answer)
@@ -212,10 +216,9 @@ def answer_verdict(answer: Answer) -> tuple[bool, tuple[str, ...]]:
     problems = []
     if not answer.covered or answer.grade == "incorrect":
         problems.append("the tutor did not answer it")
-    removed = tuple(getattr(answer, "removed", ()))
-    if removed:
-        problems.append(f"the answer check removed {len(removed)} sentence"
-                        f"{'s' if len(removed) > 1 else ''}")
+    if answer.removed:
+        n = len(answer.removed)
+        problems.append(f"the answer check removed {n} statement{'s' if n > 1 else ''}")
     return not problems, tuple(problems)
 
 
