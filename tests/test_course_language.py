@@ -17,7 +17,9 @@ from coursetutor.tutor import Tutor
 from coursetutor.types import DoneEvent, FileMeta
 from coursetutor.workspace import Workspace
 
-from .api_support import ScriptedLLM, scripted_router
+from .api_support import ScriptedLLM, open_api, scripted_router
+from .support import Sample
+from .test_api_courses import upload, wait_for_job
 
 PACK = Path(__file__).resolve().parents[2] / "shared" / "course-pack" / "pdf"
 ITALIAN_PDF = "05_unimib_analisi-matematica_appunti_it.pdf"
@@ -240,3 +242,31 @@ def test_pack_chinese_chunks_keep_their_chapter_and_mark_blanks(pack: Workspace)
     assert chunk.section_path[0] == "第五章 导数的应用"  # not chapter 1, as the title once was
     assert "[formula missing]" in chunk.text
 
+
+
+# -- the API: a course created, patched or uploaded to with a language keeps it -------------
+
+
+def test_api_course_language_follows_uploads_unless_set(
+    sample: Sample, embedder: EmbeddingModel, tmp_path: Path
+) -> None:
+    with open_api(sample, embedder, tmp_path / "data", api_max_upload_bytes=1 << 20) as api:
+        def course(cid: str) -> str:
+            return str(api.call("teacher", "GET", f"/v1/courses/{cid}").json()["language"])
+
+        for cid, language in (("analisi", None), ("kept", "ZH")):
+            body = {"id": cid, **({"language": language} if language else {})}
+            assert api.call("teacher", "POST", "/v1/courses", json=body).status_code == 201
+            job = upload(api, "teacher", [("successioni.md", ITALIAN.encode())], course=cid)
+            assert wait_for_job(api, job.json()["id"])["status"] == "done"
+        assert (course("analisi"), course("kept")) == ("it", "zh")
+        patched = api.call("teacher", "PATCH", "/v1/courses/kept", json={"language": "auto"})
+        assert (patched.status_code, patched.json()["language"]) == (200, "it")
+        job = upload(api, "teacher", [("lianxu.md", CHINESE.encode())], course="analisi",
+                     language="zh-CN")
+        assert wait_for_job(api, job.json()["id"])["status"] == "done"
+        assert course("analisi") == "zh"  # the upload's language is the course's from now on
+        bad = upload(api, "teacher", [("a.md", b"# A\n\nText.\n")], course="analisi",
+                     language="klingon!")
+        assert bad.status_code in (400, 422)
+        assert "language" in bad.text

@@ -21,6 +21,7 @@ from ..errors import (
     UnsupportedFileError,
 )
 from ..ingest.loaders import LOADERS
+from ..retrieval.language import check_language
 from ..store.files import content_type
 from ..types import ApiKey, FileMeta, check_doc_type, check_media_url
 from . import encode, validate
@@ -35,13 +36,15 @@ SUFFIXES = frozenset([*LOADERS, ".pdf"])
 class CourseIn(BaseModel):
     id: Id = Field(min_length=1)
     title: Name = ""
-    language: Line = Field("en", min_length=2, max_length=8)
+    # given: the course keeps it; else it follows its documents (most of their chunks)
+    language: Line | None = Field(None, min_length=2, max_length=16)
     allow_solutions: bool = False
 
 
 class CoursePatch(BaseModel):
     title: Name | None = None
     allow_solutions: bool | None = None
+    language: Line | None = Field(None, min_length=2, max_length=16)  # "auto": follow documents
 
 
 @router.get("/courses")
@@ -67,7 +70,10 @@ def create_course(body: CourseIn, caller: CallerDep, state: State) -> dict[str, 
         pass
     else:
         raise ConflictError(f"course {body.id!r} already exists")
-    store.ensure_course(caller.tenant, body.id, body.title, body.language)
+    language = check_language(body.language) if body.language else None
+    store.ensure_course(caller.tenant, body.id, body.title, language or "en")
+    if language:
+        store.set_course_language(caller.tenant, body.id, language)
     return encode.course(store.set_course_policy(caller.tenant, body.id, body.allow_solutions))
 
 
@@ -85,6 +91,9 @@ def patch_course(course: str, body: CoursePatch, caller: CallerDep,
         state.workspace.store.ensure_course(caller.tenant, course, body.title, found.language)
     if body.allow_solutions is not None:
         state.workspace.store.set_course_policy(caller.tenant, course, body.allow_solutions)
+    if body.language is not None:
+        language = None if body.language == "auto" else check_language(body.language)
+        state.workspace.store.set_course_language(caller.tenant, course, language)
     return encode.course(state.workspace.store.get_course(caller.tenant, course))
 
 
@@ -144,9 +153,17 @@ def _meta(form: Any, name: str) -> FileMeta:
                     topic=validate.form_text(form, "topic", 200),
                     difficulty=validate.form_int(form, "difficulty", 2, 1, 5),
                     title=validate.form_text(form, "title", 300) or None,
-                    language=validate.form_text(form, "language", 16) or None,
+                    language=_language(validate.form_text(form, "language", 16)),
                     source_name=name,
                     media_url=check_media_url(validate.form_text(form, "media_url", 2048)))
+
+
+def _language(value: str) -> str | None:
+    """An upload's `language` field as a language code (422 when it is not one)."""
+    try:
+        return check_language(value) if value else None
+    except InputError as exc:
+        raise InputError(f"language: {exc}") from exc
 
 
 async def _stage(uploads: list[UploadFile], names: list[str], folder: Path) -> list[Path]:
@@ -198,6 +215,8 @@ async def upload(course: str, request: Request, caller: CallerDep,
                                        "(api_max_upload_bytes)")
         job_id, folder = state.jobs.folder()
         items = list(zip(await _stage(uploads, names, folder), metas, strict=True))
+    if metas[0].language:  # an upload's language is its course's too, kept from now on
+        state.workspace.store.set_course_language(caller.tenant, course, metas[0].language)
     job = state.jobs.submit(state.workspace_for(caller.tenant), job_id, course, items, folder)
     return encode.job(job)
 
