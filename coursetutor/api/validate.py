@@ -24,7 +24,7 @@ from fastapi import Request
 from fastapi.exceptions import RequestValidationError
 from pydantic import AfterValidator
 
-MAX_PATH_PARAM = 256  # ids are at most 128 characters; course:document refs twice that
+MAX_PATH_PARAM = 512  # ids are at most 128 characters; a course:document ref is longer
 MAX_QUERY_PARAM = 4096  # a search query is at most 4,000 characters (the route says so)
 MAX_FILE_NAME_BYTES = 150  # well under the 255 bytes a file system allows in one name
 TEXT_PARAMS = frozenset({"q"})  # query parameters that are free text (may hold newlines)
