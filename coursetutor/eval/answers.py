@@ -122,7 +122,8 @@ def score_answer(tutor: Tutor, scorer: AnswerScorer, course: str, qid: str, ques
     def is_gold(chunk: Chunk) -> bool:
         return any(test(chunk, names.get(chunk.document_id, "")) for test in gold)
 
-    context = [chunks[i] for i in a.context if i in chunks]
+    # the chunks the model was shown; without a model, the passages the reply lists
+    context = [chunks[i] for i in (a.context or cited) if i in chunks]
     kind = outcome(a)
     record: dict[str, Any] = {
         "id": qid, "question": question, "language": a.language, "answerable": bool(gold),
@@ -148,6 +149,8 @@ def score_answer(tutor: Tutor, scorer: AnswerScorer, course: str, qid: str, ques
         return record
     if gold and cited:
         record["cited_gold"] = any(is_gold(chunks[i]) for i in cited if i in chunks)
+    if not tutor.router.enabled:  # the reply lists passages: no statement of its own
+        return record
     sources = [chunks[i].text for i in (cited or list(a.context)) if i in chunks]
     checks = scorer.check_claims(a.text, sources, question, a.language)
     supported = sum(c.supported for c in checks)
