@@ -309,6 +309,11 @@ def test_nothing_holding_falls_back_to_the_rungs_own_help() -> None:
     assert "[1]" in out.text and out.text != reply("withheld", "en")
 
 
+def test_an_empty_reply_gets_the_rungs_help_without_a_rewrite() -> None:
+    out, llm = guard("guiding", " ")
+    assert (out.text, out.fallback, llm.prompts) == (fallback_help("guiding", "en", 1), True, [])
+
+
 def test_each_rung_has_its_own_fallback_in_each_language() -> None:
     for language in ("en", "it", "de", "fr", "es", "zh", "ko", "ja"):
         texts = [fallback_help(level, language, 3) for level in LADDER[:4]]

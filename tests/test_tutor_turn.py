@@ -81,9 +81,10 @@ def _key(prompt: str) -> str:
 
 HELPER_PROMPTS = {_key(prompts.load(name)): name
                   for name in ("categorize", "grade", "rewrite", "leak_rewrite", "translate",
-                               "translate_reply")}
+                               "translate_reply", "check_claim")}
 # what a helper call gets when the test scripted nothing for it
-DEFAULTS = {"grade": '{"supported": true}', "categorize": "no verdict", "rewrite": ""}
+DEFAULTS = {"grade": '{"supported": true}', "categorize": "no verdict", "rewrite": "",
+            "check_claim": "yes"}
 
 
 class ScriptedLLM(LLM):
@@ -163,6 +164,7 @@ def make_tutor(workspace: Callable[..., Workspace]) -> MakeTutor:
 
     def make(fake: ScriptedLLM | None = None, **settings: Any) -> tuple[Tutor, ScriptedLLM]:
         llm = fake or ScriptedLLM()
+        settings.setdefault("answer_check", False)  # the check's own tests turn it on
         ws = workspace(**settings)
         return Tutor(ws, Router(ws.settings, factory=lambda task, model: llm)), llm
 
@@ -567,11 +569,11 @@ def test_result_still_leaking_after_the_rewrite_gets_the_rungs_own_help(
 
 
 def test_a_leaking_rewrite_is_cut_back_to_what_holds(make_tutor: MakeTutor) -> None:
-    leak = f"Write cos(x) = x as f(x) = 0 first [1]. The root is {ROOT}."
+    leak = f"Write cos(x) = x as f(x) = 0 and apply Newton's method [1]. The root is {ROOT}."
     fake = ScriptedLLM(answer=[leak], leak_rewrite=[f"Use Newton [1]. It ends at {ROOT}."])
     tutor, _ = make_tutor(fake)
     events, answer = run(tutor, EXERCISE_2)
-    assert tokens(events) == ["Write cos(x) = x as f(x) = 0 first [1]."]
+    assert tokens(events) == ["Write cos(x) = x as f(x) = 0 and apply Newton's method [1]."]
     assert answer.sources[0].doc_type == "exercise"
 
 
@@ -600,6 +602,12 @@ def test_guiding_questions_with_their_answers_are_rewritten(make_tutor: MakeTuto
     events, answer = run(tutor, "I am still stuck", session_id=first.session_id)
     assert (answer.level, tokens(events)) == ("guiding", [GUIDING])
     assert "It answers its own question" in fake.calls[-1].messages[0].content
+
+
+def test_exercise_help_tidied_to_nothing_gets_the_rungs_help(make_tutor: MakeTutor) -> None:
+    tutor, _ = make_tutor(ScriptedLLM(answer=[EXERCISE_2]))  # the question echoed, no more
+    events, answer = run(tutor, EXERCISE_2)
+    assert (answer.level, tokens(events)) == ("hint", [fallback_help("hint", "en", 1)])
 
 
 def test_an_exercise_the_model_declines_gets_the_rungs_help(make_tutor: MakeTutor) -> None:

@@ -45,7 +45,9 @@ def guard_rung(router: Router, level: Level, text: str, facts: RungFacts, langua
                number: int | None, log: list[CallRecord]) -> Guarded:
     """`text` when it keeps `level`'s contract; else a rewrite that does; else the sentences
     of the rewrite (or of `text`) that hold; else the rung's fixed help. The result cites
-    source `number` (the exercise)."""
+    source `number` (the exercise). An empty `text` gets the rung's fixed help at once."""
+    if not text.strip():
+        return Guarded(fallback_help(level, language, number), fallback=True)
     found = check(level, text, facts)
     if not found:
         return Guarded(cite(text, number))

@@ -271,7 +271,9 @@ class Tutor:
             facts = facts_for(hit.chunk.text if hit else "", solution, _student_said(t),
                               "\n".join([*(s.text for s in ctx.sources),
                                          *(h.answer for h in t.history)]))
-            text = guard_rung(self.router, level, text, facts, cat.language,
+            # a reply tidied down to "here are the passages" gives no help on this rung
+            helps = not text.startswith(reply("passages", cat.language))
+            text = guard_rung(self.router, level, text if helps else "", facts, cat.language,
                               _exercise_source(ctx, ev), t.log).text
             text, cited = check_citations(text, ctx.sources)
             t.lap("leak_check", since)
