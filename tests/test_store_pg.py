@@ -253,7 +253,8 @@ def test_the_sample_course_is_stored_alike(both: dict[str, Workspace]) -> None:
 
 
 @pytest.mark.parametrize(("mode", "fusion"), [
-    ("hybrid", "relative"), ("hybrid", "rrf"), ("bm25", "relative"), ("vector", "relative"),
+    ("hybrid", "spread"), ("hybrid", "relative"), ("hybrid", "rrf"), ("bm25", "relative"),
+    ("vector", "relative"),
 ])
 @pytest.mark.parametrize("filters", [{}, {"doc_types": ("lecture", "summary")},
                                      {"max_difficulty": 2}])
