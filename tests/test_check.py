@@ -137,3 +137,18 @@ def test_the_judge_decides_only_unsure_claims(embedder) -> None:  # type: ignore
     assert asked == ["The method is slow near the optimum because its steps shrink."]
     assert result.removed == ("The method is slow near the optimum because its steps shrink [1].",)
     assert result.verdicts[1].judged
+
+
+def test_recite_points_a_claim_at_the_source_that_carries_it() -> None:
+    from coursetutor.tutor.check import recite
+    assert recite("Bisection halves the bracket [1] [4].", 3) == "Bisection halves the bracket [3]."
+    assert recite("No marker.", 2) == "No marker."
+
+
+def test_a_claim_citing_the_wrong_source_cites_the_right_one(embedder) -> None:  # type: ignore[no-untyped-def]
+    other = _source(1, "Bisection always works, but it is slow.", "Lecture video")
+    text = "For a quadratic form the method converges in one step [1]."
+    result = AnswerChecker(embedder).check(
+        CheckInput(text, QUESTION, [other, _source(2, SLIDE)], "en"))
+    assert result.removed == ()
+    assert result.text == "For a quadratic form the method converges in one step [2]."

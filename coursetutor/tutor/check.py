@@ -37,6 +37,7 @@ SIMILARITY_SURE = 0.95  # e5 cosine to the best source sentence: supported
 SIMILARITY_LOW = 0.82
 OVERLAP_KEEP = 0.55  # unsure and no judge: kept at or above either
 SIMILARITY_KEEP = 0.88
+SIMILARITY_ACROSS = 0.80  # the same, for a claim in another language than its sources
 QUOTES = 2  # source sentences a quote-first reply copies
 _BLANK = re.compile(r"\s[,.;:，。；：]|\(\s*\)|[，。]\s*[，。]|\uFFFD|[\uE000-\uF8FF]")
 _STOP = frozenset().union(*STOPWORDS.values())
@@ -59,11 +60,12 @@ class Verdict:
     """One claim, checked."""
 
     claim: str
-    supported: bool
+    supported: bool | None  # None while unsure (before the judge)
     missing: tuple[str, ...] = ()  # numbers, formulas or names not in the sources
     overlap: float = 0.0
     similarity: float = 0.0
     judged: bool = False  # the model decided
+    source: int | None = None  # the source that carries it, when it cites another
 
     @property
     def reason(self) -> str:
@@ -109,30 +111,59 @@ class AnswerChecker:
             judged += verdict.judged
             verdicts.append(verdict)
         removed = tuple(v.claim for v in verdicts if not v.supported)
-        if not removed:
-            return CheckResult(inp.text, (), tuple(verdicts))
-        if 2 * len(removed) >= len(verdicts):
+        if removed and 2 * len(removed) >= len(verdicts):
             return CheckResult(self._quote_first(inp, evidence), removed, tuple(verdicts), True)
-        return CheckResult(remove_sentences(inp.text, removed), removed, tuple(verdicts))
+        text = remove_sentences(inp.text, removed)
+        for v in verdicts:
+            if v.supported and v.source is not None:
+                text = text.replace(v.claim, recite(v.claim, v.source), 1)
+        return CheckResult(text, removed, tuple(verdicts))
 
     def _verdict(self, claim: str, inp: CheckInput, ev: _Evidence, may_judge: bool) -> Verdict:
+        """Against the sources the claim cites; when they do not carry it, against the whole
+        context, and then the claim cites the source that does."""
         cited = [s for s in inp.sources if s.number in cited_numbers(claim)] or list(inp.sources)
-        missing = tuple(missing_terms(claim, ev.terms(cited), inp.question))
-        if missing:
-            return Verdict(claim, False, missing)
-        overlap = ev.overlap(claim, cited, inp.question, inp.language)
-        similarity, best = ev.similarity(claim, cited)
-        if overlap >= OVERLAP_SURE or similarity >= SIMILARITY_SURE:
-            return Verdict(claim, True, (), overlap, similarity)
-        if overlap < OVERLAP_LOW and similarity < SIMILARITY_LOW:
-            return Verdict(claim, False, (), overlap, similarity)
+        verdict, best = self._score(claim, cited, inp, ev)
+        if verdict.supported is not True and len(cited) < len(inp.sources):
+            wider, wider_best = self._score(claim, inp.sources, inp, ev)
+            if wider.supported is True or (verdict.supported is False
+                                           and wider.supported is None):
+                verdict, best = wider, wider_best
+        if verdict.supported is not None:
+            return verdict
         if self.judge is not None and may_judge:
-            answer = self.judge(_bare(claim), " ".join(best))
+            answer = self.judge(_bare(claim), " ".join(text for _, text in best))
             if answer is not None:
-                return Verdict(claim, answer, (), overlap, similarity, judged=True)
+                return dataclasses.replace(verdict, supported=answer, judged=True)
         # unsure and no judge: keep what shares most of its words or meaning with the sources
-        keep = overlap >= OVERLAP_KEEP or similarity >= SIMILARITY_KEEP
-        return Verdict(claim, keep, (), overlap, similarity)
+        across = verdict.source == -1
+        keep = verdict.overlap >= OVERLAP_KEEP or verdict.similarity >= (
+            SIMILARITY_ACROSS if across else SIMILARITY_KEEP)
+        return dataclasses.replace(verdict, supported=keep,
+                                   source=None if across else verdict.source)
+
+    def _score(self, claim: str, among: Sequence[Source], inp: CheckInput,
+               ev: _Evidence) -> tuple[Verdict, list[tuple[int, str]]]:
+        """The verdict of the terms and scores alone (supported None: unsure), and the
+        closest source sentences."""
+        missing = tuple(missing_terms(claim, ev.terms(among), inp.question))
+        if missing:
+            return Verdict(claim, False, missing), []
+        overlap = ev.overlap(claim, among, inp.question, inp.language)
+        similarity, best = ev.similarity(claim, among)
+        cites = set(cited_numbers(claim))
+        # the source to cite instead, when the claim's own citation does not carry it
+        source = best[0][0] if best and cites and best[0][0] not in cites else None
+        if overlap >= OVERLAP_SURE or similarity >= SIMILARITY_SURE:
+            return Verdict(claim, True, (), overlap, similarity, source=source), best
+        # across languages words cannot overlap and e5 scores sit lower: only the judge (or,
+        # without one, the similarity) may remove such a claim
+        across = any(s.hit.chunk.language and s.hit.chunk.language != inp.language
+                     for s in among)
+        if not across and overlap < OVERLAP_LOW and similarity < SIMILARITY_LOW:
+            return Verdict(claim, False, (), overlap, similarity), best
+        return Verdict(claim, None, (), overlap, similarity,
+                       source=-1 if across else source), best
 
     def _quote_first(self, inp: CheckInput, ev: _Evidence) -> str:
         """The framing line and the source sentences closest to the question, verbatim."""
@@ -170,16 +201,17 @@ class _Evidence:
             known.update(tokenize(_full_text(s), s.hit.chunk.language or language))
         return len(words & known) / len(words)
 
-    def similarity(self, claim: str, cited: Sequence[Source]) -> tuple[float, list[str]]:
+    def similarity(self, claim: str,
+                   among: Sequence[Source]) -> tuple[float, list[tuple[int, str]]]:
         """Cosine of the claim to its closest source sentence, and the three closest."""
-        numbers = {s.number for s in cited}
+        numbers = {s.number for s in among}
         rows = [i for i, (n, _) in enumerate(self.sentences) if n in numbers]
         if not rows:
-            return 0.0, [_full_text(s) for s in cited][:1]
-        query = self.embedder.embed_query(MARKER.sub(" ", claim).strip())
+            return 0.0, [(s.number, _full_text(s)) for s in among][:1]
+        query = self.embedder.embed_query(_bare(claim))
         scores = self.vectors[rows] @ query
         order = np.argsort(-scores)[:3]
-        return float(scores[order[0]]), [self.sentences[rows[i]][1] for i in order]
+        return float(scores[order[0]]), [self.sentences[rows[i]] for i in order]
 
     def closest(self, question: str, k: int) -> list[tuple[int, str]]:
         """The k source sentences nearest the question, none with a blank where maths was."""
@@ -189,6 +221,15 @@ class _Evidence:
         picked = [self.sentences[i] for i in np.argsort(-scores)
                   if not _BLANK.search(self.sentences[i][1])]
         return picked[:k]
+
+
+def recite(claim: str, number: int) -> str:
+    """The claim citing source `number` instead of what it cited."""
+    first = MARKER.search(claim)
+    if first is None:
+        return claim
+    rest = re.sub(r"\s+([.,;:!?])", r"\1", MARKER.sub("", claim[first.end():]))
+    return re.sub(r" {2,}", " ", f"{claim[:first.start()]}[{number}]{rest}")
 
 
 def _bare(claim: str) -> str:
