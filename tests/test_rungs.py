@@ -170,6 +170,17 @@ def test_an_example_with_its_own_numbers_keeps_the_contract() -> None:
     assert check("example", text, FACTS) == ()
 
 
+def test_an_example_on_the_students_own_working_breaks_the_contract() -> None:
+    facts = RungFacts(exercise="Jam has 26 pencils in three boxes and 2 loose ones; Meg has 46.",
+                      student="Each box holds 24 pencils, so 70 in total.")
+    text = ("Each box holds 24 pencils [1].\n\\[\n\\frac{46}{24} = 1.9167\n\\]\n"
+            "Take 30 pens in boxes of 7 instead: 30 / 7 is about 4.3, so 5 boxes.")
+    assert [(v.rule, v.detail) for v in check("example", text, facts)] == [
+        ("same_numbers", "24"), ("same_numbers", "24, 46")]
+    assert cut_back("example", text, facts) == (
+        "Take 30 pens in boxes of 7 instead: 30 / 7 is about 4.3, so 5 boxes.")
+
+
 def test_an_example_on_the_exercises_function_breaks_the_contract() -> None:
     text = "Take f(x) = x^3 - 2x - 5 and start at x_0 = 3 [1]. Then x_1 = 2.36."
     found = check("example", text, NEWTON_FACTS)

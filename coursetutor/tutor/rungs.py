@@ -8,8 +8,9 @@ Contracts (all rungs below `solution`):
   small whole number in no result position, "two steps", "x^2", or 0 or 1 anywhere, "f(x) = 0"),
   and no question paired with its answer ("Question: ... Answer: ...");
 - `guiding`: asks at least one question and ends with one;
-- `example`: an analogous example, so it uses neither the exercise's own numbers (those other
-  than 0, 1 and 2: at least half of them, or the only one) nor its function (`f(x) = ...`).
+- `example`: an analogous example, so it uses neither the numbers of the student's problem
+  (the exercise's and the student's own, other than 0, 1 and 2: two of them, or the only one)
+  nor the exercise's function (`f(x) = ...`).
 
 `check` names every violation; `cut_back` keeps the sentences that hold. Pure functions over
 plain text.
@@ -61,6 +62,7 @@ _FUNCTION = re.compile(
     r"[A-Za-z]\w*\s*\([^()]{1,20}\)\s*=(?:\s*(?:\d+(?:\.\d+)?|sin|cos|tan|exp|log|ln|sqrt|"
     r"[a-z](?![a-z])|[-+*/^()\u00b2\u00b3]))+", re.IGNORECASE)
 _BLANKS = re.compile(r"\s+")
+_EMPTY_MATH = re.compile(r"\\\[\s*\\\]|\$\$\s*\$\$")  # display maths whose lines were cut
 
 
 @dataclasses.dataclass(frozen=True)
@@ -79,8 +81,9 @@ class RungFacts:
                 for v in numbers(text)}
 
     def own_numbers(self) -> set[float]:
-        """The exercise's own numbers: its data other than 0, 1 and 2."""
-        return numbers(self.exercise) - TRIVIAL
+        """The numbers of the student's problem: the exercise's data and the student's
+        working, other than 0, 1 and 2."""
+        return (numbers(self.exercise) | numbers(self.student)) - TRIVIAL
 
 
 @dataclasses.dataclass(frozen=True)
@@ -223,11 +226,11 @@ def check(level: Level, reply: str, facts: RungFacts) -> tuple[Violation, ...]:
 
 
 def _example_whole(found: tuple[Violation, ...], facts: RungFacts) -> tuple[Violation, ...]:
-    """An example breaks the rule on numbers only when it reuses at least half of the
-    exercise's own numbers (or its only one): one shared value can be chance."""
+    """An example breaks the rule on numbers only when it reuses two of the problem's own
+    numbers (or its only one): one shared value can be chance."""
     own = facts.own_numbers()
     used = {v for x in found if x.rule == "same_numbers" for v in numbers(x.detail)}
-    if own and len(used) * 2 >= len(own):
+    if own and len(used) >= min(2, len(own)):
         return found
     return tuple(x for x in found if x.rule != "same_numbers")
 
@@ -256,7 +259,7 @@ def cut_back(level: Level, reply: str, facts: RungFacts) -> str:
     if level == "guiding":
         last = max((i for i, s in enumerate(kept) if asks(s)), default=-1)
         kept = kept[: last + 1]
-    text = "".join(kept).strip()
+    text = _EMPTY_MATH.sub("", "".join(kept)).strip()
     return text if sum(c.isalpha() for c in MARKER.sub("", text)) >= MIN_HELP else ""
 
 
