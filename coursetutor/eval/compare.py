@@ -146,16 +146,16 @@ def compare_records(a: Sequence[dict[str, Any]], b: Sequence[dict[str, Any]],
 def table(rows: Sequence[Row], names: tuple[str, str] = ("A", "B")) -> str:
     """The comparison as a fixed-width text table."""
     head = (f"{'metric':22}{'n':>5}{names[0][:10]:>11}{names[1][:10]:>11}{'B − A':>9}"
-            f"{'95% interval':>20}{'McNemar p':>11}")
+            f"{'95% interval':>20}{'McNemar p (A/B only)':>24}")
     lines = [head, "-" * len(head)]
     for r in rows:
         if r.n == 0:
-            lines.append(f"{r.metric:22}{0:>5}{'-':>11}{'-':>11}{'-':>9}{'-':>20}{'':>11}")
+            lines.append(f"{r.metric:22}{0:>5}{'-':>11}{'-':>11}{'-':>9}{'-':>20}")
             continue
         interval = f"[{r.low:+.3f}, {r.high:+.3f}]"
         p = f"{r.p_value:.3f} ({r.a_only}/{r.b_only})" if r.p_value is not None else ""
         lines.append(f"{r.metric:22}{r.n:>5}{r.a:>11.3f}{r.b:>11.3f}{r.diff:>+9.3f}"
-                     f"{interval:>20}{p:>11}")
+                     f"{interval:>20}{p:>24}")
     return "\n".join(lines)
 
 
