@@ -3,7 +3,8 @@
 Both runs share one loaded model in one process and alternate question by question (each turn
 starts with llama.cpp's prompt cache emptied), so a noisy neighbour slows both alike. The
 default run uses the local budget (1,500 tokens, sentence-trimmed sources); the baseline gives
-the same model the server budget (2,600 tokens).
+the same model the server budget (2,600 tokens). With --baseline refine, the default run reads
+the refined evidence (refine_context_tokens) and the baseline whole passages.
 """
 
 from __future__ import annotations
@@ -36,7 +37,8 @@ QUESTIONS = (
     "Come funziona il metodo di bisezione?",
     "Can you help me with exercise 3?",
 )
-STAGES = ("categorize", "translate", "retrieve_grade", "first_token", "total")
+STAGES = ("categorize", "translate", "retrieve_grade", "first_token", "generate", "check",
+          "total")
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
@@ -50,6 +52,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     variants = {
         "local budget (1,500)": base,
         "baseline: server budget (2,600)": dataclasses.replace(base, context_budget_tokens=2600),
+    } if args.baseline == "budget" else {
+        f"refined evidence ({base.refine_context_tokens})": base,
+        "baseline: whole passages": dataclasses.replace(base, refine_context_tokens=0),
     }
     tutors = {
         name: Tutor(_workspace(ws, s), Router(s, factory=lambda task, model: shared))
@@ -97,6 +102,9 @@ def report(result: dict[str, Any]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--baseline", choices=("budget", "refine"), default="budget",
+                        help="budget: the server's context budget; refine: whole passages "
+                             "instead of the refined evidence")
     parser.add_argument("--threads", type=int, default=1, help="embedding threads (OpenMP)")
     parser.add_argument("--data-dir", default="", help="data directory (default: a temp one)")
     parser.add_argument("--json", dest="json_out", default="")

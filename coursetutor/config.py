@@ -73,6 +73,7 @@ class Settings:
     answer_check: bool = True  # every claim of an answer checked against its cited sources
     answer_check_judge: bool = True  # the model decides the claims the scores are unsure of
     answer_check_max_judged: int = 4  # model verdicts per answer at most
+    refine_context_tokens: int = 350  # evidence kept of the passages, in tokens (0: whole)
     # the HTTP API (coursetutor serve)
     api_host: str = "127.0.0.1"
     api_port: int = 8000

@@ -405,6 +405,14 @@ def test_the_store_and_its_files_are_private(tmp_path: Path) -> None:
     assert (mode(data / "files"), mode(written)) == (0o700, 0o600)
 
 
+def test_a_world_readable_store_loses_its_world_bits(tmp_path: Path) -> None:
+    path = tmp_path / "old" / "coursetutor.db"
+    SQLiteStore(path).close()
+    path.chmod(0o644)  # as versions before this one left it
+    SQLiteStore(path).close()
+    assert mode(path) == 0o640
+
+
 @pytest.fixture
 def data_dir(tmp_path: Path, sample: Sample, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.chdir(tmp_path)  # no ./coursetutor.toml

@@ -3,8 +3,8 @@ hashes and the courses' files, so nothing in the data folder is created readable
 
 from __future__ import annotations
 
-import contextlib
 import os
+import stat
 from pathlib import Path
 
 FOLDER_MODE = 0o700
@@ -20,13 +20,19 @@ def private_dir(path: Path) -> Path:
 
 
 def private_file(path: Path) -> Path:
-    """`path`, created empty with mode 0600 (and its folder 0700) when it is missing.
+    """`path`, created empty with mode 0600 (and its folder 0700) when it is missing; an
+    existing file of this user that others may read loses those bits (group bits stay: an
+    operator may have given a backup group access on purpose).
 
     SQLite gives its -wal and -shm files the mode of the database file, so creating the
     database this way keeps those private too."""
     private_dir(path.parent)
-    with contextlib.suppress(FileExistsError):
+    try:
         os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE))
+    except FileExistsError:
+        found = path.stat()
+        if found.st_uid == os.geteuid() and found.st_mode & 0o007:
+            path.chmod(stat.S_IMODE(found.st_mode) & ~0o007)
     return path
 
 

@@ -26,9 +26,9 @@ from ..retrieval.embed import EmbeddingModel
 from ..retrieval.language import STOPWORDS
 from ..retrieval.tokenize import tokenize
 from . import prompts
-from .citations import MARKER, cited_numbers
 from .claims import SourceText, claims, missing_terms, sentences
 from .context import Source
+from .markers import MARKER, cited_numbers
 
 # measured on the sample course and the course pack (see docs/tutor.md)
 OVERLAP_SURE = 0.75  # share of a claim's words in its sources: supported

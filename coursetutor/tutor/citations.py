@@ -7,21 +7,11 @@ from collections.abc import Sequence
 
 from ..types import Citation
 from .context import Source
+from .markers import MARKER as MARKER
+from .markers import cited_numbers as cited_numbers
 
-MARKER = re.compile(r"\[(\d{1,3}(?:\s*[,;]\s*\d{1,3})*)\]")  # [2] or [1, 3]
 SNIPPET_CHARS = 240
 _GONE = "\x00"
-
-
-def cited_numbers(text: str) -> list[int]:
-    """Numbers cited as [n] or [n, m], in order of first appearance."""
-    seen: list[int] = []
-    for m in MARKER.finditer(text):
-        for part in re.split(r"[,;]", m.group(1)):
-            n = int(part)
-            if n not in seen:
-                seen.append(n)
-    return seen
 
 
 def strip_invalid(text: str, valid: set[int]) -> str:

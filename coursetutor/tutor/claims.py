@@ -11,7 +11,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 
-from .citations import MARKER
+from .markers import MARKER
 
 # a sentence: up to . ! ? followed by a space (not "5.2" or "e.g.") or a CJK full stop, or a line
 _SENTENCE = re.compile(

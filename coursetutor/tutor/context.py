@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 
 from ..retrieval.tokenize import tokenize
 from ..types import Hit, Turn
+from .refine import refine
 
 Counter = Callable[[str], int]
 _SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|\n{2,}")
@@ -112,18 +113,22 @@ def _gist(answer: str, chars: int = 240) -> str:
 
 def build_context(
     hits: Sequence[Hit], question: str, language: str, budget: Budget,
-    count: Counter, history: Sequence[Turn] = (), per_source: int = 320,
+    count: Counter, history: Sequence[Turn] = (), per_source: int = 320, refined: int = 0,
 ) -> Context:
-    """Number the hits that fit the budget, each trimmed to what matters for the question."""
+    """Number the hits that fit the budget, each trimmed to what matters for the question;
+    with `refined` > 0, only the sentences that matter, about that many tokens in all."""
     left = {"material": budget.material, "transcripts": budget.transcripts}
     sources: list[Source] = []
     over = False
-    for hit in hits:
+    kept = refine(hits, question, language, refined, count) if refined else None
+    for i, hit in enumerate(hits):
+        if kept is not None and not kept[i]:
+            continue  # nothing in it bears on the question
         kind = "transcripts" if hit.chunk.doc_type == "transcript" else "material"
         room = min(per_source, left[kind] + _spare(left, kind, hits))
         header = source_header(len(sources) + 1, hit)
-        text = trim_to_question(hit.chunk.text, question, language,
-                                room - count(header) - 2, count)
+        text = trim_to_question(kept[i] if kept is not None else hit.chunk.text, question,
+                                language, room - count(header) - 2, count)
         cost = count(header) + count(text) + 2
         if room < 40 or cost > left[kind] + _spare(left, kind, hits):
             over = True

@@ -9,6 +9,7 @@ from collections.abc import Iterator, Sequence
 from ..errors import EmptyQueryError, InputError, NotFoundError
 from ..llm import GenParams, Message
 from ..llm.router import CallRecord, Router
+from ..retrieval.language import detect_language
 from ..types import (
     DOC_TYPES,
     Answer,
@@ -213,7 +214,10 @@ class Tutor:
                 query: str) -> Iterator[StreamEvent]:
         llm = self.router.llm("answer")
         budget = Budget.split(self.settings.context_budget_tokens or llm.default_context_budget)
-        ctx = build_context(ev.hits, query, cat.language, budget, llm.count_tokens, t.history)
+        # exercise help needs the whole exercise; other questions only what bears on them
+        refined = 0 if cat.intent == "exercise" else self.settings.refine_context_tokens
+        ctx = build_context(ev.hits, query, detect_language(query, cat.language), budget,
+                            llm.count_tokens, t.history, refined=refined)
         level: Level | None = None
         key = ""
         if cat.intent == "exercise":
