@@ -9,9 +9,10 @@ DIR (vectors cached there by text hash) and writes FOLDER/<set>.json: for every 
 keyword and vector candidate lists exactly as a hybrid search gathers them (scores, the
 keyword evidence, the question's language), and for every candidate whether it is a hit and
 its text's hash (the search shows one of several identical texts). The second form fuses
-those lists with each rule of `RULES` and prints R@1 / R@5 per set, on the tuning part and
-on the held-back part of each set separately (`part`: 30% of the questions, chosen by a hash
-of the question's id, are held back).
+those lists as the retriever does (`fusion.fuse`) and as the former default did (min-max
+relative fusion) and prints R@1 / R@5 per set, on the tuning part and on the held-back part
+of each set separately (`part`: 30% of the questions, chosen by a hash of the question's id,
+are held back) and on all its questions.
 """
 
 from __future__ import annotations
@@ -130,13 +131,17 @@ def ranked_flags(row: dict[str, Any], fused: Sequence[tuple[object, float]]) -> 
 
 
 def current(row: dict[str, Any], mode: str, course_language: str) -> list[tuple[str, float]]:
-    """Fusion as the retriever does it now (`fusion.fuse`), or one list alone."""
+    """Fusion as the retriever does it now (`fusion.fuse`), the former default ("relative")
+    or one list alone."""
     lists = {name: [(c, float(s)) for c, s in scored] for name, scored in row["lists"].items()}
-    if mode != "hybrid":
+    if mode in ("bm25", "vector"):
         return lists.get(mode, [])
     features = fusion.Features(
         evidence=row["evidence"], translated=row["translated"],
         cjk=row["language"] in CJK_LANGUAGES and course_language in CJK_LANGUAGES)
+    if mode == "relative":  # the fusion before spread fusion, for comparison
+        weights = fusion.list_weights(lists, features, adaptive=False)
+        return fusion.relative_score_fusion(lists, weights)
     return fusion.fuse(lists, features)
 
 
@@ -144,13 +149,14 @@ def tune(folder: Path) -> None:
     files = sorted(folder.glob("*.json"))
     order = {s.name: i for i, s in enumerate(ALL_SETS)}
     files.sort(key=lambda f: order.get(f.stem, 99))
-    print(f"{'set':14}{'part':>6}{'n':>6}   bm25 R@1/R@5   vector R@1/R@5   hybrid R@1/R@5")
+    print(f"{'set':14}{'part':>6}{'n':>6}   bm25 R@1/R@5   vector R@1/R@5   hybrid R@1/R@5"
+          "   relative R@1/R@5")
     for f in files:
         data = json.loads(f.read_text(encoding="utf-8"))
         for which in ("tune", "check", "all"):
             rows = [r for r in data["questions"] if which == "all" or part(r["id"]) == which]
             cells = []
-            for mode in ("bm25", "vector", "hybrid"):
+            for mode in ("bm25", "vector", "hybrid", "relative"):
                 flags = [ranked_flags(r, current(r, mode, data["language"])) for r in rows]
                 r1 = sum(any(fl[:1]) for fl in flags) / max(1, len(rows))
                 r5 = sum(any(fl[:5]) for fl in flags) / max(1, len(rows))
