@@ -3,6 +3,7 @@ hashes and the courses' files, so nothing in the data folder is created readable
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 from pathlib import Path
@@ -32,7 +33,8 @@ def private_file(path: Path) -> Path:
     except FileExistsError:
         found = path.stat()
         if found.st_uid == os.geteuid() and found.st_mode & 0o007:
-            path.chmod(stat.S_IMODE(found.st_mode) & ~0o007)
+            with contextlib.suppress(OSError):  # a read-only mount: the store still opens
+                path.chmod(stat.S_IMODE(found.st_mode) & ~0o007)
     return path
 
 
