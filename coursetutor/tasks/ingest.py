@@ -12,6 +12,7 @@ from typing import Any
 from ..config import Settings
 from ..errors import CoursetutorError, JobCancelledError
 from ..ingest import FileResult, Ingestor, IngestReport, Progress
+from ..ingest.pipeline import failed_result
 from ..ingest.report import outcome
 from ..types import FileMeta
 from ..workspace import Workspace
@@ -52,8 +53,8 @@ def ingest_file(job_id: str, tenant: str, course: str, index: int, name: str,
         with course_lock(ctx.link, tenant, course, ws.settings.ingest_lock_seconds):
             result = ingestor.write(tenant, course, prepared, notify)
     except CoursetutorError as exc:
-        result = FileResult(str(path), "failed", message=str(exc))
-        notify(Progress(str(path), "failed"))
+        result = failed_result(path, exc)
+        notify(Progress(str(path), result.status, result.pages))
     finish(ws, progress, job_id, course, index, result)
 
 
