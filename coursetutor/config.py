@@ -104,6 +104,7 @@ class Settings:
     # compute budgets (token buckets of embedding and generation seconds per minute; 0: off)
     api_cpu_key_seconds_per_minute: float = 30.0
     api_cpu_tenant_seconds_per_minute: float = 0.0
+    api_cpu_key_concurrent: int = 2  # searches of one key computing at once
     api_max_query_tokens: int = 512  # a question or search query, in embedding tokens
     log_level: str = "info"  # debug, info, warning, error
     # PostgreSQL store (store = postgresql://...): a bounded connection pool per process
@@ -230,9 +231,10 @@ def _validate(s: Settings) -> None:
                                     s.api_threads) < 1:
         raise ConfigError("api_ask_workers must be >= 0, api_max_upload_bytes, "
                           "api_url_seconds and api_threads > 0")
-    if min(s.api_cpu_key_seconds_per_minute, s.api_cpu_tenant_seconds_per_minute) < 0:
-        raise ConfigError("api_cpu_key_seconds_per_minute and "
-                          "api_cpu_tenant_seconds_per_minute must be >= 0 (0: no budget)")
+    if min(s.api_cpu_key_seconds_per_minute, s.api_cpu_tenant_seconds_per_minute,
+           s.api_cpu_key_concurrent) < 0:
+        raise ConfigError("api_cpu_key_seconds_per_minute, api_cpu_tenant_seconds_per_minute "
+                          "and api_cpu_key_concurrent must be >= 0 (0: no limit)")
     if min(s.api_max_query_tokens, s.ingest_max_pages_per_file, s.ingest_max_chunks_per_file,
            s.ingest_max_pages_per_upload, s.ingest_max_chunks_per_upload,
            s.ingest_tenants_at_once, s.index_title_chars) < 1:

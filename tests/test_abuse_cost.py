@@ -165,6 +165,23 @@ def test_budget_buckets_refill_at_their_rate() -> None:
     assert budget.level("key:k1", 6.0) == pytest.approx(-3.0)
 
 
+def test_a_key_computes_at_most_its_cap_of_searches_at_once() -> None:
+    budget = MemoryComputeBudget(clock=lambda: 0.0)
+    buckets = Buckets("k1", "t1", key_rate=0.0, tenant_rate=0.0, key_concurrent=2)
+    first, _second = (budget.reserve(buckets, "search", 10) for _ in range(2))
+    with pytest.raises(ComputeBudgetError) as refused:
+        budget.reserve(buckets, "search", 10)
+    assert (refused.value.retry_after, str(refused.value)) == (
+        1, "compute budget: 2 searches at a time for this key; retry in 1 s")
+    budget.reserve(Buckets("k2", "t1", 0.0, 0.0, 2), "search", 10)  # another key
+    budget.reserve(buckets, "ask", 10)  # answers are held to their stream slots instead
+    first.settle(0.01)
+    first.settle(0.01)  # once only
+    budget.reserve(buckets, "search", 10)
+    with pytest.raises(ComputeBudgetError):
+        budget.reserve(buckets, "search", 10)
+
+
 def test_a_tenant_budget_is_shared_by_its_keys_only() -> None:
     budget = MemoryComputeBudget(clock=lambda: 0.0)
     budget.take(Buckets("k1", "t1", 0.0, 6.0), 6.0)

@@ -25,25 +25,28 @@ from collections.abc import Callable
 from ..config import Settings
 from ..errors import ComputeBudgetError
 
-# the first estimates, before anything was measured (seconds per token, and per request)
-FIRST_PER_TOKEN = {"search": 0.0005, "ask": 0.02}
+# the first estimates, before anything was measured (seconds per token, and per request):
+# a 512-token query costs about 2 s of CPU to embed on one core, a short one 0.03 s
+FIRST_PER_TOKEN = {"search": 0.004, "ask": 0.02}
 FLOOR = {"search": 0.002, "ask": 0.5}
-LEARN = 0.1  # weight of each new measurement in the running average cost per token
+LEARN = 0.3  # weight of each new measurement in the running average cost per token
 
 
 @dataclasses.dataclass(frozen=True)
 class Buckets:
-    """The two budgets one request draws on, each as seconds per minute (0: unlimited)."""
+    """The two budgets one request draws on, each as seconds per minute (0: unlimited), and
+    how many requests of the key may compute at once (0: any number)."""
 
     key_id: str
     tenant: str
     key_rate: float
     tenant_rate: float
+    key_concurrent: int = 0
 
     @classmethod
     def of(cls, settings: Settings, key_id: str, tenant: str) -> Buckets:
         return cls(key_id, tenant, settings.api_cpu_key_seconds_per_minute,
-                   settings.api_cpu_tenant_seconds_per_minute)
+                   settings.api_cpu_tenant_seconds_per_minute, settings.api_cpu_key_concurrent)
 
     def named(self) -> list[tuple[str, str, float]]:
         """(kind, bucket name, seconds per minute) of the limited buckets."""
@@ -61,6 +64,7 @@ class Charge:
     kind: str
     tokens: int
     estimate: float
+    counted: bool = False  # counted among the key's requests computing now
     settled: bool = False
 
     def settle(self, seconds: float) -> None:
@@ -68,6 +72,8 @@ class Charge:
         if self.settled:
             return
         self.settled = True
+        if self.counted:
+            self.budget.release(self.buckets)
         self.budget.learn(self.kind, self.tokens, seconds)
         if self.buckets.named():
             self.budget.adjust(self.buckets, seconds - self.estimate)
@@ -79,6 +85,7 @@ class ComputeBudget(abc.ABC):
     def __init__(self) -> None:
         self._per_token = dict(FIRST_PER_TOKEN)
         self._learn_lock = threading.Lock()
+        self._running: dict[str, int] = {}  # key -> its requests computing now (this process)
 
     def estimate(self, kind: str, tokens: int) -> float:
         """Seconds a `kind` request of `tokens` tokens is expected to cost."""
@@ -97,9 +104,40 @@ class ComputeBudget(abc.ABC):
         """Take the estimated cost from both buckets, or raise ComputeBudgetError (nothing
         taken) when either cannot cover it."""
         estimate = self.estimate(kind, tokens)
-        if buckets.named():
-            self.take(buckets, estimate)
-        return Charge(self, buckets, kind, tokens, estimate)
+        # searches count against the key's concurrency (answers have their stream slots)
+        counted = kind == "search"
+        if counted:
+            self._enter(buckets)
+        try:
+            if buckets.named():
+                self.take(buckets, estimate)
+        except BaseException:
+            if counted:
+                self.release(buckets)
+            raise
+        return Charge(self, buckets, kind, tokens, estimate, counted)
+
+    def _enter(self, buckets: Buckets) -> None:
+        """Count a request of the key computing now, or refuse one over the cap: a key's
+        bucket holds a minute's worth, and requests admitted all at once would spend it on
+        every thread of the process before the first is measured."""
+        cap = buckets.key_concurrent
+        with self._learn_lock:
+            running = self._running.get(buckets.key_id, 0)
+            if 0 < cap <= running:
+                raise ComputeBudgetError(
+                    f"compute budget: {cap} searches at a time for this key; retry in 1 s",
+                    1, "key")
+            self._running[buckets.key_id] = running + 1
+
+    def release(self, buckets: Buckets) -> None:
+        """A request `reserve` admitted has finished computing."""
+        with self._learn_lock:
+            left = self._running.get(buckets.key_id, 0) - 1
+            if left > 0:
+                self._running[buckets.key_id] = left
+            else:
+                self._running.pop(buckets.key_id, None)
 
     @abc.abstractmethod
     def take(self, buckets: Buckets, seconds: float) -> None:
