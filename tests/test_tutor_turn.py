@@ -751,3 +751,13 @@ def test_a_reply_with_nothing_but_the_question_points_to_the_passages(
     assert answer.text.startswith(reply("passages", "en"))
     assert [s.number for s in answer.sources] == [1, 2, 3]
     assert answer.covered
+
+
+def test_a_question_in_a_language_the_course_has_is_searched_untranslated(
+        make_tutor: MakeTutor) -> None:
+    # the sample course holds an Italian summary: Italian questions need no translation step
+    tutor, fake = make_tutor(ScriptedLLM(answer=["Il metodo dimezza l'intervallo [1]."]))
+    _, answer = run(tutor, "Come funziona il metodo di bisezione?")
+    assert "translate" not in fake.kinds()
+    assert answer.language == "it"
+    assert answer.sources

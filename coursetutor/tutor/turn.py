@@ -9,7 +9,7 @@ from collections.abc import Iterator, Sequence
 from ..errors import EmptyQueryError, InputError, NotFoundError
 from ..llm import GenParams, Message
 from ..llm.router import CallRecord, Router
-from ..retrieval.language import detect_language
+from ..retrieval.language import detect_language, search_language
 from ..types import (
     DOC_TYPES,
     Answer,
@@ -155,8 +155,11 @@ class Tutor:
         if cat.category == "followup":
             query = rewrite_followup(self.router, t.question, t.history, t.log)
             since = t.lap("rewrite", since)
-        if cat.language != language:
-            query = translate_query(self.router, query, language_name(language), t.log)
+        # a course with documents in the question's language is searched in it, untranslated
+        searched = search_language(cat.language, language,
+                                   self.ws.store.course_languages(self.ws.tenant, t.course))
+        if cat.language != searched:
+            query = translate_query(self.router, query, language_name(searched), t.log)
             since = t.lap("translate", since)
         finder = EvidenceFinder(self.ws, self.router, t.log)
         followup = cat.category == "followup"
