@@ -244,7 +244,10 @@ def test_file_names_are_sanitised_and_shortened(raw: str, expected: str) -> None
 
 @pytest.mark.parametrize(("text", "depth"), [
     (b"{}", 1), (b'{"a": [1, [2]]}', 3), (b'"[[[["', 0), (b'["\\"[["]', 1), (b"42", 0),
-    (b'{"q": "a\\\\"}', 1),
+    (b'{"q": "a\\\\"}', 1), (b'{"q": "a\\\\\\"[[[", "b": [[1]]}', 3), (b'["]]]]", [[[1]]]]', 4),
+    (b"", 0),
+    # a string scanner that rescans from every quote takes hours on this (quadratic)
+    (b'"' + b'\\"' * 300_000 + b"[" * 40, 0),
 ])
 def test_json_depth(text: bytes, depth: int) -> None:
     assert json_depth(text) == depth

@@ -5,7 +5,6 @@ still reaches the response)."""
 from __future__ import annotations
 
 import logging
-import re
 import time
 import uuid
 from typing import Any
@@ -111,18 +110,19 @@ def relative_location(headers: list[tuple[bytes, bytes]]) -> list[tuple[bytes, b
     return out
 
 
-_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
-_NOT_BRACKET = bytes(b for b in range(256) if b not in b"[]{}")
-
-
 def json_depth(body: bytes) -> int:
-    """How deeply the arrays and objects of a JSON text nest (brackets in strings skipped)."""
-    brackets = np.frombuffer(_STRING.sub(b"", body).translate(None, _NOT_BRACKET),
-                             dtype=np.uint8)
-    if not len(brackets):
-        return 0
-    steps = np.where((brackets == ord("[")) | (brackets == ord("{")), 1, -1)
-    return max(0, int(np.cumsum(steps).max()))
+    """How deeply the arrays and objects of a JSON text nest (brackets in strings skipped).
+
+    Linear and vectorised: escaped backslashes, then escaped quotes go; a bracket counts when
+    an even number of quotes precede it (a regular expression for strings can rescan from
+    every quote of a `"\\"\\"...` body: quadratic)."""
+    unescaped = body.replace(b"\\\\", b"").replace(b'\\"', b"")
+    chars = np.frombuffer(unescaped, dtype=np.uint8)
+    outside = np.cumsum(chars == ord('"')) % 2 == 0
+    opening = ((chars == ord("[")) | (chars == ord("{"))) & outside
+    closing = ((chars == ord("]")) | (chars == ord("}"))) & outside
+    steps = opening.astype(np.int32) - closing.astype(np.int32)
+    return max(0, int(np.cumsum(steps).max())) if len(steps) else 0
 
 
 class BodyLimits:
