@@ -77,10 +77,13 @@ def retrieval(ctx: click.Context, dataset: str | None, path: Path | None,
     click.echo(f"\n{result['dataset']} ({result['language']}): {result['questions']} "
                f"questions, {result['units']} units, {result['seconds']} s")
     click.echo(f"{'':8}{'R@1':>8}{'R@5':>8}{'R@10':>8}{'MRR@10':>8}")
-    for mode in ("bm25", "vector", "hybrid"):
+    for mode in ("bm25", "vector", "hybrid", "hybrid_translation_only"):
+        if mode not in result:
+            continue
         m = result[mode]
-        click.echo(f"{mode:8}" + "".join(f"{m[k]:>8.3f}" for k in ("R@1", "R@5", "R@10",
-                                                                    "MRR@10")))
+        label = "hybrid, translation alone" if mode == "hybrid_translation_only" else mode
+        click.echo(f"{label:8}" + "".join(f"{m[k]:>8.3f}" for k in ("R@1", "R@5", "R@10",
+                                                                     "MRR@10")))
     if "translate" in result:
         t = result["translate"]
         median = "-" if t["median_seconds"] is None else f"{t['median_seconds']:.2f} s"

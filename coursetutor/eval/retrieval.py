@@ -17,7 +17,7 @@ from ..llm.router import CallRecord, Router
 from ..retrieval.language import detect_language
 from ..retrieval.retriever import MODES
 from ..tutor.replies import language_name
-from ..tutor.rewrite import translate_query
+from ..tutor.rewrite import translation
 from ..types import ChunkDraft, FileMeta, Hit, Locator
 from ..workspace import Workspace
 from . import datasets, tvqa
@@ -66,16 +66,19 @@ class QueryTranslator:
     seconds: list[float] = dataclasses.field(default_factory=list)
     unchanged: int = 0  # translated questions the model gave no usable line for
 
+    alone: str = ""  # the last question's translation alone ("" when not translated)
+
     def __call__(self, question: str, language: str) -> str:
         """`question` as the tutor would search it in a course written in `language`."""
         # the language is decided as a turn decides it (the course's when unclear)
+        self.alone = ""
         if detect_language(question, default=language) == language:
             return question
         started = time.perf_counter()
-        query = translate_query(self.router, question, language_name(language), self.log)
+        self.alone = translation(self.router, question, language_name(language), self.log)
         self.seconds.append(time.perf_counter() - started)
-        self.unchanged += query == question
-        return query
+        self.unchanged += not self.alone
+        return f"{self.alone} {question}" if self.alone else question
 
     def report(self) -> dict[str, Any]:
         llm = self.router.llm("categorize")  # the task translate_query runs under
@@ -97,20 +100,28 @@ def run_modes(
     for this course.
     """
     flags: dict[str, list[list[bool]]] = {m: [] for m in MODES}
+    alone: list[list[bool]] = []  # hybrid, searching the translation without the original
     language = ws.store.course_language(ws.tenant, course)
     for n, q in enumerate(questions):
         text = text_of(q)
         if translator is not None:
             text = translator(text, language)
+            alone.append(judge(q, _search(ws, translator.alone or text, course, "hybrid")))
         for mode in MODES:
-            try:
-                hits = ws.search(text, course, k=K, mode=mode)
-            except EmptyQueryError:  # a dataset question with no words counts as a miss
-                hits = []
-            flags[mode].append(judge(q, hits))
+            flags[mode].append(judge(q, _search(ws, text, course, mode)))
         if progress:
             progress(n + 1, len(questions))
-    return {mode: summarize(flags[mode]) for mode in ("bm25", "vector", "hybrid")}
+    out = {mode: summarize(flags[mode]) for mode in ("bm25", "vector", "hybrid")}
+    if translator is not None:
+        out["hybrid_translation_only"] = summarize(alone)
+    return out
+
+
+def _search(ws: Workspace, text: str, course: str, mode: str) -> list[Any]:
+    try:
+        return ws.search(text, course, k=K, mode=mode)
+    except EmptyQueryError:  # a dataset question with no words counts as a miss
+        return []
 
 
 @dataclasses.dataclass

@@ -39,11 +39,17 @@ def translate_query(router: Router, question: str, language_name: str,
     e5 matches across languages, but its cosines to passages in another language sit lower,
     which would make the evidence grade refuse questions the course does cover.
     """
-    if not router.enabled:
-        return question
-    prompt = prompts.render("translate", language=language_name, question=question)
-    text = _one_line(router, prompt, 80, log)
+    text = translation(router, question, language_name, log)
     return f"{text} {question}" if text else question
+
+
+def translation(router: Router, question: str, language_name: str,
+                log: list[CallRecord]) -> str:
+    """The question in `language_name` alone, or "" when the model gave no usable line."""
+    if not router.enabled:
+        return ""
+    prompt = prompts.render("translate", language=language_name, question=question)
+    return _one_line(router, prompt, 80, log)
 
 
 def _one_line(router: Router, prompt: str, max_tokens: int, log: list[CallRecord]) -> str:
