@@ -134,13 +134,15 @@ def test_topic_of(heading: str, topic: str) -> None:
     ("Lecture 1 > 2 The bisection method", "en", "What is The bisection method?"),
     ("Riassunto > Il metodo di Newton", "it", "Che cos'è Il metodo di Newton?"),
     ("第一章 函数 > 确界原理", "zh", "什么是确界原理？"),
-    ("Notes > Konvergenz", "de-CH", "Was ist Konvergenz?"),
-    ("Notes > Konvergenz", "xx", "What is Konvergenz?"),  # no template: English
+    ("Notes > Stetige Funktionen", "de-CH", "Was ist Stetige Funktionen?"),
+    ("Notes > Stetige Funktionen", "xx", "What is Stetige Funktionen?"),  # English
+    ("Konvergenz", "de", "Was ist Konvergenz?"),  # a word alone has no parent to add
+    ("Analysis > Konvergenz", "de", "Was ist Konvergenz (Analysis)?"),
     ("Lecture 1 > What is a root?", "en", "What is a root?"),  # already a question
     ("Lecture 1 > How the method works", "en", "How the method works?"),
     ("Riassunto > Che cos'è una radice", "it", "Che cos'è una radice?"),
     ("Lecture 1 > 4 The secant method > 4.2 Example", "en",
-     "What is Example (The secant method)?"),  # one word under a section says little
+     "What is Example (The secant method)?"),  # one word says little
 ])
 def test_heading_question(name: str, language: str, question: str) -> None:
     assert heading_question(unit(name), language) == question

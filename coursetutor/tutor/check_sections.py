@@ -39,6 +39,7 @@ ASKING = {
     "fr": r"comment|pourquoi|quand|qu'|quel(le)?s?|o[uù]",
     "es": r"c[oó]mo|qu[eé]|por qu[eé]|cu[aá]ndo|cu[aá]l(es)?|d[oó]nde",
 }
+_UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")  # no words by spaces
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])")
 
 
@@ -96,8 +97,8 @@ def heading_question(unit: Unit, language: str, repeated: frozenset[str] = froze
                      ) -> str:
     """'What is <heading>?' in the document's language (English where there is no template).
 
-    A heading that says little alone (one word under a section, or one the document uses
-    more than once: "Example", "Summary") is told apart by its parent's:
+    A heading that says little alone (one word, or one the document uses more than once:
+    "Example", "Summary") is told apart by its parent's:
     "What is Example (The secant method)?".
     """
     topic = topic_of(unit.heading)
@@ -108,7 +109,8 @@ def heading_question(unit: Unit, language: str, repeated: frozenset[str] = froze
         return f"{topic}?"
     template = WHAT_IS.get(code, WHAT_IS["en"])
     parents = unit.name.split(" > ")[:-1]
-    vague = topic in repeated or (len(topic.split()) == 1 and len(parents) > 1)
+    one_word = len(topic.split()) == 1 and not _UNSPACED.search(topic)
+    vague = topic in repeated or one_word
     if vague and parents:
         topic = f"{topic} ({topic_of(parents[-1])})"
     return template.format(topic=topic)
