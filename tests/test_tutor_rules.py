@@ -447,9 +447,9 @@ def test_check_citations_keeps_cited_real_sources_in_order() -> None:
     assert text == "Newton [3]. Bisection [1]. Again [3]."
     assert cited == (
         Citation(3, "chunk-2", "doc-2", "Lecture 1: Root finding", "lecture",
-                 Locator(anchor="bisection"), "Passage 3."),
+                 Locator(anchor="bisection"), "Passage 3.", "Bisection"),
         Citation(1, "chunk-0", "doc-0", "Lecture 1: Root finding", "lecture",
-                 Locator(anchor="bisection"), "Passage 1."),
+                 Locator(anchor="bisection"), "Passage 1.", "Bisection"),
     )
 
 
