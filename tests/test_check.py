@@ -152,3 +152,14 @@ def test_a_claim_citing_the_wrong_source_cites_the_right_one(embedder) -> None: 
         CheckInput(text, QUESTION, [other, _source(2, SLIDE)], "en"))
     assert result.removed == ()
     assert result.text == "For a quadratic form the method converges in one step [2]."
+
+
+def test_a_claim_quoting_a_lost_formula_is_removed(embedder) -> None:  # type: ignore[no-untyped-def]
+    source = _source(1, "The nested intervals satisfy [formula missing], so the limit exists. "
+                        "Every bounded monotone sequence converges.", "Analysis")
+    text = ("The intervals satisfy [formula missing] [1]. Every bounded monotone sequence "
+            "converges [1]. So the limit exists [1].")
+    result = AnswerChecker(embedder).check(CheckInput(text, "Why does the limit exist?",
+                                                      [source], "en"))
+    assert result.removed == ("The intervals satisfy [formula missing] [1].",)
+    assert result.verdicts[0].missing == ("[formula missing]",)

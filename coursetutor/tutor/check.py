@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from ..ingest.formulas import GAP, has_gap
 from ..llm import GenParams, Message
 from ..llm.router import CallRecord, Router
 from ..retrieval.embed import EmbeddingModel
@@ -147,6 +148,8 @@ class AnswerChecker:
         """The verdict of the terms and scores alone (supported None: unsure), and the
         closest source sentences."""
         missing = tuple(missing_terms(claim, ev.terms(among), inp.question))
+        if has_gap(claim):  # it quotes a blank where the source's formula was lost
+            missing = (*missing, GAP)
         if missing:
             return Verdict(claim, False, missing), []
         overlap = ev.overlap(claim, among, inp.question, inp.language)
@@ -219,7 +222,8 @@ class _Evidence:
             return []
         scores = self.vectors @ self.embedder.embed_query(question)
         picked = [self.sentences[i] for i in np.argsort(-scores)
-                  if not _BLANK.search(self.sentences[i][1])]
+                  if not _BLANK.search(self.sentences[i][1])
+                  and not has_gap(self.sentences[i][1])]
         return picked[:k]
 
 

@@ -26,7 +26,7 @@ from ..workspace import Workspace
 from . import prompts
 from .categorize import Categorization, categorize_rules, parse_llm_categorization
 from .check import AnswerChecker, CheckInput, CheckResult, model_judge
-from .citations import check_citations, snippet, to_citation
+from .citations import check_citations, section_of, snippet, to_citation
 from .context import Budget, Context, build_context, render_sources, source_header
 from .evidence import Evidence, EvidenceFinder
 from .exercise import current_exercise, exercise_hit, find_exercise, solution_text
@@ -348,7 +348,8 @@ class Tutor:
         yield MetaEvent(t.session_id, cat.category, cat.intent, "", ev.grade, cat.language)
         cited = tuple(
             Citation(i + 1, h.chunk.id, h.chunk.document_id, h.chunk.document_title,
-                     h.chunk.doc_type, h.locator, snippet(h.chunk.text))
+                     h.chunk.doc_type, h.locator, snippet(h.chunk.text),
+                     section_of(h.chunk.section_path))
             for i, h in enumerate(ev.hits[:5])
         )
         text = reply("no_llm", cat.language)
