@@ -582,6 +582,8 @@ PLACEHOLDERS = {
     "answer": {"history", "language", "level", "level_hint", "native", "question", "reminder",
                "sources", "task"},
     "categorize": {"course", "history", "message"},
+    "check_claim": {"claim", "evidence"},
+    "check_question": {"language", "passage", "section"},
     "grade": {"question", "sources"},
     "leak_judge": {"reply", "solution"},
     "leak_rewrite": {"exercise", "problems", "reply", "task"},
