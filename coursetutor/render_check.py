@@ -18,8 +18,15 @@ def _bar(share: float | None) -> str:
     return f"{'█' * filled}{'░' * (BAR - filled)} {share:.0%}"
 
 
-def _pages(pages: list[int]) -> str:
-    return ", ".join(str(p) for p in pages)
+def page_ranges(pages: list[int]) -> str:
+    """'1-3, 7, 9-10' for pages 1, 2, 3, 7, 9, 10."""
+    runs: list[list[int]] = []
+    for page in sorted(pages):
+        if runs and page == runs[-1][-1] + 1:
+            runs[-1].append(page)
+        else:
+            runs.append([page])
+    return ", ".join(f"{r[0]}-{r[-1]}" if len(r) > 1 else str(r[0]) for r in runs)
 
 
 def print_check(check: CourseCheck) -> None:
@@ -48,9 +55,12 @@ def _print_problems(d: DocumentCheck) -> None:
         return
     out.print(f"\n[bold]{escape(d.title)}[/bold] ({escape(d.id)})")
     if d.no_text_pages:
-        out.print(f"  pages without a text layer: {_pages(list(d.no_text_pages))}")
+        out.print(f"  pages without a text layer: {page_ranges(list(d.no_text_pages))}")
+    by_reasons: dict[tuple[str, ...], list[int]] = {}
     for page, reasons in d.garbled_pages:
-        out.print(f"  p. {page} looks garbled: {', '.join(reasons)}")
+        by_reasons.setdefault(reasons, []).append(page)
+    for reasons, pages in by_reasons.items():
+        out.print(f"  pages that look garbled ({', '.join(reasons)}): {page_ranges(pages)}")
     for s in weak:
         where = f" ({s.locator})" if s.locator and s.locator not in s.name else ""
         rank = f"rank {s.rank}" if s.rank else "not found"

@@ -16,6 +16,7 @@ from fpdf import FPDF
 from coursetutor.cli import cli
 from coursetutor.config import Settings, load_settings
 from coursetutor.llm.base import Delta, GenParams, Message, Usage
+from coursetutor.render_check import page_ranges
 from coursetutor.retrieval import EmbeddingModel
 from coursetutor.store import SQLiteStore
 from coursetutor.store.base import ChunkRow
@@ -452,3 +453,11 @@ def test_another_tenant_cannot_read_a_check(api: Api) -> None:
 def test_bad_check_options(api: Api, body: dict[str, Any]) -> None:
     reply = api.call("teacher", "POST", f"/v1/courses/{COURSE}/check", json=body)
     assert reply.status_code == 422
+
+
+@pytest.mark.parametrize(("pages", "text"), [
+    ([36, 44, 45, 48, 49, 51, 58], "36, 44-45, 48-49, 51, 58"), (list(range(1, 28)), "1-27"),
+    ([3, 1, 2], "1-3"), ([], ""),
+])
+def test_page_ranges(pages: list[int], text: str) -> None:
+    assert page_ranges(pages) == text
