@@ -335,3 +335,10 @@ def test_eval_answers_names_what_a_suite_is_missing(tmp_path: Path, args: list[s
     result = CliRunner().invoke(cli, ["--data-dir", str(tmp_path), "eval", "answers", *args])
     assert result.exit_code != 0
     assert message in result.output and result.output.count("Error:") == 1
+
+
+def test_a_quoted_line_is_judged_without_its_quotation_mark(embedder: EmbeddingModel) -> None:
+    source = ["若单调上升的{αn}有上界,则其收敛且limn→∞αn=supαn."]
+    reply = "课程材料原文如下：\n> 若单调上升的{αn}有上界,则其收敛且limn→∞αn=supαn. [1]"
+    checks = AnswerScorer(embedder).check_claims(reply, source, "?", "zh")
+    assert [(c.missing, c.supported) for c in checks] == [((), True)]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 import sys
 from pathlib import Path
 from typing import Any
@@ -165,6 +166,9 @@ def test_compare_command_runs_both_sides_on_the_same_questions(
     assert (declined["a_only"], declined["b_only"], declined["p_value"]) == (0, 2, 0.5)
     assert rows["faithfulness"]["n"] == 0  # B answered nothing: no pairs
     assert len(out["a"]["abstention"]["records"]) == 3
+    with sqlite3.connect(tmp_path / "data" / "coursetutor.db") as db:
+        students = [s for (s,) in db.execute("SELECT DISTINCT student FROM turns")]
+    assert len(students) == 2 * 3  # each side asks as new students: no shared ladder
 
 
 def test_compare_command_needs_two_configs(tmp_path: Path) -> None:
@@ -174,3 +178,4 @@ def test_compare_command_needs_two_configs(tmp_path: Path) -> None:
                                       "--data", str(tmp_path)])
     assert result.exit_code != 0
     assert "exactly twice" in result.output
+

@@ -38,6 +38,13 @@ Progress = Callable[[str, int, int], None]
 RUN = uuid.uuid4().hex[:8]
 
 
+def new_run() -> str:
+    """Start a new run: the students of the suites run from now on are new ones."""
+    global RUN
+    RUN = uuid.uuid4().hex[:8]
+    return RUN
+
+
 def _digest(*parts: str) -> str:
     return hashlib.sha256("\x00".join(parts).encode("utf-8")).hexdigest()[:12]
 
@@ -467,6 +474,7 @@ RECORD_SUITES = ("abstention", "coursepack")  # the suites with one record per q
 def run_suites(tutor: Tutor, suites: Sequence[str], paths: Paths, limit: int | None,
                progress: Progress | None = None) -> dict[str, Any]:
     """Run the chosen suites; each result under its suite's key."""
+    new_run()  # fresh student ids: a second run must not see the first one's turns
     result: dict[str, Any] = {}
     data = paths.data or Path(".")
     if "abstention" in suites:

@@ -48,6 +48,9 @@ class ClaimCheck:
         return not self.missing and (self.overlap >= SUPPORT_OVERLAP or self.similarity >= bar)
 
 
+_QUOTE = re.compile(r"^\s*>\s?")
+
+
 def content_terms(text: str, language: str) -> set[str]:
     """The terms of `text` that carry content: numbers, CJK terms and words over 3 letters."""
     terms = tokenize(MARKER.sub(" ", text), language)
@@ -95,8 +98,10 @@ class AnswerScorer:
 
         # a sentence that only introduces a quotation ("The material puts it this way:")
         # states nothing of its own
-        found = [c for c in claims(answer)
-                 if MARKER.sub("", c).strip() and not MARKER.sub("", c).rstrip().endswith(":")]
+        # a quoted line is judged as what it states, without its "> " quotation mark
+        found = [_QUOTE.sub("", c) for c in claims(answer)
+                 if not MARKER.sub("", c).rstrip().endswith((":", "\uff1a"))]
+        found = [c for c in found if MARKER.sub("", c).strip()]
         if not found:
             return []
         sentences = source_sentences(sources)
