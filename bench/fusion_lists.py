@@ -180,7 +180,8 @@ def main() -> None:
         tune(args.tune)
         return
     if not (SHARED / "datasets").is_dir():
-        raise SystemExit(f"skipped: the datasets folder {SHARED / 'datasets'} is absent")
+        log(f"skipped: the datasets folder {SHARED / 'datasets'} is absent")
+        return
     if args.out is None:
         raise SystemExit("--out FOLDER is required (or --tune FOLDER)")
     ensure_threads(args.threads)
