@@ -198,7 +198,9 @@ def test_sample_evenly() -> None:
     ("How does bisection halve the interval?", "How does bisection halve the interval?"),
     ('\n"Question: Why does Newton\'s method fail?"\nIt fails when...',
      "Why does Newton's method fail?"),
-    ("Q:", ""), ("x" * 300, ""),
+    ("什么是柯西数列？", "什么是柯西数列？"),
+    ("Q:", ""), ("x" * 300 + "?", ""),
+    ("What a pleasure to assist!", ""), ("1.2 The iteration", ""),  # no question
 ])
 def test_clean_question(reply: str, question: str) -> None:
     assert clean_question(reply, 200) == question

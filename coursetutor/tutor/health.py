@@ -223,14 +223,16 @@ def answer_verdict(answer: Answer) -> tuple[bool, tuple[str, ...]]:
 
 
 def clean_question(text: str, limit: int) -> str:
-    """The model's question without quotes, labels or a second line; '' when unusable."""
+    """The model's question without quotes, labels or a second line; '' when unusable (too
+    short, too long, or not a question: small models sometimes chat or copy a heading)."""
     quotes = "\"'“”«»` "
     line = next((ln.strip() for ln in text.strip().splitlines() if ln.strip()), "")
     line = line.strip(quotes)
     for label in ("Question:", "Q:", "问题：", "Domanda:", "Frage:"):
         if line.startswith(label):
             line = line[len(label):].strip(quotes)
-    return line if 3 <= len(line) <= limit else ""
+    asks = line.endswith(("?", "？"))
+    return line if asks and 3 <= len(line) <= limit else ""
 
 
 def check_course(tutor: Tutor, course: str, k: int = 5, max_sections: int = 25,
