@@ -102,7 +102,7 @@ class Settings:
     api_max_json_bytes: int = 1024 * 1024  # largest JSON request body
     api_max_json_depth: int = 32  # deepest nesting of arrays and objects in a JSON body
     # compute budgets (token buckets of embedding and generation seconds per minute; 0: off)
-    api_cpu_key_seconds_per_minute: float = 30.0
+    api_cpu_key_seconds_per_minute: float = 60.0  # one core: a key asking in turn never runs out
     api_cpu_tenant_seconds_per_minute: float = 0.0
     api_cpu_key_concurrent: int = 2  # searches of one key computing at once
     api_max_query_tokens: int = 512  # a question or search query, in embedding tokens

@@ -4,11 +4,11 @@ A request's count against the rate limits says nothing about its cost: one searc
 query costs a hundred short ones. So each key and each tenant also has a token bucket of
 compute seconds (`api_cpu_key_seconds_per_minute`, `api_cpu_tenant_seconds_per_minute`): it
 holds at most one minute's worth and refills at that rate. A request first reserves what it is
-estimated to cost (from its text's length in tokens, at the average cost per token measured so
-far); when the bucket of its key or its tenant cannot cover that it is refused with 429 and
-`Retry-After`, before any work starts. When the work is done, the difference between the
-measured cost and the estimate is charged too, so a bucket may go into debt and the next
-request waits for it to refill.
+estimated to cost (a search from its text's length in tokens, at the average cost per token
+measured so far; a tutor turn at the average turn so far); when the bucket of its key or its
+tenant cannot cover that it is refused with 429 and `Retry-After`, before any work starts.
+When the work is done, the difference between the measured cost and the estimate is charged
+too, so a bucket may go into debt and the next request waits for it to refill.
 
 This process's buckets live here; buckets shared by several processes are in budget_redis.
 """
@@ -25,11 +25,13 @@ from collections.abc import Callable
 from ..config import Settings
 from ..errors import ComputeBudgetError
 
-# the first estimates, before anything was measured (seconds per token, and per request):
-# a 512-token query costs about 2 s of CPU to embed on one core, a short one 0.03 s
-FIRST_PER_TOKEN = {"search": 0.004, "ask": 0.02}
+# the first estimates, before anything was measured: a search costs about 4 ms of CPU per
+# token to embed on one core (2 s for 512 tokens, 0.03 s for a short one); a tutor turn's time
+# follows the model and the answer, not the question, so it is estimated per turn
+FIRST_PER_TOKEN = {"search": 0.004, "ask": 2.0}
+PER_REQUEST = frozenset({"ask"})  # kinds estimated per request rather than per token
 FLOOR = {"search": 0.002, "ask": 0.5}
-LEARN = 0.3  # weight of each new measurement in the running average cost per token
+LEARN = 0.3  # weight of each new measurement in the running average cost
 
 
 @dataclasses.dataclass(frozen=True)
@@ -89,16 +91,18 @@ class ComputeBudget(abc.ABC):
 
     def estimate(self, kind: str, tokens: int) -> float:
         """Seconds a `kind` request of `tokens` tokens is expected to cost."""
+        units = 1 if kind in PER_REQUEST else max(1, tokens)
         with self._learn_lock:
-            return max(FLOOR[kind], self._per_token[kind] * max(1, tokens))
+            return max(FLOOR[kind], self._per_token[kind] * units)
 
     def learn(self, kind: str, tokens: int, seconds: float) -> None:
         """Fold one measurement into the running cost per token."""
         if seconds <= 0:
             return
+        units = 1 if kind in PER_REQUEST else max(1, tokens)
         with self._learn_lock:
             old = self._per_token[kind]
-            self._per_token[kind] = (1 - LEARN) * old + LEARN * seconds / max(1, tokens)
+            self._per_token[kind] = (1 - LEARN) * old + LEARN * seconds / units
 
     def reserve(self, buckets: Buckets, kind: str, tokens: int) -> Charge:
         """Take the estimated cost from both buckets, or raise ComputeBudgetError (nothing

@@ -121,7 +121,9 @@ async def open_turn(state: AppState, caller: Caller, course: str, question: str,
     done), unless `may_queue` and every worker is busy: the stream then opens at once (first
     is None)."""
     await run_in_threadpool(check_course, state, caller, course)
-    tokens = await run_in_threadpool(cost.query_tokens, state, question, field)
+    # a question over max_question_chars gets the tutor's own 400 before anything is embedded
+    tokens = (await run_in_threadpool(cost.query_tokens, state, question, field)
+              if len(question) <= state.settings.max_question_chars else 0)
     charge = cost.reserve(state, caller, "ask", tokens)
     try:
         await state.call(state.limiter.open_stream, caller.limits_key,
