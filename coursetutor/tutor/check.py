@@ -25,7 +25,7 @@ from ..llm import GenParams, Message
 from ..llm.router import CallRecord, Router
 from ..retrieval.embed import EmbeddingModel
 from ..retrieval.language import STOPWORDS
-from ..retrieval.tokenize import tokenize
+from ..retrieval.tokenize import has_cjk, tokenize
 from . import prompts
 from .claims import SourceText, claims, missing_terms, sentences
 from .context import Source
@@ -113,7 +113,8 @@ class AnswerChecker:
             verdicts.append(verdict)
         removed = tuple(v.claim for v in verdicts if not v.supported)
         if removed and 2 * len(removed) >= len(verdicts):
-            return CheckResult(self._quote_first(inp, evidence), removed, tuple(verdicts), True)
+            return CheckResult(self._quote_first(inp, evidence, removed), removed,
+                               tuple(verdicts), True)
         text = remove_sentences(inp.text, removed)
         for v in verdicts:
             if v.supported and v.source is not None:
@@ -168,9 +169,12 @@ class AnswerChecker:
         return Verdict(claim, None, (), overlap, similarity,
                        source=-1 if across else source), best
 
-    def _quote_first(self, inp: CheckInput, ev: _Evidence) -> str:
+    def _quote_first(self, inp: CheckInput, ev: _Evidence, removed: Sequence[str]) -> str:
         """The framing line and the source sentences closest to the question, verbatim."""
-        picked = ev.closest(inp.question, QUOTES)
+        picked = ev.closest(inp.question, inp.language, QUOTES)
+        if not picked:  # nothing quotable: what is left of the reply, or the best passages
+            kept = remove_sentences(inp.text, removed)
+            return kept or " ".join(f"[{s.number}]" for s in inp.sources[:3])
         lines = [f"> {text} [{number}]" for number, text in picked]
         return "\n".join([self.framing, *lines]) if self.framing else "\n".join(lines)
 
@@ -216,15 +220,28 @@ class _Evidence:
         order = np.argsort(-scores)[:3]
         return float(scores[order[0]]), [self.sentences[rows[i]] for i in order]
 
-    def closest(self, question: str, k: int) -> list[tuple[int, str]]:
-        """The k source sentences nearest the question, none with a blank where maths was."""
+    def closest(self, question: str, language: str, k: int) -> list[tuple[int, str]]:
+        """The k source sentences nearest the question (its terms count double), none with a
+        blank where maths was and none too short to say anything (headers, labels)."""
         if not self.sentences:
             return []
+        wanted = {t for t in tokenize(question, language) if t not in _STOP}
         scores = self.vectors @ self.embedder.embed_query(question)
-        picked = [self.sentences[i] for i in np.argsort(-scores)
-                  if not _BLANK.search(self.sentences[i][1])
-                  and not has_gap(self.sentences[i][1])]
-        return picked[:k]
+        ranked = sorted(
+            (i for i, (_, text) in enumerate(self.sentences) if _quotable(text)),
+            key=lambda i: -(float(scores[i]) + 0.05 * len(
+                wanted & set(tokenize(self.sentences[i][1], language)))))
+        return [self.sentences[i] for i in ranked[:k]]
+
+
+def _quotable(sentence: str) -> bool:
+    """A whole source sentence worth quoting: no lost formula, some words to it."""
+    if _BLANK.search(sentence) or has_gap(sentence):
+        return False
+    letters = sum(c.isalpha() for c in sentence)
+    if has_cjk(sentence):
+        return letters >= 12
+    return letters >= 25 and len(sentence.split()) >= 5
 
 
 def recite(claim: str, number: int) -> str:

@@ -17,6 +17,7 @@ from .markers import MARKER
 _SENTENCE = re.compile(
     r"(?:[^.!?\u3002\uff01\uff1f\n]|[.!?](?![\s)]|$))+[.!?\u3002\uff01\uff1f]*[ \t]*"
     r"(?:\[\d{1,3}(?:\s*[,;]\s*\d{1,3})*\][ \t]*)*")
+_QUOTE = re.compile(r"^\s*>\s+")  # a quoted line ("> ...") is not a "greater than"
 _ENUMERATOR = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)]|\(?[a-z][.)])\s+")
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*(?:\s*/\s*\d+)?(?![\d])")
 _WORD = re.compile(r"[^\W\d_]+(?:[-'][^\W\d_]+)*", re.UNICODE)
@@ -119,7 +120,7 @@ def _mathy(token: str) -> bool:
 
 def formulas(claim: str) -> list[str]:
     """The formulas of a claim: runs of maths tokens that hold an operator or relation."""
-    body = normalize_math(MARKER.sub(" ", claim))
+    body = normalize_math(_QUOTE.sub("", MARKER.sub(" ", claim)))
     tokens = body.split(" ")
     spans: list[list[str]] = []
     run: list[str] = []

@@ -241,7 +241,7 @@ function followJob(course, job, names) {
   const report = el("div", { class: "job-report", "data-testid": "job-report" });
   const filesLabel = el("span", { class: "visually-hidden" }, t("upload.files"));
   const cancel = el("button", { type: "button", class: "job-cancel", "data-testid": "job-cancel" },
-    has("job.cancel") ? t("job.cancel") : "Cancel");
+    t("job.cancel"));
   const item = el("li", {
     class: "job", "data-testid": "job",
     dataset: { job: id || "", course, status: job.status || "queued" },
