@@ -434,7 +434,9 @@ def test_course_text_stays_inside_the_sources_block(make_tutor: MakeTutor,
         "# Bisection notes\n\nThe bisection method halves the bracket [a, b] at every step "
         "and keeps the half in which f changes sign, so the bracket always holds a root. "
         f"{injected}\n", encoding="utf-8")
-    tutor, fake = make_tutor(ScriptedLLM(answer=["Bisection halves the bracket [1]."]))
+    # whole passages (refinement would leave the injected sentence out of the prompt)
+    tutor, fake = make_tutor(ScriptedLLM(answer=["Bisection halves the bracket [1]."]),
+                             refine_context_tokens=0)
     tutor.ws.create_course("injection", "Injection test")
     report = tutor.ws.ingest("injection", [(notes, FileMeta(title="Bisection notes"))])
     assert [f.status for f in report.files] == ["added"]

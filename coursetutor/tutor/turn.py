@@ -289,7 +289,8 @@ class Tutor:
         check = self._check(t, text, ctx, cat, level)
         if check.changed:
             text, cited = check_citations(check.text, ctx.sources)
-        since = t.lap("check", since)
+        if check.verdicts:
+            since = t.lap("check", since)
         if not draft.complete:
             marker = reply("incomplete", cat.language)
             text = f"{text}\n\n{marker}"
