@@ -104,7 +104,7 @@ class Settings:
     # compute budgets (token buckets of embedding and generation seconds per minute; 0: off)
     api_cpu_key_seconds_per_minute: float = 60.0  # one core: a key asking in turn never runs out
     api_cpu_tenant_seconds_per_minute: float = 0.0
-    api_cpu_key_concurrent: int = 2  # searches of one key computing at once
+    api_cpu_key_concurrent: int = 1  # searches of one key computing at once
     api_max_query_tokens: int = 512  # a question or search query, in embedding tokens
     log_level: str = "info"  # debug, info, warning, error
     # PostgreSQL store (store = postgresql://...): a bounded connection pool per process
