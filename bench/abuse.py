@@ -1,7 +1,7 @@
 """The standing abuse suite: a real `coursetutor serve` on 127.0.0.1, three tenants, and what an
 attacker or a careless neighbour would do to it. Bounded loops; it stops by itself.
 
-    python bench/abuse.py [--quick] [--json OUT] [--server-log PATH] [--keep]
+    python bench/abuse.py [--quick] [--json OUT] [--server-log PATH] [--keep] [--store URL]
 
 Phases, each printing its figures:
 
@@ -713,6 +713,9 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=8, help="client threads")
     parser.add_argument("--keep", action="store_true", help="keep the data folder")
     parser.add_argument("--phases", default="isolation,fuzzing,neighbour,kill")
+    parser.add_argument("--store", default="",
+                        help="store URL for the server (e.g. postgresql://...; an empty "
+                             "database); default: SQLite in the data folder")
     args = parser.parse_args()
     terminate_on_sigterm()
     quick = args.quick
@@ -725,7 +728,8 @@ def main() -> int:
     notes: list[str] = []
     unlimited = {f"api_rate_{r}_per_{w}": "0" for r in ("student", "teacher", "admin")
                  for w in ("minute", "hour")}
-    env = settings_env({"llm_backend": "none", "embed_threads": "1", **unlimited,
+    store = {"store": args.store} if args.store else {}
+    env = settings_env({"llm_backend": "none", "embed_threads": "1", **unlimited, **store,
                         "api_rate_failed_auth_per_minute": "0",
                         "api_rate_failed_auth_per_hour": "0"}, notes)
     result: dict[str, Any] = {"commit": git_state(), "quick": quick, "notes": notes,
