@@ -22,6 +22,7 @@ from ..types import (
     Tenant,
     Turn,
 )
+from .summaries import Summaries
 
 Vector = npt.NDArray[np.float32]
 
@@ -86,6 +87,7 @@ class HybridResult:
 class Store(abc.ABC):
     """Courses, documents, chunks, vectors and the keyword index of one deployment."""
 
+    summaries: Summaries  # running and session summaries (store/summaries.py)
     @abc.abstractmethod
     def close(self) -> None: ...
 

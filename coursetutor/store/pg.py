@@ -43,6 +43,7 @@ from .sql import Result, redact, to_pyformat
 from .sql_access import SQLAccess
 from .sql_catalog import SQLCatalog
 from .sql_sessions import SQLSessions
+from .summaries import SQLSummaries
 
 try:
     import psycopg
@@ -133,6 +134,7 @@ class PostgresStore(SQLCatalog, SQLAccess, SQLSessions, Store):
             open=True,
         )
         self._db: _Pooled = _Pooled(self)
+        self.summaries = SQLSummaries(self._db, self._tx)
 
     # -- plumbing ---------------------------------------------------------
     def _configure(self, conn: psycopg.Connection[Any]) -> None:

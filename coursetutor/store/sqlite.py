@@ -26,6 +26,7 @@ from .scope_index import ScopeIndex, top_k
 from .sql_access import SQLAccess
 from .sql_catalog import SQLCatalog
 from .sql_sessions import SQLSessions
+from .summaries import SQLSummaries
 
 
 def migrations() -> list[tuple[int, str]]:
@@ -69,6 +70,7 @@ class SQLiteStore(SQLCatalog, SQLAccess, SQLSessions, Store):
         # each thread's reader, with the thread: readers of threads that ended are closed
         self._readers: list[tuple[threading.Thread, sqlite3.Connection]] = []
         self.migrate()
+        self.summaries = SQLSummaries(self._db, self._tx)
 
     # -- plumbing ---------------------------------------------------------
     def close(self) -> None:
