@@ -22,6 +22,7 @@ from ..types import (
     Tenant,
     Turn,
 )
+from .profiles import Profiles
 from .summaries import Summaries
 
 Vector = npt.NDArray[np.float32]
@@ -87,6 +88,7 @@ class HybridResult:
 class Store(abc.ABC):
     """Courses, documents, chunks, vectors and the keyword index of one deployment."""
 
+    profiles: Profiles  # student profiles, studied topics, topic lists (store/profiles.py)
     summaries: Summaries  # running and session summaries (store/summaries.py)
     @abc.abstractmethod
     def close(self) -> None: ...

@@ -40,6 +40,7 @@ from .records import (
     expand_terms,
 )
 from .sql import Result, redact, to_pyformat
+from .profiles import SQLProfiles
 from .sql_access import SQLAccess
 from .sql_catalog import SQLCatalog
 from .sql_sessions import SQLSessions
@@ -134,6 +135,7 @@ class PostgresStore(SQLCatalog, SQLAccess, SQLSessions, Store):
             open=True,
         )
         self._db: _Pooled = _Pooled(self)
+        self.profiles = SQLProfiles(self._db, self._tx)
         self.summaries = SQLSummaries(self._db, self._tx)
 
     # -- plumbing ---------------------------------------------------------

@@ -23,6 +23,7 @@ from .private import private_file
 from .records import CHUNK_COLUMNS, EXPORT_COLUMNS, chunk_row, expand_terms
 from .records import chunk_from_row as _chunk
 from .scope_index import ScopeIndex, top_k
+from .profiles import SQLProfiles
 from .sql_access import SQLAccess
 from .sql_catalog import SQLCatalog
 from .sql_sessions import SQLSessions
@@ -70,6 +71,7 @@ class SQLiteStore(SQLCatalog, SQLAccess, SQLSessions, Store):
         # each thread's reader, with the thread: readers of threads that ended are closed
         self._readers: list[tuple[threading.Thread, sqlite3.Connection]] = []
         self.migrate()
+        self.profiles = SQLProfiles(self._db, self._tx)
         self.summaries = SQLSummaries(self._db, self._tx)
 
     # -- plumbing ---------------------------------------------------------
