@@ -22,6 +22,7 @@ from ..types import (
     Tenant,
     Turn,
 )
+from .classes import ClassStore
 from .profiles import Profiles
 from .summaries import Summaries
 
@@ -87,6 +88,8 @@ class HybridResult:
 
 class Store(abc.ABC):
     """Courses, documents, chunks, vectors and the keyword index of one deployment."""
+
+    classes: ClassStore  # live classes and their transcript events (store/classes.py)
 
     profiles: Profiles  # student profiles, studied topics, topic lists (store/profiles.py)
     summaries: Summaries  # running and session summaries (store/summaries.py)

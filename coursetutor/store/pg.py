@@ -39,6 +39,7 @@ from .records import (
     chunk_row,
     expand_terms,
 )
+from .classes import SQLClasses
 from .sql import Result, redact, to_pyformat
 from .profiles import SQLProfiles
 from .sql_access import SQLAccess
@@ -135,6 +136,7 @@ class PostgresStore(SQLCatalog, SQLAccess, SQLSessions, Store):
             open=True,
         )
         self._db: _Pooled = _Pooled(self)
+        self.classes = SQLClasses(self._reader, self._tx)
         self.profiles = SQLProfiles(self._db, self._tx)
         self.summaries = SQLSummaries(self._db, self._tx)
 

@@ -19,6 +19,7 @@ from ..errors import NotFoundError, StoreError
 from ..retrieval.vectors import EXACT_LIMIT, VectorIndex
 from ..types import Chunk, Course, Document, SearchFilters
 from .base import ChunkRow, KeywordResult, Store, Vector
+from .classes import SQLClasses
 from .private import private_file
 from .records import CHUNK_COLUMNS, EXPORT_COLUMNS, chunk_row, expand_terms
 from .records import chunk_from_row as _chunk
@@ -71,6 +72,7 @@ class SQLiteStore(SQLCatalog, SQLAccess, SQLSessions, Store):
         # each thread's reader, with the thread: readers of threads that ended are closed
         self._readers: list[tuple[threading.Thread, sqlite3.Connection]] = []
         self.migrate()
+        self.classes = SQLClasses(self._reader, self._tx)
         self.profiles = SQLProfiles(self._db, self._tx)
         self.summaries = SQLSummaries(self._db, self._tx)
 
