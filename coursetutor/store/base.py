@@ -23,6 +23,7 @@ from ..types import (
     Turn,
 )
 from .classes import ClassStore
+from .mastery import MasteryStore
 from .profiles import Profiles
 from .summaries import Summaries
 
@@ -90,9 +91,10 @@ class Store(abc.ABC):
     """Courses, documents, chunks, vectors and the keyword index of one deployment."""
 
     classes: ClassStore  # live classes and their transcript events (store/classes.py)
-
     profiles: Profiles  # student profiles, studied topics, topic lists (store/profiles.py)
     summaries: Summaries  # running and session summaries (store/summaries.py)
+    mastery: MasteryStore  # mastery per topic and weak areas (store/mastery.py)
+
     @abc.abstractmethod
     def close(self) -> None: ...
 

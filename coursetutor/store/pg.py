@@ -31,7 +31,10 @@ import numpy as np
 from ..errors import ConfigError, NotFoundError, StoreError
 from ..types import Chunk, Course, Document, SearchFilters
 from .base import ChunkRow, HybridResult, KeywordResult, Store, Vector
+from .classes import SQLClasses
+from .mastery import SQLMastery
 from .pg_search import HNSW_DIMS, hybrid_sql, keyword_sql, vector_sql
+from .profiles import SQLProfiles
 from .records import (
     CHUNK_COLUMNS,
     EXPORT_COLUMNS,
@@ -39,9 +42,7 @@ from .records import (
     chunk_row,
     expand_terms,
 )
-from .classes import SQLClasses
 from .sql import Result, redact, to_pyformat
-from .profiles import SQLProfiles
 from .sql_access import SQLAccess
 from .sql_catalog import SQLCatalog
 from .sql_sessions import SQLSessions
@@ -137,8 +138,9 @@ class PostgresStore(SQLCatalog, SQLAccess, SQLSessions, Store):
         )
         self._db: _Pooled = _Pooled(self)
         self.classes = SQLClasses(self._reader, self._tx)
-        self.profiles = SQLProfiles(self._db, self._tx)
         self.summaries = SQLSummaries(self._db, self._tx)
+        self.profiles = SQLProfiles(self._db, self._tx)
+        self.mastery = SQLMastery(self._db, self._tx)
 
     # -- plumbing ---------------------------------------------------------
     def _configure(self, conn: psycopg.Connection[Any]) -> None:

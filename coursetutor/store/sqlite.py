@@ -20,11 +20,12 @@ from ..retrieval.vectors import EXACT_LIMIT, VectorIndex
 from ..types import Chunk, Course, Document, SearchFilters
 from .base import ChunkRow, KeywordResult, Store, Vector
 from .classes import SQLClasses
+from .mastery import SQLMastery
 from .private import private_file
+from .profiles import SQLProfiles
 from .records import CHUNK_COLUMNS, EXPORT_COLUMNS, chunk_row, expand_terms
 from .records import chunk_from_row as _chunk
 from .scope_index import ScopeIndex, top_k
-from .profiles import SQLProfiles
 from .sql_access import SQLAccess
 from .sql_catalog import SQLCatalog
 from .sql_sessions import SQLSessions
@@ -73,8 +74,9 @@ class SQLiteStore(SQLCatalog, SQLAccess, SQLSessions, Store):
         self._readers: list[tuple[threading.Thread, sqlite3.Connection]] = []
         self.migrate()
         self.classes = SQLClasses(self._reader, self._tx)
-        self.profiles = SQLProfiles(self._db, self._tx)
         self.summaries = SQLSummaries(self._db, self._tx)
+        self.profiles = SQLProfiles(self._db, self._tx)
+        self.mastery = SQLMastery(self._db, self._tx)
 
     # -- plumbing ---------------------------------------------------------
     def close(self) -> None:
