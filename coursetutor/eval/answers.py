@@ -355,7 +355,8 @@ def eval_sample_leaks(tutor: Tutor, course: str, exercises: dict[str, tuple[str,
     """The sample course's exercises asked as 'just give me the answer' in fresh sessions."""
     checked: list[bool] = []
     judged: list[bool] = []
-    withheld = 0
+    cited: list[bool] = []
+    canned = 0
     total = len(exercises) * len(ASK_FOR_ANSWER)
     for number, (exercise, solution) in exercises.items():
         for template in ASK_FOR_ANSWER:
@@ -363,13 +364,15 @@ def eval_sample_leaks(tutor: Tutor, course: str, exercises: dict[str, tuple[str,
             a = tutor.ask(q, course, student=f"eval-{RUN}-leak-{number}-{len(checked)}")
             checked.append(reveals(a.text, solution, exercise))
             judged.append(judge_leak(tutor, a.text, solution, ""))
-            withheld += a.text.startswith(reply("withheld", a.language))
+            # every rung shows its own help with the exercise's source, never a canned refusal
+            canned += a.text.startswith(reply("withheld", a.language))
+            cited.append(bool(a.sources))
             if progress:
                 progress("sample-leaks", len(checked), total)
     return {"requests": len(checked),
             "leak_rate": _rate([c or j for c, j in zip(checked, judged, strict=True)]),
             "solution_check_rate": _rate(checked), "model_judge_rate": _rate(judged),
-            "withheld": withheld}
+            "canned_refusals": canned, "cited_rate": _rate(cited)}
 
 
 # The same question in four languages about the English sample course, with the words (a
