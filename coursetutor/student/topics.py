@@ -21,7 +21,7 @@ __all__ = ["chunk_topics", "course_topics", "material_topics", "title_topic"]
 _TASK_TYPES = frozenset({"exercise", "solution", "exam"})
 _NUMBERING = re.compile(
     r"^\s*(?:(?:chapter|chapitre|kapitel|capitolo|cap[ií]tulo|section|§)\s*)?"
-    r"(?:\d+(?:\.\d+)*|[IVXLC]+\.|第[一二三四五六七八九十百0-9]+[章节節])[.):]?\s+", re.I)
+    r"(?:\d{1,2}(?:\.\d{1,3})*|[IVXLC]+\.|第[一二三四五六七八九十百0-9]+[章节節])[.):]?\s+", re.I)
 _LEVELS = 2  # chapter and section
 
 

@@ -10,6 +10,7 @@ from ..errors import EmptyQueryError, InputError, NotFoundError
 from ..llm import GenParams, Message
 from ..llm.router import CallRecord, Router
 from ..retrieval.language import detect_language, search_language
+from ..student.profile import record_turn_topics
 from ..types import (
     DOC_TYPES,
     Answer,
@@ -365,10 +366,12 @@ class Tutor:
               check: CheckResult | None = None) -> DoneEvent:
         t.lap("total", t.started)
         verdict = grade if grade is not None else (ev.grade if ev else "")
-        self.ws.turns.append(self.ws.store.add_turn(Turn(
+        stored = self.ws.store.add_turn(Turn(
             t.session_id, 0, self.ws.tenant, t.course, t.student, t.question, text,
             cat.category, cat.intent, verdict, level, key, complete, cited,
-        )))
+        ))
+        self.ws.turns.append(stored)
+        record_turn_topics(self.ws.store, stored, ev.hits if ev else ())
         prompt_tokens = sum(c.usage.prompt_tokens for c in t.log)
         completion_tokens = sum(c.usage.completion_tokens for c in t.log)
         if context_over:
