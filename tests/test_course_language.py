@@ -145,6 +145,11 @@ def test_a_mixed_course_is_searched_in_the_question_language(
     assert course == "en"
     assert search_language("zh", course, langs) == "zh"  # documents in Chinese: no translation
     assert search_language("it", course, langs) == "en"  # none in Italian: the course's
+    # the keywords too stay Chinese (no dictionary translation into the course's English)
+    trace = SearchTrace()
+    hits = workspace.search("介值定理是什么？", "mixed", k=3, trace=trace)
+    assert (trace.language, trace.translated) == ("zh", False)
+    assert hits[0].chunk.section_path[-1] == "介值定理"
     workspace.remove_document("mixed", "bisection-md")
     assert workspace.store.course_language(workspace.tenant, "mixed") == "zh"
 

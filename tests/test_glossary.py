@@ -132,6 +132,7 @@ def test_a_translated_question_has_its_chinese_words_translated_too(ws: Workspac
     _, trace = _search(ws, ws.settings, question)
     assert trace.translated and trace.keyword_weight == 1.0
     terms = Retriever(ws.store, ws.embedder, ws.settings)._terms(
-        "order of the secant method 收敛", SearchTrace(), "en")
+        "order of the secant method 收敛", SearchTrace(), "en",
+        SearchFilters(ws.tenant, SAMPLE_COURSE))
     assert terms[:5] == ["order", "of", "the", "secant", "method"]
     assert len(terms) > 5 and not any("\u4e00" <= c <= "\u9fff" for t in terms for c in t)

@@ -149,7 +149,7 @@ def adaptive_keyword_weight(evidence: float, cjk: bool = False) -> float:
     embedding the weaker one, so the same evidence is worth more there.
     """
     gain = CJK_EVIDENCE_GAIN if cjk else EVIDENCE_GAIN
-    return min(1.0, gain * max(0.0, evidence) ** EVIDENCE_POWER)
+    return min(1.0, gain * float(max(0.0, evidence) ** EVIDENCE_POWER))
 
 
 def list_weights(

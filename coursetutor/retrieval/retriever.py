@@ -24,7 +24,7 @@ from .fusion import (
     spread_fusion,
 )
 from .glossary import glossary_for, has_chinese
-from .language import detect_language
+from .language import detect_language, search_language
 from .lru import LRU
 from .moment import best_moment
 from .tokenize import has_cjk, tokenize
@@ -141,7 +141,7 @@ class Retriever:
         if mode == "hybrid" and self.overlap:
             # the question is embedded on another core while the keyword search runs here
             pending = _pool().submit(self._embed, query)
-            terms = self._terms(query, trace, course_language)
+            terms = self._terms(query, trace, course_language, filters)
             keyword = self._keyword(filters, terms, n, trace)
             vector, trace.timings["embed"] = pending.result()
         else:
@@ -149,8 +149,8 @@ class Retriever:
             if mode in ("hybrid", "vector"):  # the question is embedded once, whichever path
                 vector, trace.timings["embed"] = self._embed(query)
             if mode in ("hybrid", "bm25"):
-                keyword = self._keyword(filters, self._terms(query, trace, course_language),
-                                        n, trace)
+                terms = self._terms(query, trace, course_language, filters)
+                keyword = self._keyword(filters, terms, n, trace)
         if vector is not None:
             t0 = time.perf_counter()
             lists["vector"] = self.store.vector_search(filters, self.embedder.model_id,
@@ -165,7 +165,7 @@ class Retriever:
         """Both searches fused by the store in one query (PostgreSQL's `relative` and `rrf`);
         None where the keywords are a translation (their evidence is no measure of them)."""
         vector, trace.timings["embed"] = self._embed(query)
-        terms = self._terms(query, trace, course_language)
+        terms = self._terms(query, trace, course_language, filters)
         if trace.translated:
             return None
         t0 = time.perf_counter()
@@ -195,15 +195,19 @@ class Retriever:
         trace.keyword_evidence = result.evidence
         return list(result.hits)
 
-    def _terms(self, query: str, trace: SearchTrace, course_language: str) -> list[str]:
+    def _terms(self, query: str, trace: SearchTrace, course_language: str,
+               filters: SearchFilters) -> list[str]:
         """The query's keyword terms, tokenized for its language (the course's by default);
-        translated into the course's language where a dictionary for the pair exists."""
+        translated into the course's language where a dictionary for the pair exists and the
+        course has no documents in the question's language."""
         trace.language = detect_language(query, default=course_language)
         # a question searched as "translation + original" has its Chinese words translated too
         source = ("zh" if trace.language not in ("ja", "ko") and has_chinese(query)
                   else trace.language)
         glossary = (glossary_for(source, course_language)
                     if self.settings.translate_keywords else None)
+        if glossary is not None and self._has_language(filters, source):
+            glossary = None  # the course has documents in the question's language: search them
         if glossary is None:
             terms = tokenize(query, trace.language)
             if course_language in CJK_LANGUAGES:
@@ -214,6 +218,11 @@ class Retriever:
             return alphabetic or terms
         trace.translated = True
         return glossary.translate(query, lambda text: tokenize(text, course_language))
+
+    def _has_language(self, filters: SearchFilters, language: str) -> bool:
+        """Whether the course has chunks in `language` (`search_language`'s rule)."""
+        languages = self.store.course_languages(filters.tenant, filters.course)
+        return search_language(language, "", languages) == language
 
     def as_hits(
         self,
