@@ -99,16 +99,23 @@ def models(ctx: click.Context, as_json: bool) -> None:
 @click.option("--course", required=True)
 @click.option("--allow-solutions/--hide-solutions", default=None,
               help="Whether students may see solution documents and full solutions.")
+@click.option("--retention-days", type=click.IntRange(0, 36_500), default=None,
+              help="Keep turns this many days (0: forever); summaries and profiles stay.")
 @click.pass_context
-def policy(ctx: click.Context, course: str, allow_solutions: bool | None) -> None:
-    """Show or set a course's policy on solutions."""
+def policy(ctx: click.Context, course: str, allow_solutions: bool | None,
+           retention_days: int | None) -> None:
+    """Show or set a course's policy on solutions and how long it keeps turns."""
     ws = ctx.with_resource(Workspace(ctx.obj))
     if allow_solutions is None:
         info = ws.store.get_course(ws.tenant, course)
     else:
         info = ws.store.set_course_policy(ws.tenant, course, allow_solutions)
+    if retention_days is not None:
+        ws.store.profiles.set_retention_days(ws.tenant, course, retention_days)
     state = "allowed" if info.allow_solutions else "hidden from students"
-    click.echo(f"{course}: solutions {state}")
+    days = ws.store.profiles.retention_days(ws.tenant, course)
+    kept = f"; turns kept {days} days" if days else ""
+    click.echo(f"{course}: solutions {state}{kept}")
 
 
 @click.command()

@@ -139,7 +139,7 @@ class PostgresStore(SQLCatalog, SQLAccess, SQLSessions, Store):
         self._db: _Pooled = _Pooled(self)
         self.classes = SQLClasses(self._reader, self._tx)
         self.summaries = SQLSummaries(self._db, self._tx)
-        self.profiles = SQLProfiles(self._db, self._tx)
+        self.profiles = SQLProfiles(self._db, self._tx, "postgresql")
         self.mastery = SQLMastery(self._db, self._tx)
 
     # -- plumbing ---------------------------------------------------------

@@ -19,6 +19,7 @@ from contextlib import AbstractContextManager
 from typing import Any, Literal
 
 from ..errors import InputError, NotFoundError
+from . import privacy
 from .sql import Executor
 
 Style = Literal["", "examples first", "theory first", "step by step"]
@@ -138,14 +139,35 @@ class Profiles(abc.ABC):
     @abc.abstractmethod
     def set_retention_days(self, tenant: str, course: str, days: int) -> None: ...
 
+    @abc.abstractmethod
+    def purge_turns(self, tenant: str, course: str, before: float) -> int:
+        """Delete the course's turns created before `before`; return how many."""
+
+    @abc.abstractmethod
+    def last_seen(self, tenant: str, course: str) -> dict[str, float]:
+        """When each student of the course last asked something (their latest session)."""
+
+    # privacy: everything about one student, in one course or the whole tenant
+    @abc.abstractmethod
+    def export_student(self, tenant: str, student: str,
+                       course: str | None = None) -> dict[str, list[dict[str, Any]]]:
+        """The student's rows of every table that has a student column, per table."""
+
+    @abc.abstractmethod
+    def erase_student(self, tenant: str, student: str, course: str | None = None
+                      ) -> tuple[dict[str, int], list[str]]:
+        """Delete the student's rows everywhere in one transaction; the rows deleted per
+        table and the ids of the sessions that were deleted (to drop from caches)."""
+
 
 class SQLProfiles(Profiles):
     """Profiles in the store's own database (SQL shared by SQLite and PostgreSQL)."""
 
-    def __init__(self, db: Executor,
-                 tx: Callable[[], AbstractContextManager[Executor]]) -> None:
+    def __init__(self, db: Executor, tx: Callable[[], AbstractContextManager[Executor]],
+                 dialect: privacy.Dialect = "sqlite") -> None:
         self._db = db
         self._tx = tx
+        self._dialect: privacy.Dialect = dialect
 
     def _course_exists(self, db: Executor, tenant: str, course: str) -> None:
         if db.execute("SELECT 1 FROM courses WHERE tenant = ? AND id = ?",
@@ -286,3 +308,23 @@ class SQLProfiles(Profiles):
             self._course_exists(db, tenant, course)
             db.execute("UPDATE courses SET retention_days = ? WHERE tenant = ? AND id = ?",
                        (int(days), tenant, course))
+
+    def purge_turns(self, tenant: str, course: str, before: float) -> int:
+        with self._tx() as db:
+            cur = db.execute("DELETE FROM turns WHERE tenant = ? AND course = ? AND created < ?",
+                             (tenant, course, before))
+            return int(cur.rowcount)
+
+    def last_seen(self, tenant: str, course: str) -> dict[str, float]:
+        rows = self._db.execute("SELECT student, MAX(updated) FROM sessions WHERE tenant = ? "
+                                "AND course = ? GROUP BY student", (tenant, course)).fetchall()
+        return {str(r[0]): float(r[1]) for r in rows}
+
+    def export_student(self, tenant: str, student: str,
+                       course: str | None = None) -> dict[str, list[dict[str, Any]]]:
+        tables = privacy.student_tables(self._db, self._dialect)
+        return privacy.export_rows(self._db, tables, tenant, student, course)
+
+    def erase_student(self, tenant: str, student: str, course: str | None = None
+                      ) -> tuple[dict[str, int], list[str]]:
+        return privacy.erase_rows(self._tx, self._dialect, tenant, student, course)
