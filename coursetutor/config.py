@@ -126,6 +126,13 @@ class Settings:
     ingest_max_chunks_per_upload: int = 20_000
     ingest_tenants_at_once: int = 4  # tenants whose jobs advance in turns in one process
     index_title_chars: int = 200  # of a title or section path prepended to each chunk
+    # answering during a class (progress-aware rerank and tiers; docs/live.md)
+    live_class_boost: float = 0.5  # fused score x (1 + this) for the class's own passages
+    live_recency_boost: float = 0.5  # + this x 2^(-age / half-life) for what was just said
+    live_recency_half_life: float = 120.0  # seconds
+    live_slide_boost: float = 0.3  # + this for the slide on screen, less for its neighbours
+    live_slide_window: int = 2  # pages either side of the current slide that get a share
+    live_tier_threshold: float = 0.35  # class evidence below which the course is searched
 
     @property
     def files_path(self) -> Path:

@@ -173,6 +173,8 @@ class Hit:
     ranks: dict[str, int | None]
     scores: dict[str, float | None]
     locator: Locator  # where a citation opens: the chunk's, or the best moment of a transcript
+    tier: str = ""  # during a class: "class" (its transcript or slides) or "history"
+    tier_label: str = ""  # "from today's class, 10:23", "from Lecture 3"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -197,6 +199,8 @@ class Citation:
     locator: Locator
     snippet: str
     section: str = ""  # the section of the cited page or passage (its innermost heading)
+    tier: str = ""  # during a class: "class" or "history" (see Hit)
+    tier_label: str = ""  # "from today's class, 10:23", "from Lecture 3"
 
     def label(self) -> str:
         """'Title, Section, p. 3' or 'Title, 01:02-02:30'."""

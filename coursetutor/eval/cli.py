@@ -304,3 +304,8 @@ METRIC_LINES = ("questions", "answerable", "faithfulness", "unsupported_terms",
 def _suite_progress(suite: str, done: int, total: int) -> None:
     if done % 10 == 0 or done == total:
         click.echo(f"  {suite}: {done}/{total}", err=True)
+
+
+from .live_cli import live_command  # noqa: E402  (it reads settings like the commands above)
+
+eval_group.add_command(live_command)

@@ -1,0 +1,102 @@
+"""Three tiers during a class: this class first, then the course's history, else not covered.
+
+One wide search of the course is split: the class's own passages (its transcript so far and
+its slide deck) reranked by progress (`retrieval.progress`), the rest of the course after
+them. When the class's best passages are weak (`tier_score` below `live_tier_threshold`) the
+whole course competes on its fused scores alone; when that is weak too, the grade says the
+material does not cover the question, as outside a class. Every hit is labelled with its tier.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from datetime import datetime
+
+from ..config import Settings
+from ..live.progress import ClassProgress
+from ..retrieval.progress import Focus, ProgressWeights, in_focus, rerank, tier_score
+from ..retrieval.retriever import SearchTrace
+from ..types import DocType, Hit
+from ..workspace import Workspace
+
+WIDE_K = 30  # candidates of the one course search the tiers are cut from
+CLASS, COURSE, HISTORY = "class", "course", "history"
+
+
+@dataclasses.dataclass(frozen=True)
+class TierInput:
+    """A question asked during a class."""
+
+    query: str
+    course: str
+    progress: ClassProgress
+    doc_types: tuple[DocType, ...] | None = None
+    k: int = 6
+
+
+@dataclasses.dataclass(frozen=True)
+class TierOutput:
+    """The labelled hits, the tier they came from and what decided it."""
+
+    hits: list[Hit]
+    tier: str  # "class" or "course"
+    class_score: float  # the class's own evidence (`tier_score`)
+    keyword_evidence: float
+    timings: dict[str, float]  # ms: retrieval, rerank
+
+
+def weights_of(settings: Settings) -> ProgressWeights:
+    """The rerank weights from the `live_*` settings."""
+    return ProgressWeights(settings.live_class_boost, settings.live_recency_boost,
+                           settings.live_recency_half_life, settings.live_slide_boost,
+                           settings.live_slide_window)
+
+
+def split(hits: list[Hit], fused: list[Hit], focus: Focus, score: float,
+          threshold: float) -> tuple[list[Hit], str]:
+    """The class's reranked hits first when they are strong enough, else the plain fusion."""
+    if score < threshold:
+        return fused, COURSE
+    return ([h for h in hits if in_focus(h, focus)]
+            + [h for h in fused if not in_focus(h, focus)]), CLASS
+
+
+def tiered_search(ws: Workspace, inp: TierInput, weights: ProgressWeights,
+                  threshold: float, wide: int = WIDE_K) -> TierOutput:
+    """Search the course once and cut it into tiers (see the module's docstring)."""
+    trace = SearchTrace()
+    t0 = time.perf_counter()
+    fused = ws.search(inp.query, inp.course, k=max(wide, inp.k), doc_types=inp.doc_types,
+                      trace=trace)
+    t1 = time.perf_counter()
+    focus = inp.progress.focus()
+    ranked = rerank(fused, focus, weights)
+    score = tier_score(fused, focus, trace.keyword_evidence)
+    hits, tier = split(ranked, fused, focus, score, threshold)
+    labelled = [label(h, inp.progress, tier) for h in hits[: inp.k]]
+    t2 = time.perf_counter()
+    return TierOutput(labelled, tier, round(score, 4), trace.keyword_evidence,
+                      {"retrieval": round((t1 - t0) * 1000, 1),
+                       "rerank": round((t2 - t1) * 1000, 1)})
+
+
+def label(hit: Hit, progress: ClassProgress, tier: str) -> Hit:
+    """The hit with its tier and a label a student reads ("from today's class, 10:23")."""
+    chunk = hit.chunk
+    if chunk.document_id == progress.document_id:
+        start = hit.locator.start if hit.locator.start is not None else 0.0
+        text = f"from today's class, {clock(progress.started, start)}"
+        return dataclasses.replace(hit, tier=CLASS, tier_label=text)
+    if progress.slides_document and chunk.document_id == progress.slides_document:
+        page = f", p. {chunk.locator.page}" if chunk.locator.page else ""
+        return dataclasses.replace(hit, tier=CLASS, tier_label=f"from today's slides{page}")
+    return dataclasses.replace(hit, tier=HISTORY, tier_label=f"from {chunk.document_title}")
+
+
+def clock(started: float, offset: float) -> str:
+    """The time of day `offset` seconds into a class that started at `started` (epoch)."""
+    if started <= 0:
+        whole = int(offset)
+        return f"{whole // 60:02d}:{whole % 60:02d}"
+    return datetime.fromtimestamp(started + offset).strftime("%H:%M")
