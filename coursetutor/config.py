@@ -126,6 +126,12 @@ class Settings:
     ingest_max_chunks_per_upload: int = 20_000
     ingest_tenants_at_once: int = 4  # tenants whose jobs advance in turns in one process
     index_title_chars: int = 200  # of a title or section path prepended to each chunk
+    # live classes: the incremental chunker of their transcripts (docs/live.md)
+    live_pause_seconds: float = 2.0  # a pause longer than this is a place to cut
+    live_chunk_min_chars: int = 300  # a chunk is cut at a pause or marker once this long
+    live_chunk_max_chars: int = 500  # and always before it would be longer than this
+    live_buffer_seconds: float = 180.0  # no chunk spans more than this
+    live_queue_workers: int = 8  # classes whose events are processed at once, per process
     # answering during a class (progress-aware rerank and tiers; docs/live.md)
     live_class_boost: float = 0.5  # fused score x (1 + this) for the class's own passages
     live_recency_boost: float = 0.5  # + this x 2^(-age / half-life) for what was just said
@@ -249,6 +255,10 @@ def _validate(s: Settings) -> None:
                           "ingest_tenants_at_once and index_title_chars must be > 0")
     if min(s.api_max_json_bytes, s.api_max_json_depth) < 1:
         raise ConfigError("api_max_json_bytes and api_max_json_depth must be positive")
+    if not 0 < s.live_chunk_min_chars <= s.live_chunk_max_chars or min(
+            s.live_pause_seconds, s.live_buffer_seconds, s.live_queue_workers) <= 0:
+        raise ConfigError("need 0 < live_chunk_min_chars <= live_chunk_max_chars, and "
+                          "live_pause_seconds, live_buffer_seconds, live_queue_workers > 0")
     if s.rrf_k < 1 or s.candidate_factor < 1:
         raise ConfigError("rrf_k and candidate_factor must be positive")
 
