@@ -138,7 +138,10 @@ class Settings:
     live_recency_half_life: float = 120.0  # seconds
     live_slide_boost: float = 0.3  # + this for the slide on screen, less for its neighbours
     live_slide_window: int = 2  # pages either side of the current slide that get a share
-    live_tier_threshold: float = 0.35  # class evidence below which the course is searched
+    # the class's passages go first while their evidence and their share of the course's best
+    # fused score reach these (set on the live TutorialVQA train split: docs/evaluation.md)
+    live_tier_threshold: float = 0.35
+    live_tier_ratio: float = 0.3
 
     @property
     def files_path(self) -> Path:

@@ -26,9 +26,9 @@ from typing import Any
 
 from ..live.progress import ClassProgress, Spoken, build_progress, spoken_of
 from ..live.rewrite import with_progress
-from ..retrieval.progress import ProgressWeights, rerank, tier_score
+from ..retrieval.progress import ProgressWeights, class_share, rerank, tier_score
 from ..retrieval.retriever import SearchTrace
-from ..tutor.tiers import split, weights_of
+from ..tutor.tiers import Bar, split, weights_of
 from ..types import FileMeta, Hit
 from ..workspace import Workspace
 from . import tvqa
@@ -49,6 +49,7 @@ class Record:
     in_class: tuple[bool, ...]  # the class tier (its passages first)
     widened: tuple[bool, ...]  # the course tier (plain fusion of the rewritten question)
     score: float  # tier_score of the class
+    share: float  # the class's best fused score over the course's best
     rewritten: bool
 
 
@@ -128,9 +129,9 @@ class LiveRun:
         focus = progress.focus()
         ranked = rerank(fused, focus, self.weights)
         score = tier_score(fused, focus, trace.keyword_evidence)
-        in_class, _ = split(ranked, fused, focus, 1.0, 0.0)
+        in_class, _ = split(ranked, fused, focus, True)
         return Record(q.id, delay, flags(q, plain), flags(q, in_class), flags(q, fused),
-                      round(score, 4), query != q.text)
+                      round(score, 4), round(class_share(fused, focus), 4), query != q.text)
 
 
 def _segments(video: dict[str, Any]) -> list[dict[str, Any]]:
@@ -179,18 +180,18 @@ def _pick(qid: str, n: int) -> int:
     return int(hashlib.sha256(qid.encode()).hexdigest(), 16) % n
 
 
-def hit_at(records: Sequence[Record], k: int, ranking: str, threshold: float = 0.0) -> float:
+def hit_at(records: Sequence[Record], k: int, ranking: str, bar: Bar | None = None) -> float:
     """Share of questions with a hit in the top `k` of `ranking` ("plain" or "live")."""
     if not records:
         return 0.0
     def top(r: Record) -> tuple[bool, ...]:
-        if ranking == "plain":
+        if ranking == "plain" or bar is None:
             return r.plain
-        return r.in_class if r.score >= threshold else r.widened
+        return r.in_class if bar.passes(r.score, r.share) else r.widened
     return round(sum(any(top(r)[:k]) for r in records) / len(records), 3)
 
 
-def table(records: Sequence[Record], threshold: float) -> dict[str, Any]:
+def table(records: Sequence[Record], bar: Bar) -> dict[str, Any]:
     """hit@1 and hit@5 per delay and overall, without and with the class context."""
     groups: dict[str, list[Record]] = {}
     for r in records:
@@ -201,31 +202,33 @@ def table(records: Sequence[Record], threshold: float) -> dict[str, Any]:
         groups["overall"] = own
     return {name: {"questions": len(rs),
                    "without": {"hit@1": hit_at(rs, 1, "plain"), "hit@5": hit_at(rs, 5, "plain")},
-                   "with": {"hit@1": hit_at(rs, 1, "live", threshold),
-                            "hit@5": hit_at(rs, 5, "live", threshold)},
-                   "class_tier": round(sum(r.score >= threshold for r in rs) / len(rs), 3)}
+                   "with": {"hit@1": hit_at(rs, 1, "live", bar),
+                            "hit@5": hit_at(rs, 5, "live", bar)},
+                   "class_tier": round(sum(bar.passes(r.score, r.share) for r in rs) / len(rs),
+                                       3)}
             for name, rs in groups.items()}
 
 
-def sweep(records: Sequence[Record]) -> list[dict[str, float]]:
+def sweep(records: Sequence[Record], ratio: float) -> list[dict[str, float]]:
     """hit@1 with class context at each threshold: in the lecture, elsewhere, and their mean."""
     own = [r for r in records if r.delay >= 0]
     other = [r for r in records if r.delay < 0]
     rows = []
     for t in THRESHOLDS:
-        a, b = hit_at(own, 1, "live", t), hit_at(other, 1, "live", t)
+        bar = Bar(t, ratio)
+        a, b = hit_at(own, 1, "live", bar), hit_at(other, 1, "live", bar)
         rows.append({"threshold": t, "in_lecture": a, "elsewhere": b,
                      "mean": round((a + b) / 2, 3) if other else a})
     return rows
 
 
-def report(records: Sequence[Record], threshold: float, seconds: float,
+def report(records: Sequence[Record], bar: Bar, seconds: float,
            weights: ProgressWeights) -> dict[str, Any]:
     """The result of `eval live` (`--json`)."""
-    return {"questions": sum(r.delay >= 0 for r in records), "threshold": threshold,
-            "weights": dataclasses.asdict(weights), "seconds": round(seconds, 1),
-            "rewritten": sum(r.rewritten for r in records),
-            "delays": table(records, threshold), "sweep": sweep(records)}
+    return {"questions": sum(r.delay >= 0 for r in records), "threshold": bar.threshold,
+            "ratio": bar.ratio, "weights": dataclasses.asdict(weights),
+            "seconds": round(seconds, 1), "rewritten": sum(r.rewritten for r in records),
+            "delays": table(records, bar), "sweep": sweep(records, bar.ratio)}
 
 
 def timed(fn: Callable[[], list[Record]]) -> tuple[list[Record], float]:

@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from ..config import Settings
-from ..tutor.tiers import weights_of
+from ..tutor.tiers import Bar, weights_of
 from ..workspace import Workspace
 from . import live
 
@@ -26,17 +26,20 @@ from . import live
               help="Also ask every question during another lecture (the tiers must widen).")
 @click.option("--threshold", type=click.FloatRange(0, 1), default=None,
               help="Tier threshold (default: the live_tier_threshold setting).")
+@click.option("--ratio", type=click.FloatRange(0, 1), default=None,
+              help="Tier ratio (default: the live_tier_ratio setting).")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.pass_context
 def live_command(ctx: click.Context, path: Path, videos: Path, limit: int | None, cross: bool,
-                 threshold: float | None, as_json: bool) -> None:
+                 threshold: float | None, ratio: float | None, as_json: bool) -> None:
     """hit@1 / hit@5 per delay after the answer was said, without and with class context."""
     settings: Settings = ctx.obj
     ws = ctx.with_resource(Workspace(settings))
     ws.tenant = "eval"
-    chosen = settings.live_tier_threshold if threshold is None else threshold
+    bar = Bar(settings.live_tier_threshold if threshold is None else threshold,
+              settings.live_tier_ratio if ratio is None else ratio)
     records, seconds = live.timed(lambda: live.run(ws, videos, path, limit, cross, _progress))
-    result = live.report(records, chosen, seconds, weights_of(settings))
+    result = live.report(records, bar, seconds, weights_of(settings))
     if as_json:
         click.echo(json.dumps(result, indent=2))
         return
@@ -45,7 +48,7 @@ def live_command(ctx: click.Context, path: Path, videos: Path, limit: int | None
 
 def _print(result: dict[str, Any]) -> None:
     click.echo(f"\nlive TutorialVQA: {result['questions']} questions, tier threshold "
-               f"{result['threshold']}, {result['seconds']} s "
+               f"{result['threshold']} and ratio {result['ratio']}, {result['seconds']} s "
                f"({result['rewritten']} rewritten with the progress)")
     click.echo(f"{'delay':12}{'questions':>10}   without hit@1/hit@5   with hit@1/hit@5"
                f"   class tier")

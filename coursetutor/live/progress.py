@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ..retrieval.language import STOPWORDS
 from ..retrieval.progress import Focus
 from ..retrieval.tokenize import tokenize
+from ..store import Store
 from ..types import Locator
 
 WINDOW_SECONDS = 15 * 60.0
@@ -137,3 +139,32 @@ def build_progress(class_id: str, now: float, spoken: Sequence[Spoken],
         class_id, now, slide_page, titles.get(slide_page, "") if slide_page else "",
         summarize([s.text for s in window], language), topics_of(window, titles),
         slides_document, started, document)
+
+
+def slide_titles(store: Store, tenant: str, course: str, document_id: str) -> dict[int, str]:
+    """Each page of a slide deck and its title (its section, else its first line)."""
+    titles: dict[int, str] = {}
+    for row in store.export_chunks(tenant, course, document_id):
+        page = row.locator.page
+        if page is None or page in titles:
+            continue
+        first = next((line.strip() for line in row.text.splitlines() if line.strip()), "")
+        titles[page] = row.section_path[-1] if row.section_path else first[:80]
+    return titles
+
+
+def class_progress(store: Store, tenant: str, course: str, class_id: str,
+                   clock: Callable[[], float] = time.time) -> ClassProgress:
+    """The progress of a class of the course (NotFoundError outside its tenant and course).
+
+    "Now" is the class's time on the clock (its end once it has ended), or the end of the
+    last thing said when a replayed transcript runs ahead of the clock.
+    """
+    live = store.classes.get_class(tenant, course, class_id)
+    events = store.classes.list_events(tenant, course, class_id)
+    spoken = [Spoken(e.text, e.start, e.end, e.page) for e in events if e.text.strip()]
+    now = max((live.ended or clock()) - live.started, max((s.end for s in spoken), default=0))
+    deck = live.slides_document_id or ""
+    titles = slide_titles(store, tenant, course, deck) if deck else {}
+    return build_progress(class_id, now, spoken, live.slide_page, titles,
+                          store.course_language(tenant, course), deck, live.started)

@@ -111,3 +111,10 @@ def tier_score(hits: Sequence[Hit], focus: Focus, keyword_evidence: float) -> fl
     best = max((h.scores.get("bm25") or 0.0) for h in hits)
     own = max((h.scores.get("bm25") or 0.0) for h in mine)
     return evidence_score(mine, keyword_evidence * own / best if best > 0 else 0.0)
+
+
+def class_share(hits: Sequence[Hit], focus: Focus) -> float:
+    """The class's best fused score over the course's best (0 when the class has none)."""
+    best = max((h.score for h in hits), default=0.0)
+    own = max((h.score for h in hits if in_focus(h, focus)), default=0.0)
+    return own / best if best > 0 else 0.0

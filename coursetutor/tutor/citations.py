@@ -39,7 +39,8 @@ def to_citation(source: Source) -> Citation:
     chunk = source.hit.chunk
     return Citation(source.number, chunk.id, chunk.document_id, chunk.document_title,
                     chunk.doc_type, source.hit.locator, snippet(source.text),
-                    section_of(chunk.section_path))
+                    section_of(chunk.section_path), source.hit.tier,
+                    source.hit.tier_label)
 
 
 def check_citations(text: str, sources: Sequence[Source]) -> tuple[str, tuple[Citation, ...]]:

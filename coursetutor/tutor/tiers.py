@@ -15,10 +15,20 @@ from datetime import datetime
 
 from ..config import Settings
 from ..live.progress import ClassProgress
-from ..retrieval.progress import Focus, ProgressWeights, in_focus, rerank, tier_score
+from ..retrieval.grading import evidence_score
+from ..retrieval.progress import (
+    Focus,
+    ProgressWeights,
+    class_share,
+    in_focus,
+    rerank,
+    tier_score,
+)
 from ..retrieval.retriever import SearchTrace
 from ..types import DocType, Hit
 from ..workspace import Workspace
+from .evidence import EvidenceFinder, prefer
+from .pedagogy import preferred_types
 
 WIDE_K = 30  # candidates of the one course search the tiers are cut from
 CLASS, COURSE, HISTORY = "class", "course", "history"
@@ -53,17 +63,32 @@ def weights_of(settings: Settings) -> ProgressWeights:
                            settings.live_slide_window)
 
 
-def split(hits: list[Hit], fused: list[Hit], focus: Focus, score: float,
-          threshold: float) -> tuple[list[Hit], str]:
-    """The class's reranked hits first when they are strong enough, else the plain fusion."""
-    if score < threshold:
+@dataclasses.dataclass(frozen=True)
+class Bar:
+    """When the class's own passages go first (settings `live_tier_threshold`, `_ratio`)."""
+
+    threshold: float = 0.35  # their evidence (`tier_score`) at least this
+    ratio: float = 0.3  # and their best fused score at least this share of the course's best
+
+    def passes(self, score: float, share: float) -> bool:
+        return score >= self.threshold and share >= self.ratio
+
+
+def split(hits: list[Hit], fused: list[Hit], focus: Focus, strong: bool,
+          ) -> tuple[list[Hit], str]:
+    """The class's reranked hits first when they are `strong`, else the plain fusion."""
+    if not strong:
         return fused, COURSE
     return ([h for h in hits if in_focus(h, focus)]
             + [h for h in fused if not in_focus(h, focus)]), CLASS
 
 
-def tiered_search(ws: Workspace, inp: TierInput, weights: ProgressWeights,
-                  threshold: float, wide: int = WIDE_K) -> TierOutput:
+def bar_of(settings: Settings) -> Bar:
+    return Bar(settings.live_tier_threshold, settings.live_tier_ratio)
+
+
+def tiered_search(ws: Workspace, inp: TierInput, weights: ProgressWeights, bar: Bar,
+                  wide: int = WIDE_K) -> TierOutput:
     """Search the course once and cut it into tiers (see the module's docstring)."""
     trace = SearchTrace()
     t0 = time.perf_counter()
@@ -73,7 +98,7 @@ def tiered_search(ws: Workspace, inp: TierInput, weights: ProgressWeights,
     focus = inp.progress.focus()
     ranked = rerank(fused, focus, weights)
     score = tier_score(fused, focus, trace.keyword_evidence)
-    hits, tier = split(ranked, fused, focus, score, threshold)
+    hits, tier = split(ranked, fused, focus, bar.passes(score, class_share(fused, focus)))
     labelled = [label(h, inp.progress, tier) for h in hits[: inp.k]]
     t2 = time.perf_counter()
     return TierOutput(labelled, tier, round(score, 4), trace.keyword_evidence,
@@ -100,3 +125,58 @@ def clock(started: float, offset: float) -> str:
         whole = int(offset)
         return f"{whole // 60:02d}:{whole % 60:02d}"
     return datetime.fromtimestamp(started + offset).strftime("%H:%M")
+
+
+class TieredFinder(EvidenceFinder):
+    """The tutor's evidence finder during a class: every search is a tiered search, graded
+    and widened as outside a class (`EvidenceFinder.find`)."""
+
+    def __init__(self, base: EvidenceFinder, progress: ClassProgress) -> None:
+        # the same finder (its model and log), searching by tiers
+        self.__dict__.update(vars(base))
+        self.progress = progress
+        self.weights = weights_of(self.settings)
+        self.tier = ""
+        self.rerank_ms = 0.0
+
+    def _search(self, query: str, course: str, types: tuple[DocType, ...], k: int,
+                intent: str) -> tuple[list[Hit], float]:
+        out = tiered_search(self.ws, TierInput(query, course, self.progress, types, k),
+                            self.weights, bar_of(self.settings))
+        self.search_ms += out.timings["retrieval"]
+        self.rerank_ms += out.timings["rerank"]
+        self.tier = self.tier or out.tier  # the first search decides; widening keeps it
+        # preferred document types order each tier, never one tier across the other
+        types_first = preferred_types(intent)
+        groups = [[h for h in out.hits if h.tier == CLASS], [h for h in out.hits
+                                                             if h.tier != CLASS]]
+        if out.tier == COURSE:
+            groups = [out.hits]
+        hits = [h for g in groups for h in prefer(g, types_first)]
+        return hits, evidence_score(hits, out.keyword_evidence)
+
+
+def with_tiers(finder: EvidenceFinder, progress: ClassProgress | None) -> EvidenceFinder:
+    """`finder` itself outside a class, a TieredFinder during one."""
+    return finder if progress is None else TieredFinder(finder, progress)
+
+
+def tier_of(finder: EvidenceFinder, timings: dict[str, float]) -> str:
+    """The tier a turn's passages came from ("" outside a class); its rerank time booked."""
+    if not isinstance(finder, TieredFinder):
+        return ""
+    timings["rerank"] = round(finder.rerank_ms, 1)
+    return finder.tier
+
+
+def live_block(progress: ClassProgress | None) -> str:
+    """The class's progress, first in the prompt (the slide line, the topics and the
+    running summary: a few hundred characters, inside the context's 200-token rest)."""
+    if progress is None:
+        return ""
+    lines = [progress.line() or "The class has no slide on screen."]
+    if progress.topics:
+        lines.append("Topics so far: " + "; ".join(progress.topics))
+    if progress.summary:
+        lines.append(f"Just said in class: {progress.summary}")
+    return "Class in progress (" + " ".join(lines) + ")\n\n"

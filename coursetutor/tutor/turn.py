@@ -7,6 +7,8 @@ import time
 from collections.abc import Iterator, Sequence
 
 from ..errors import EmptyQueryError, InputError, NotFoundError
+from ..live.progress import ClassProgress, class_progress
+from ..live.rewrite import with_progress
 from ..llm import GenParams, Message
 from ..llm.router import CallRecord, Router
 from ..retrieval.language import detect_language, search_language
@@ -38,6 +40,7 @@ from .replies import language_name, reply
 from .reply_language import Gate, checked, gated, in_script, translate_reply
 from .rewrite import rewrite_followup, translate_query
 from .tidy import tidy
+from .tiers import live_block, tier_of, with_tiers
 
 ANSWERED = ("lecture", "followup")
 # small models answer NOT_COVERED to "just give me the answer"; the exercise is in the sources
@@ -61,6 +64,8 @@ class TurnState:
     allow_solutions: bool
     log: list[CallRecord] = dataclasses.field(default_factory=list)
     timings: dict[str, float] = dataclasses.field(default_factory=dict)
+    live: ClassProgress | None = None  # the class in progress, when asked during one
+    tier: str = ""  # during a class: the tier its passages came from
 
     def lap(self, stage: str, since: float) -> float:
         now = time.perf_counter()
@@ -77,10 +82,12 @@ class Tutor:
         self.router = router or Router(workspace.settings)
 
     def ask(self, question: str, course: str, student: str = "anonymous",
-            session_id: str | None = None, level: int = 3) -> Answer:
+            session_id: str | None = None, level: int = 3,
+            class_id: str | None = None) -> Answer:
         """Run one turn and return the whole answer."""
         answer: Answer | None = None
-        for event in self.stream(question, course, student, session_id, level):
+        for event in self.stream(question, course, student, session_id, level,
+                                 class_id=class_id):
             if isinstance(event, DoneEvent):
                 answer = event.answer
         assert answer is not None  # stream always ends with DoneEvent
@@ -88,23 +95,28 @@ class Tutor:
 
     def stream(self, question: str, course: str, student: str = "anonymous",
                session_id: str | None = None, level: int = 3,
-               history: Sequence[Turn] | None = None) -> Iterator[StreamEvent]:
+               history: Sequence[Turn] | None = None,
+               class_id: str | None = None) -> Iterator[StreamEvent]:
         """Run one turn as events: meta, tokens, sources, and always a final done.
 
         `history` replaces the stored session's earlier turns (a client that keeps the
-        conversation itself, like an OpenAI-style chat client).
+        conversation itself, like an OpenAI-style chat client); `class_id` asks during
+        that class of the course (tiers.py: its passages first, labelled).
         """
-        turn = self.open(question, course, student, session_id, level, history)
+        turn = self.open(question, course, student, session_id, level, history, class_id)
         yield from self.run(turn)
 
     def open(self, question: str, course: str, student: str = "anonymous",
              session_id: str | None = None, level: int = 3,
-             history: Sequence[Turn] | None = None) -> TurnState:
+             history: Sequence[Turn] | None = None,
+             class_id: str | None = None) -> TurnState:
         """Check the question, course, session and backend, and start the turn: every error
         a caller can act on is raised here, before any work is queued or streamed."""
         turn = self._open(question, course, student, session_id, level)
         if history is not None:
             turn.history = list(history)[-self.settings.history_turns:]
+        if class_id:  # an unknown class is a NotFoundError, raised before streaming
+            turn.live = class_progress(self.ws.store, self.ws.tenant, course, class_id)
         return turn
 
     def run(self, turn: TurnState) -> Iterator[StreamEvent]:
@@ -162,7 +174,9 @@ class Tutor:
         if cat.language != searched:
             query = translate_query(self.router, query, language_name(searched), t.log)
             since = t.lap("translate", since)
+        query = with_progress(t.question, t.live, searched, query)  # "and the other one?"
         finder = EvidenceFinder(self.ws, self.router, t.log)
+        finder = with_tiers(finder, t.live)  # during a class: this class first
         followup = cat.category == "followup"
         if followup and _previous_intent(t.history) == "exercise" and not cat.about_exercise:
             cat = dataclasses.replace(cat, intent="exercise")
@@ -184,6 +198,7 @@ class Tutor:
                     hits=[pinned, *(h for h in evidence.hits if h.chunk.id != pinned.chunk.id)])
         since = t.lap("retrieve_grade", since)
         t.timings["retrieve"] = round(finder.search_ms, 1)
+        t.tier = tier_of(finder, t.timings)
         t.timings["grade"] = round(t.timings["retrieve_grade"] - finder.search_ms, 1)
         if not cat.sure and evidence.grade != "correct":
             if self.router.enabled:
@@ -316,7 +331,8 @@ class Tutor:
                   level: Level | None) -> list[Message]:
         history = f"\nEarlier in this conversation:\n{ctx.history}\n" if ctx.history else ""
         user = prompts.render(
-            "answer", sources=render_sources(ctx.sources), history=history,
+            "answer", sources=live_block(t.live) + render_sources(ctx.sources),
+            history=history,
             task=prompts.load(task_prompt(cat.intent, level, cat.about_exercise)),
             level=t.level,
             level_hint=level_hint(t.level), language=language_name(cat.language),
@@ -351,7 +367,7 @@ class Tutor:
         cited = tuple(
             Citation(i + 1, h.chunk.id, h.chunk.document_id, h.chunk.document_title,
                      h.chunk.doc_type, h.locator, snippet(h.chunk.text),
-                     section_of(h.chunk.section_path))
+                     section_of(h.chunk.section_path), h.tier, h.tier_label)
             for i, h in enumerate(ev.hits[:5])
         )
         text = reply("no_llm", cat.language)
@@ -386,7 +402,7 @@ class Tutor:
                          "prompt_tokens": c.usage.prompt_tokens,
                          "completion_tokens": c.usage.completion_tokens,
                          "cost": c.cost, "ms": round(c.seconds * 1000, 1)} for c in t.log),
-            context=context, context_over_budget=context_over,
+            context=context, context_over_budget=context_over, tier=t.tier,
             removed=check.removed if check else (), checked=bool(check and check.verdicts),
         ))
 
