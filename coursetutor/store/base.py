@@ -25,6 +25,7 @@ from ..types import (
 from .classes import ClassStore
 from .mastery import MasteryStore
 from .profiles import Profiles
+from .reuse import ReuseStore
 from .summaries import Summaries
 
 Vector = npt.NDArray[np.float32]
@@ -94,6 +95,7 @@ class Store(abc.ABC):
     profiles: Profiles  # student profiles, studied topics, topic lists (store/profiles.py)
     summaries: Summaries  # running and session summaries (store/summaries.py)
     mastery: MasteryStore  # mastery per topic and weak areas (store/mastery.py)
+    reuse: ReuseStore  # answered lecture questions, for reuse (store/reuse.py)
 
     @abc.abstractmethod
     def close(self) -> None: ...

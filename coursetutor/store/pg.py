@@ -42,6 +42,7 @@ from .records import (
     chunk_row,
     expand_terms,
 )
+from .reuse import SQLReuse
 from .sql import Result, redact, to_pyformat
 from .sql_access import SQLAccess
 from .sql_catalog import SQLCatalog
@@ -141,6 +142,7 @@ class PostgresStore(SQLCatalog, SQLAccess, SQLSessions, Store):
         self.summaries = SQLSummaries(self._db, self._tx)
         self.profiles = SQLProfiles(self._db, self._tx, "postgresql")
         self.mastery = SQLMastery(self._db, self._tx)
+        self.reuse = SQLReuse(self._reader, self._tx)
 
     # -- plumbing ---------------------------------------------------------
     def _configure(self, conn: psycopg.Connection[Any]) -> None:

@@ -25,6 +25,7 @@ from .private import private_file
 from .profiles import SQLProfiles
 from .records import CHUNK_COLUMNS, EXPORT_COLUMNS, chunk_row, expand_terms
 from .records import chunk_from_row as _chunk
+from .reuse import SQLReuse
 from .scope_index import ScopeIndex, top_k
 from .sql_access import SQLAccess
 from .sql_catalog import SQLCatalog
@@ -77,6 +78,7 @@ class SQLiteStore(SQLCatalog, SQLAccess, SQLSessions, Store):
         self.summaries = SQLSummaries(self._db, self._tx)
         self.profiles = SQLProfiles(self._db, self._tx)
         self.mastery = SQLMastery(self._db, self._tx)
+        self.reuse = SQLReuse(self._reader, self._tx)
 
     # -- plumbing ---------------------------------------------------------
     def close(self) -> None:
