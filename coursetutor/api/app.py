@@ -21,8 +21,17 @@ from .. import __version__
 from ..config import Settings, load_settings
 from ..llm.router import Router
 from ..redisconn import RedisLink, connect, need_rq
+from ..student.retention import purge_all_tenants
 from ..workspace import Workspace
-from . import errors, routes_admin, routes_check, routes_courses, routes_openai, routes_tutor
+from . import (
+    errors,
+    routes_admin,
+    routes_check,
+    routes_courses,
+    routes_openai,
+    routes_students,
+    routes_tutor,
+)
 from .budget import MemoryComputeBudget
 from .budget_redis import RedisComputeBudget
 from .deps import State
@@ -105,6 +114,7 @@ def create_app(settings: Settings, workspace: Workspace | None = None,
         if recover_jobs and not settings.redis:  # with Redis, workers run the jobs
             recover(state.workspace.store, state.jobs.uploads)
         state.jobs.start(state.workspace)
+        purge_all_tenants(state.workspace.store)  # turns past their course's retention
         # each request computes on a thread of its own: a few threads, each with a
         # single-threaded BLAS, beat dozens of threads each starting a team of BLAS threads
         # (7x the search throughput at 50 concurrent clients on 2 cores)
@@ -125,7 +135,8 @@ def create_app(settings: Settings, workspace: Workspace | None = None,
                               "with citations. Keys: `Authorization: Bearer ct_...`.")
     app.state.coursetutor = state
     errors.install(app)
-    for module in (routes_admin, routes_courses, routes_check, routes_tutor, routes_openai):
+    for module in (routes_admin, routes_courses, routes_check, routes_tutor, routes_openai,
+                   routes_students):
         app.include_router(module.router)
     _ops_routes(app)
     _pages(app)

@@ -26,6 +26,7 @@ from ..store.files import content_type
 from ..types import ApiKey, FileMeta, check_doc_type, check_media_url
 from . import encode, validate
 from .deps import CallerDep, State, caller_of, limit_address, require_teacher, visible_course
+from .routes_students import students_view
 from .state import AppState
 from .validate import Id, Line, Name
 
@@ -45,6 +46,7 @@ class CoursePatch(BaseModel):
     title: Name | None = None
     allow_solutions: bool | None = None
     language: Line | None = Field(None, min_length=2, max_length=16)  # "auto": follow documents
+    retention_days: int | None = Field(None, ge=0, le=36_500)  # keep turns; 0: forever
 
 
 @router.get("/courses")
@@ -94,6 +96,9 @@ def patch_course(course: str, body: CoursePatch, caller: CallerDep,
     if body.language is not None:
         language = None if body.language == "auto" else check_language(body.language)
         state.workspace.store.set_course_language(caller.tenant, course, language)
+    if body.retention_days is not None:
+        state.workspace.store.profiles.set_retention_days(caller.tenant, course,
+                                                          body.retention_days)
     return encode.course(state.workspace.store.get_course(caller.tenant, course))
 
 
@@ -104,9 +109,12 @@ def delete_course(course: str, caller: CallerDep, state: State) -> None:
 
 
 @router.get("/courses/{course}/students")
-def list_students(course: str, caller: CallerDep, state: State) -> dict[str, Any]:
+def list_students(course: str, caller: CallerDep, state: State,
+                  idle_days: Annotated[float, Query(ge=0)] = 14) -> dict[str, Any]:
+    """The enrolled students, and every student's profile and when they were last seen."""
     require_teacher(caller)
-    return {"students": state.workspace.store.list_students(caller.tenant, course)}
+    return {"students": state.workspace.store.list_students(caller.tenant, course),
+            **students_view(state, caller, course, idle_days)}
 
 
 @router.put("/courses/{course}/students/{student}", status_code=204)
