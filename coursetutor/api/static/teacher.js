@@ -6,6 +6,7 @@ import {
   storedKey,
 } from "./common.js";
 import { setupCheck } from "./check.js";
+import { setupClass } from "./class.js";
 
 const SLOT = "teacher";
 const api = makeApi(() => storedKey(SLOT));
@@ -28,6 +29,7 @@ const studentsList = $("students");
 
 const state = { key: "", courses: [], course: "", jobs: new Map() };
 const showCheck = setupCheck(api, () => state.course);
+setupClass(api, () => state.course);
 
 function flash(text) {
   message.textContent = text;
