@@ -309,3 +309,11 @@ def _suite_progress(suite: str, done: int, total: int) -> None:
 from .live_cli import live_command  # noqa: E402  (it reads settings like the commands above)
 
 eval_group.add_command(live_command)
+
+from .memory_cli import memory_command  # noqa: E402
+
+eval_group.add_command(memory_command)
+
+from .grade_cli import grade_command  # noqa: E402
+
+eval_group.add_command(grade_command)

@@ -6,13 +6,13 @@ import dataclasses
 import json
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ..llm import GenParams, Message
 from ..llm.router import CallRecord, Router
 from ..retrieval.grading import Grade, evidence_score, grade
 from ..retrieval.language import STOPWORDS
-from ..retrieval.retriever import SearchTrace
+from ..retrieval.retriever import CJK_LANGUAGES, SearchTrace
 from ..types import DocType, Hit
 from ..workspace import Workspace
 from . import prompts
@@ -55,8 +55,10 @@ def prefer(hits: list[Hit], types: Sequence[str]) -> list[Hit]:
 class EvidenceFinder:
     """Searches a course for a question and grades what it found."""
 
-    def __init__(self, workspace: Workspace, router: Router, log: list[CallRecord]) -> None:
+    def __init__(self, workspace: Workspace, router: Router, log: list[CallRecord],
+                 rerank: Callable[[list[Hit]], list[Hit]] = list) -> None:
         self.ws = workspace
+        self.rerank = rerank  # the student's profile rerank (student/adaptive.py)
         self.settings = workspace.settings
         self.router = router
         self.log = log
@@ -69,8 +71,10 @@ class EvidenceFinder:
         hits = self.ws.search(query, course, k=k, doc_types=types, trace=trace)
         self.search_ms += (time.perf_counter() - started) * 1000
         cross = bool(hits) and all(h.chunk.language != trace.language for h in hits[:3])
-        score = evidence_score(hits, trace.keyword_evidence, cross_lingual=cross)
-        return prefer(hits, preferred_types(intent)), score
+        cjk = trace.language in CJK_LANGUAGES and not cross
+        score = evidence_score(hits, trace.keyword_evidence, cross_lingual=cross, cjk=cjk)
+        # the grade stays the course's: a profile orders the passages, never decides coverage
+        return prefer(self.rerank(hits), preferred_types(intent)), score
 
     def find(self, query: str, course: str, types: tuple[DocType, ...], intent: str,
              k: int = 6, pinned: Hit | None = None) -> Evidence:
