@@ -32,26 +32,31 @@ def _tutor(ctx: click.Context) -> Tutor:
 @click.option("--session", "session_id", default=None, help="Continue this session.")
 @click.option("--level", type=click.IntRange(1, 5), default=3, show_default=True,
               help="The student's level, 1 (beginner) to 5.")
+@click.option("--class", "class_id", default=None,
+              help="Asked during this class: its passages first, labelled.")
 @click.option("--json", "as_json", is_flag=True, help="Print the whole answer as JSON.")
 @click.pass_context
 def ask(ctx: click.Context, question: str, course: str, student: str, session_id: str | None,
-        level: int, as_json: bool) -> None:
+        level: int, class_id: str | None, as_json: bool) -> None:
     """Ask the tutor QUESTION about a course; the answer streams, then its sources."""
     tutor = _tutor(ctx)
     if as_json:
-        answer = tutor.ask(question, course, student, session_id, level)
+        answer = tutor.ask(question, course, student, session_id, level, class_id)
         click.echo(json.dumps(render_answer.answer_dict(answer), indent=2, ensure_ascii=False))
     else:
         render_answer.stream_to_terminal(tutor.stream(question, course, student, session_id,
-                                                      level))
+                                                      level, class_id=class_id))
 
 
 @click.command()
 @click.option("--course", required=True)
 @click.option("--student", default="cli", show_default=True)
 @click.option("--level", type=click.IntRange(1, 5), default=3, show_default=True)
+@click.option("--class", "class_id", default=None,
+              help="Chat during this class: its passages first, labelled.")
 @click.pass_context
-def chat(ctx: click.Context, course: str, student: str, level: int) -> None:
+def chat(ctx: click.Context, course: str, student: str, level: int,
+         class_id: str | None) -> None:
     """An interactive session with the tutor (history and the exercise ladder carry over)."""
     tutor = _tutor(ctx)
     tutor.ws.store.get_course(tutor.ws.tenant, course)
@@ -71,7 +76,8 @@ def chat(ctx: click.Context, course: str, student: str, level: int) -> None:
             continue
         try:
             answer = render_answer.stream_to_terminal(
-                tutor.stream(question, course, student, session_id, level))
+                tutor.stream(question, course, student, session_id, level,
+                             class_id=class_id))
         except CoursetutorError as exc:  # one bad turn does not end the session
             click.echo(f"Error: {exc}", err=True)
             continue

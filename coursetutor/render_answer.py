@@ -16,7 +16,7 @@ def citation_dict(c: Citation) -> dict[str, Any]:
     loc = {k: v for k, v in dataclasses.asdict(c.locator).items() if v is not None}
     return {"number": c.number, "chunk_id": c.chunk_id, "document_id": c.document_id,
             "title": c.title, "type": c.doc_type, "locator": loc, "label": c.label(),
-            "snippet": c.snippet}
+            "snippet": c.snippet, "tier": c.tier, "tier_label": c.tier_label}
 
 
 def answer_dict(a: Answer) -> dict[str, Any]:
@@ -61,7 +61,8 @@ def print_sources(a: Answer) -> None:
     if a.sources:
         out.print("\n[bold]Sources[/bold]")
         for c in a.sources:
-            out.print(f"  \\[{c.number}] [cyan]{escape(c.label())}[/cyan] ({c.doc_type})")
+            during = f" [dim]{escape(c.tier_label)}[/dim]" if c.tier_label else ""
+            out.print(f"  \\[{c.number}] [cyan]{escape(c.label())}[/cyan] ({c.doc_type}){during}")
     if not a.complete:
         console.print("[yellow]The answer is incomplete: the model stopped mid-way.[/yellow]")
     stages = " · ".join(f"{k} {v / 1000:.1f}s" for k, v in a.timings.items() if v >= 1)

@@ -42,6 +42,7 @@ def source(c: Citation, tenant: str, course_id: str, signer: Signer,
             "number": c.number, "chunk": c.chunk_id, "document": f"{course_id}:{c.document_id}",
             "title": c.title, "type": c.doc_type, "page": loc.page, "start": loc.start,
             "end": loc.end, "anchor": loc.anchor, "label": c.label(), "snippet": c.snippet,
+            "tier": c.tier, "tier_label": c.tier_label,
             "url": signer.url(tenant, course_id, c.document_id, loc)}
 
 
@@ -66,6 +67,7 @@ def answer(a: Answer, tenant: str, course_id: str, signer: Signer,
             "evidence": a.evidence, "level": a.level, "covered": a.covered,
             "complete": a.complete, "language": a.language, "note": a.note,
             "session_id": a.session_id, "checked": a.checked, "removed": list(a.removed),
+            "tier": a.tier,
             "usage": {"prompt_tokens": a.prompt_tokens, "completion_tokens": a.completion_tokens,
                       "cost": a.cost},
             "timings": a.timings}

@@ -46,6 +46,8 @@ class AskIn(BaseModel):
     level: int = Field(3, ge=1, le=5, description="the student's level, 1 (beginner) to 5")
     student: Id | None = Field(None, description="teachers and admins only: ask as this "
                                                  "student")
+    class_id: Id | None = Field(None, description="asked during this class of the course: "
+                                                  "its passages first, labelled by tier")
 
 
 @router.get("/courses/{course}/search")
@@ -115,7 +117,7 @@ async def open_turn(state: AppState, caller: Caller, course: str, question: str,
                     student: str, session_id: str | None, level: int,
                     history: list[Any] | None = None, may_queue: bool = False,
                     field: tuple[str, ...] = ("body", "question"),
-                    ) -> tuple[EventPump, StreamEvent | None]:
+                    class_id: str | None = None) -> tuple[EventPump, StreamEvent | None]:
     """Start a turn. Every error a caller can act on (question, course, session, backend
     down, compute budget) raises here. Then wait for the first event (retrieval and grading
     done), unless `may_queue` and every worker is busy: the stream then opens at once (first
@@ -136,7 +138,7 @@ async def open_turn(state: AppState, caller: Caller, course: str, question: str,
     try:
         tutor = Tutor(state.workspace_for(caller.tenant), state.router)
         opened = await run_in_threadpool(tutor.open, question, course, student, session_id,
-                                         level, history)
+                                         level, history, class_id)
         queued = may_queue and state.asks.busy()
         spent = time.perf_counter() - opening
         pump = state.asks.start(lambda: cost.metered(tutor.run(opened), charge, spent))
@@ -218,7 +220,7 @@ async def ask(course: str, body: AskIn, request: Request, caller: CallerDep,
     streaming = "text/event-stream" in request.headers.get("accept", "")
     pump, first = await open_turn(state, caller, course, body.question,
                                   _student(caller, body.student), body.session_id, body.level,
-                                  may_queue=streaming)
+                                  may_queue=streaming, class_id=body.class_id)
     if streaming:
         return StreamingResponse(
             stream_events(state, caller, course, pump, first, request.state.request_id),

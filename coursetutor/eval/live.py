@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..errors import EmptyQueryError
 from ..live.progress import ClassProgress, Spoken, build_progress, spoken_of
 from ..live.rewrite import with_progress
 from ..retrieval.progress import ProgressWeights, class_share, rerank, tier_score
@@ -122,6 +123,13 @@ class LiveRun:
         return self._record(q, -1.0, self.progress(video, end))
 
     def _record(self, q: tvqa.TimedQuestion, delay: float, progress: ClassProgress) -> Record:
+        try:
+            return self._searched(q, delay, progress)
+        except EmptyQueryError:  # a dataset question with no words counts as a miss
+            return Record(q.id, delay, (), (), (), 0.0, 0.0, False)
+
+    def _searched(self, q: tvqa.TimedQuestion, delay: float, progress: ClassProgress,
+                  ) -> Record:
         plain = self.ws.search(q.text, self.course, k=K)
         query = with_progress(q.text, progress)
         trace = SearchTrace()

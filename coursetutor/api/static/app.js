@@ -31,6 +31,8 @@ const state = {
   course: "",
   sessionId: null,
   sessionEnded: false,
+  classId: null, // the course's running class, asked about first (tutor/tiers.py)
+  classTimer: null,
   controller: null,
   opener: null,
 };
@@ -78,6 +80,35 @@ function selectCourse(course) {
   remember("student.course", course);
   newSession();
   loadSessions();
+  followClass();
+}
+
+// ---------------------------------------------------------------- the class in progress
+
+const classNow = $("class-now");
+const CLASS_POLL_MS = 20000;
+
+async function followClass() {
+  clearTimeout(state.classTimer);
+  const course = state.course;
+  let line = "";
+  try {
+    const running = listOf(await api.get(`/v1/courses/${enc(course)}/classes`), "classes")
+      .filter((c) => c.running);
+    state.classId = running.length ? running[0].id : null;
+    if (state.classId) {
+      const p = await api.get(`/v1/courses/${enc(course)}/classes/${enc(state.classId)}/progress`);
+      line = p.line || p.summary.slice(0, 120);
+    }
+  } catch {
+    state.classId = null; // no live classes on this server, or none the key may see
+  }
+  if (course !== state.course) return;
+  if (classNow) {
+    classNow.textContent = line;
+    classNow.hidden = !line;
+  }
+  if (state.classId) state.classTimer = setTimeout(followClass, CLASS_POLL_MS);
 }
 
 courseSelect.addEventListener("change", () => selectCourse(courseSelect.value));
@@ -359,7 +390,7 @@ function locatorOf(source) {
 }
 
 function sourceLabel(source) {
-  if (source.label) return source.label;
+  if (source.label) return source.tier_label ? `${source.label} · ${source.tier_label}` : source.label;
   const { page, start, end, anchor } = locatorOf(source);
   const title = source.title || source.document || "";
   let where = "";
@@ -534,6 +565,7 @@ async function ask(text) {
   askStatus.textContent = t("ask.thinking");
   view.status(t("ask.thinking"));
   const body = { question: text, session_id: state.sessionId, level: Number(levelSelect.value) || 3 };
+  if (state.classId) body.class_id = state.classId;
   let finished = false;
   try {
     const response = await api.request("POST", `/v1/courses/${enc(state.course)}/ask`, {
