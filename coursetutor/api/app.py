@@ -19,6 +19,7 @@ from threadpoolctl import threadpool_limits
 
 from .. import __version__
 from ..config import Settings, load_settings
+from ..live.session import LiveClasses
 from ..llm.router import Router
 from ..redisconn import RedisLink, connect, need_rq
 from ..student.retention import purge_all_tenants
@@ -27,6 +28,7 @@ from . import (
     errors,
     routes_admin,
     routes_check,
+    routes_classes,
     routes_courses,
     routes_openai,
     routes_students,
@@ -77,6 +79,8 @@ def build_state(settings: Settings, workspace: Workspace | None = None,
         asks=AskPool(ask_workers(settings), metrics),
         jobs=_jobs(settings, link, metrics),
         budget=RedisComputeBudget(link) if link else MemoryComputeBudget(),
+        live=LiveClasses(ws, link, on_lag=metrics.transcript_lag.observe,
+                         on_slide=lambda source: metrics.slide_changes.labels(source).inc()),
     )
 
 
@@ -125,6 +129,8 @@ def create_app(settings: Settings, workspace: Workspace | None = None,
         state.asks.shutdown()
         state.jobs.shutdown()
         state.checks.shutdown()
+        if state.live is not None:
+            state.live.close()
         state.limiter.close()
         if owns_workspace:
             state.workspace.close()
@@ -138,6 +144,7 @@ def create_app(settings: Settings, workspace: Workspace | None = None,
     for module in (routes_admin, routes_courses, routes_check, routes_tutor, routes_openai,
                    routes_students):
         app.include_router(module.router)
+    app.include_router(routes_classes.router)
     _ops_routes(app)
     _pages(app)
     if settings.api_cors_origins:

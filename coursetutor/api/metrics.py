@@ -82,6 +82,11 @@ class Metrics:
         self.budget_refused = Counter(
             p + "budget_refused", "Requests refused by a compute budget, by request kind "
             "(search, ask) and bucket (key, tenant)", ["kind", "bucket"], registry=r)
+        self.transcript_lag = Histogram(
+            p + "transcript_lag_seconds", "Live classes: a transcript event's arrival to its "
+            "text being searchable", buckets=LATENCY_BUCKETS, registry=r)
+        self.slide_changes = Counter(p + "slide_changes", "Slide changes of live classes by "
+                                     "source (tracked, teacher)", ["source"], registry=r)
         self.threads = Gauge(p + "threads", "Threads of this process", registry=r)
         self.threads.set_function(os_threads)
         self._sessions: dict[str, float] = {}

@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 from starlette.concurrency import run_in_threadpool
 
 from ..config import Settings
+from ..live.session import LiveClasses
 from ..llm.router import Router
 from ..workspace import Workspace
 from .budget import ComputeBudget, MemoryComputeBudget
@@ -39,6 +40,7 @@ class AppState:
     jobs: IngestJobs
     budget: ComputeBudget = dataclasses.field(default_factory=MemoryComputeBudget)
     checks: CourseChecks = dataclasses.field(default_factory=CourseChecks)
+    live: LiveClasses | None = None  # live classes and their serial queues (live/session.py)
     _views: dict[str, Workspace] = dataclasses.field(default_factory=dict)
     _media: dict[tuple[str, str], tuple[float, dict[str, str]]] = dataclasses.field(
         default_factory=dict)

@@ -20,9 +20,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import Request
 from fastapi.exceptions import RequestValidationError
 from pydantic import AfterValidator
+from starlette.requests import HTTPConnection
 
 MAX_PATH_PARAM = 512  # ids are at most 128 characters; a course:document ref is longer
 MAX_QUERY_PARAM = 4096  # a search query is at most 4,000 characters (the route says so)
@@ -91,8 +91,8 @@ def check(where: str, field: str, value: str, max_length: int,
     return value
 
 
-def check_params(request: Request) -> None:
-    """Every path and query parameter of a request (an app-wide dependency)."""
+def check_params(request: HTTPConnection) -> None:
+    """Every path and query parameter of a request or WebSocket (an app-wide dependency)."""
     for name, value in request.path_params.items():
         if isinstance(value, str):
             check("path", name, value, MAX_PATH_PARAM)
