@@ -30,6 +30,11 @@ BODIES = [
         ("x² − 2", "x2 − 2"),
         ("ｶﾀｶﾅ", "カタカナ"),
         ("line one\r\nline two\rline three", "line one\nline two\nline three"),
+        # TeX's large delimiters, extracted as control characters (a Newton-Raphson slide)
+        ("x [t+1] = x [t] − \x10 ∇2f (x [t]) \x11−1 ∇f (x [t])",
+         "x [t+1] = x [t] − ( ∇2f (x [t]) )−1 ∇f (x [t])"),
+        ("d[t] = − \x00 ∇2f (x [t]) \x01−1", "d[t] = − ( ∇2f (x [t]) )−1"),
+        ("a\tb\x0cc", "a\tb\x0cc"),  # whitespace controls stay
     ],
 )
 def test_nfkc(raw: str, clean: str) -> None:

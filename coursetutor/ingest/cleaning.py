@@ -13,9 +13,22 @@ _TOC_TITLE = re.compile(r"^\s*(table of contents|contents|inhaltsverzeichnis|ind
                         r"table des matières|índice|目录|目錄|目次|차례|목차)\s*$", re.IGNORECASE)
 
 
+# TeX's large delimiters (the cmex10 font) come out of PDFs without a Unicode map as control
+# characters at their font positions: "x − \x10 ∇2f(x) \x11−1" is x − (∇²f(x))⁻¹. They are
+# read as the delimiters they draw (the whitespace controls 0x09-0x0D stay what they are).
+_CMEX = str.maketrans({
+    0x00: "(", 0x01: ")", 0x02: "[", 0x03: "]", 0x04: "⌊", 0x05: "⌋", 0x06: "⌈", 0x07: "⌉",
+    0x08: "{", 0x0E: "/", 0x0F: "\\",
+    0x10: "(", 0x11: ")", 0x12: "(", 0x13: ")", 0x14: "[", 0x15: "]", 0x16: "⌊", 0x17: "⌋",
+    0x18: "⌈", 0x19: "⌉", 0x1A: "{", 0x1B: "}", 0x1C: "⟨", 0x1D: "⟩", 0x1E: "/", 0x1F: "\\",
+})
+
+
 def nfkc(text: str) -> str:
-    """Unicode NFKC (full-width to half-width, ligatures split), keeping line breaks."""
-    return unicodedata.normalize("NFKC", text).replace("\r\n", "\n").replace("\r", "\n")
+    """Unicode NFKC (full-width to half-width, ligatures split), keeping line breaks; TeX
+    delimiters extracted as control characters become the brackets they are."""
+    text = unicodedata.normalize("NFKC", text).replace("\r\n", "\n").replace("\r", "\n")
+    return text.translate(_CMEX)
 
 
 def join_hyphenated(text: str) -> str:
