@@ -224,6 +224,7 @@ def demo(ctx: click.Context) -> None:
                      "(student page, teacher page and API on http://127.0.0.1:8000).")
 
 
+from .cli_class import class_group  # noqa: E402
 from .cli_serve import enrol, keys, serve, worker  # noqa: E402
 from .cli_store import copy_command, migrate  # noqa: E402
 from .cli_student import student, topics  # noqa: E402
@@ -233,6 +234,7 @@ from .eval.cli import eval_group  # noqa: E402
 for command in (ask, chat, check, models, policy, eval_group, serve, worker, keys, enrol,
                 migrate, copy_command, student, topics):
     cli.add_command(command)
+cli.add_command(class_group)
 
 
 def main() -> None:
