@@ -226,6 +226,7 @@ def demo(ctx: click.Context) -> None:
 
 from .cli_class import class_group  # noqa: E402
 from .cli_serve import enrol, keys, serve, worker  # noqa: E402
+from .cli_session import session_group  # noqa: E402
 from .cli_store import copy_command, migrate  # noqa: E402
 from .cli_student import student, topics  # noqa: E402
 from .cli_tutor import ask, chat, check, models, policy  # noqa: E402
@@ -234,6 +235,7 @@ from .eval.cli import eval_group  # noqa: E402
 for command in (ask, chat, check, models, policy, eval_group, serve, worker, keys, enrol,
                 migrate, copy_command, student, topics):
     cli.add_command(command)
+cli.add_command(session_group)
 cli.add_command(class_group)
 
 

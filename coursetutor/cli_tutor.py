@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 
 import click
+from rich.markup import escape
 from rich.table import Table
 
 from . import render_answer
+from .cli_session import continuing, ended
 from .config import Settings
 from .errors import CoursetutorError
 from .llm.status import backend_status
@@ -61,16 +63,22 @@ def chat(ctx: click.Context, course: str, student: str, level: int,
     tutor = _tutor(ctx)
     tutor.ws.store.get_course(tutor.ws.tenant, course)
     out.print(f"[bold]{course}[/bold] · {CHAT_HELP}")
+    last = continuing(tutor, course, student)
+    if last is not None:
+        out.print(f"[dim]continuing from last session: {escape(last.text)}[/dim]")
     session_id: str | None = None
     while True:
         try:
             question = click.prompt("you", prompt_suffix="> ").strip()
         except (EOFError, click.Abort):
             out.print()
-            break
-        if question in ("/quit", "/exit"):
-            break
-        if question == "/new":
+            question = "/quit"
+        if question in ("/quit", "/exit", "/new"):
+            summary = ended(tutor, course, session_id)  # a session ends with its summary
+            if summary is not None:
+                out.print(f"[dim]session summary: {escape(summary.text)}[/dim]")
+            if question != "/new":
+                break
             session_id = None
             out.print("[dim]new session[/dim]")
             continue

@@ -69,7 +69,10 @@ class Settings:
     max_question_chars: int = 4000
     grade_correct: float = 0.50  # evidence score at or above which the tutor answers
     grade_incorrect: float = 0.36  # below which it says the course does not cover the question
-    history_turns: int = 6  # recent turns used to rewrite follow-ups and shown to the model
+    history_turns: int = 12  # recent turns read at most; the prompt keeps what fits its tokens
+    summary_threshold: float = 0.7  # share of the history budget that starts a running summary
+    summary_model: bool = True  # summaries written by the model (false: extracted, no call)
+    session_idle_minutes: float = 120.0  # a session with no turn for this long has ended
     answer_check: bool = True  # every claim of an answer checked against its cited sources
     answer_check_judge: bool = True  # the model decides the claims the scores are unsure of
     answer_check_max_judged: int = 4  # model verdicts per answer at most
@@ -262,6 +265,9 @@ def _validate(s: Settings) -> None:
             s.live_pause_seconds, s.live_buffer_seconds, s.live_queue_workers) <= 0:
         raise ConfigError("need 0 < live_chunk_min_chars <= live_chunk_max_chars, and "
                           "live_pause_seconds, live_buffer_seconds, live_queue_workers > 0")
+    if not 0 < s.summary_threshold <= 1 or s.session_idle_minutes <= 0 or s.history_turns < 1:
+        raise ConfigError("summary_threshold must be in (0, 1], session_idle_minutes and "
+                          "history_turns > 0")
     if s.rrf_k < 1 or s.candidate_factor < 1:
         raise ConfigError("rrf_k and candidate_factor must be positive")
 

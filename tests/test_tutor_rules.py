@@ -579,8 +579,8 @@ def test_max_tokens(level: str | None, default: int, expected: int) -> None:
 # -- prompt files --------------------------------------------------------------------------
 
 PLACEHOLDERS = {
-    "answer": {"history", "language", "level", "level_hint", "native", "question", "reminder",
-               "sources", "task"},
+    "answer": {"history", "language", "level", "level_hint", "memory", "native", "question",
+               "reminder", "sources", "task"},
     "categorize": {"course", "history", "message"},
     "check_claim": {"claim", "evidence"},
     "check_question": {"language", "passage", "section"},
@@ -588,6 +588,7 @@ PLACEHOLDERS = {
     "leak_judge": {"reply", "solution"},
     "leak_rewrite": {"exercise", "problems", "reply", "task"},
     "rewrite": {"history", "message"},
+    "summarize": {"conversation", "facts", "previous", "words"},
     "translate": {"language", "question"},
     "translate_reply": {"language"},
 }

@@ -81,7 +81,7 @@ def _key(prompt: str) -> str:
 
 HELPER_PROMPTS = {_key(prompts.load(name)): name
                   for name in ("categorize", "grade", "rewrite", "leak_rewrite", "translate",
-                               "translate_reply", "check_claim")}
+                               "translate_reply", "check_claim", "summarize")}
 # what a helper call gets when the test scripted nothing for it
 DEFAULTS = {"grade": '{"supported": true}', "categorize": "no verdict", "rewrite": "",
             "check_claim": "yes"}
@@ -324,7 +324,7 @@ def test_canned_replies_call_no_model(make_tutor: MakeTutor, question: str,
     assert (answer.text, answer.category, answer.covered, answer.sources, answer.grade) == (
         reply(category, "en"), category, False, (), "")
     assert fake.calls == []
-    assert set(answer.timings) == {"categorize", "total"}
+    assert set(answer.timings) == {"memory", "categorize", "total"}
 
 
 @pytest.mark.parametrize(("question", "category"), [
@@ -474,8 +474,8 @@ def test_usage_and_cost(make_tutor: MakeTutor) -> None:
 def test_timings(make_tutor: MakeTutor) -> None:
     tutor, _ = make_tutor(ScriptedLLM(answer=["Bisection halves the bracket [1]."]))
     _, answer = run(tutor, CONCEPT)
-    assert set(answer.timings) == {"categorize", "retrieve_grade", "retrieve", "grade",
-                                   "generate", "first_token", "total"}
+    assert set(answer.timings) == {"memory", "categorize", "retrieve_grade", "retrieve",
+                                   "grade", "generate", "first_token", "total"}
     assert all(v >= 0 for v in answer.timings.values())
     assert answer.timings["total"] >= answer.timings["retrieve_grade"]
     assert answer.timings["retrieve"] + answer.timings["grade"] == pytest.approx(

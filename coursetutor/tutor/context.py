@@ -51,6 +51,7 @@ class Context:
     history: str
     tokens: int
     over_budget: bool  # some retrieved material did not fit
+    notes: str = ""  # what the tutor remembers of the student (the "rest" of the budget)
 
 
 def source_header(number: int, hit: Hit) -> str:
@@ -86,10 +87,13 @@ def trim_to_question(text: str, question: str, language: str, limit: int,
     return " ".join(sentences[i] for i in sorted(keep))
 
 
-def format_history(turns: Sequence[Turn], limit: int, count: Counter) -> str:
-    """Recent turns, newest kept first when the budget runs out, printed oldest first."""
+def format_history(turns: Sequence[Turn], limit: int, count: Counter,
+                   summary: str = "") -> str:
+    """The summary of the conversation's start, then the recent turns, newest kept first
+    when the budget runs out, printed oldest first."""
     lines: list[str] = []
-    used = 0
+    head = f"Summary of the conversation so far: {summary}" if summary else ""
+    used = count(head) if head else 0
     for turn in reversed(turns):
         if turn.grade in ("", "incorrect"):
             continue  # refusals and canned replies teach the model nothing but to refuse
@@ -102,7 +106,7 @@ def format_history(turns: Sequence[Turn], limit: int, count: Counter) -> str:
                 break
         lines.insert(0, block)
         used += cost
-    return "\n".join(lines)
+    return "\n".join([head, *lines] if head else lines)
 
 
 def _gist(answer: str, chars: int = 240) -> str:
@@ -114,9 +118,12 @@ def _gist(answer: str, chars: int = 240) -> str:
 def build_context(
     hits: Sequence[Hit], question: str, language: str, budget: Budget,
     count: Counter, history: Sequence[Turn] = (), per_source: int = 320, refined: int = 0,
+    summary: str = "", notes: str = "",
 ) -> Context:
     """Number the hits that fit the budget, each trimmed to what matters for the question;
-    with `refined` > 0, only the sentences that matter, about that many tokens in all."""
+    with `refined` > 0, only the sentences that matter, about that many tokens in all. The
+    conversation's `summary` and the turns share the history budget; `notes` (the student's
+    memory, already fitted to the rest of the budget) are counted in."""
     left = {"material": budget.material, "transcripts": budget.transcripts}
     sources: list[Source] = []
     over = False
@@ -135,9 +142,10 @@ def build_context(
             continue
         sources.append(Source(len(sources) + 1, hit, text, cost))
         _spend(left, kind, cost)
-    past = format_history(history, budget.history, count)
-    used = sum(s.tokens for s in sources) + (count(past) if past else 0)
-    return Context(tuple(sources), past, used, over)
+    past = format_history(history, budget.history, count, summary)
+    used = (sum(s.tokens for s in sources) + (count(past) if past else 0)
+            + (count(notes) if notes else 0))
+    return Context(tuple(sources), past, used, over, notes)
 
 
 def _spare(left: dict[str, int], kind: str, hits: Sequence[Hit]) -> int:

@@ -35,7 +35,9 @@ from .evidence import Evidence, EvidenceFinder
 from .exercise import current_exercise, exercise_hit, find_exercise, solution_text
 from .generate import Draft, stream_answer
 from .guard import facts_for, fallback_help, guard_rung
+from .memory import Recall, TurnStart, asks_recap, notes, recap, start_turn
 from .pedagogy import Level, level_hint, max_tokens, scaffold_level, task_prompt
+from .remember import FoldInput, fold_history
 from .replies import language_name, reply
 from .reply_language import Gate, checked, gated, in_script, translate_reply
 from .rewrite import rewrite_followup, translate_query
@@ -66,6 +68,8 @@ class TurnState:
     timings: dict[str, float] = dataclasses.field(default_factory=dict)
     live: ClassProgress | None = None  # the class in progress, when asked during one
     tier: str = ""  # during a class: the tier its passages came from
+    fresh: bool = False  # the session opened with this turn
+    memory: Recall = dataclasses.field(default_factory=Recall)
 
     def lap(self, stage: str, since: float) -> float:
         now = time.perf_counter()
@@ -150,14 +154,22 @@ class Tutor:
         history = self.ws.turns.recent(self.ws.store, self.ws.tenant, course, session.id,
                                        self.settings.history_turns)
         return TurnState(question, course, student, session.id, level, time.perf_counter(),
-                     history, info.allow_solutions)
+                     history, info.allow_solutions, fresh=not session_id)
 
     # -- the pipeline -----------------------------------------------------------------------
     def _run(self, t: TurnState) -> Iterator[StreamEvent]:
-        since = t.started
+        t.memory = start_turn(self.ws.store, self.summarizer, TurnStart(
+            self.ws.tenant, t.course, t.student, t.session_id, t.question, tuple(t.history),
+            t.level, t.fresh, self.settings.session_idle_minutes), t.log)
+        t.history, t.level = [*t.memory.bridge, *t.history], t.memory.level
+        since = t.lap("memory", t.started)
         language = self.ws.store.course_language(self.ws.tenant, t.course)
         cat = categorize_rules(t.question, bool(t.history), language)
         since = t.lap("categorize", since)
+        if t.memory.earlier and asks_recap(t.question):
+            yield from self._canned(t, cat, recap(
+                t.memory.earlier, lambda day: reply("recap", cat.language, date=day)))
+            return
         if cat.category not in ANSWERED and cat.sure:
             yield from self._canned(t, cat, reply(cat.category, cat.language))
             return
@@ -217,6 +229,11 @@ class Tutor:
             return
         yield from self._answer(t, cat, evidence, query)
 
+    @property
+    def summarizer(self) -> Router | None:
+        """The router that writes summaries; None: they are extracted from the turns."""
+        return self.router if self.settings.summary_model else None
+
     def _allowed_types(self, t: TurnState) -> tuple[DocType, ...]:
         """Every document type a student may see in this course."""
         return tuple(d for d in DOC_TYPES if t.allow_solutions or d != "solution")
@@ -235,8 +252,16 @@ class Tutor:
         budget = Budget.split(self.settings.context_budget_tokens or llm.default_context_budget)
         # exercise help needs the whole exercise; other questions only what bears on them
         refined = 0 if cat.intent == "exercise" else self.settings.refine_context_tokens
+        since = time.perf_counter()
+        past = fold_history(self.summarizer, self.ws.store, FoldInput(
+            self.ws.tenant, t.course, t.student, t.session_id, tuple(t.history),
+            t.memory.running, budget.history, self.settings.summary_threshold),
+            llm.count_tokens, t.log)
+        if past.folded:
+            t.lap("summarize", since)
         ctx = build_context(ev.hits, query, detect_language(query, cat.language), budget,
-                            llm.count_tokens, t.history, refined=refined)
+                            llm.count_tokens, past.turns, refined=refined, summary=past.summary,
+                            notes=notes(t.memory, ev.hits, budget.rest, llm.count_tokens))
         level: Level | None = None
         key = ""
         if cat.intent == "exercise":
@@ -330,9 +355,10 @@ class Tutor:
     def _messages(self, t: TurnState, cat: Categorization, ctx: Context,
                   level: Level | None) -> list[Message]:
         history = f"\nEarlier in this conversation:\n{ctx.history}\n" if ctx.history else ""
+        memory = f"\n{ctx.notes}\n" if ctx.notes else ""
         user = prompts.render(
             "answer", sources=live_block(t.live) + render_sources(ctx.sources),
-            history=history,
+            history=history, memory=memory,
             task=prompts.load(task_prompt(cat.intent, level, cat.about_exercise)),
             level=t.level,
             level_hint=level_hint(t.level), language=language_name(cat.language),
@@ -452,8 +478,8 @@ def _student_said(t: TurnState) -> str:
 
 
 def _previous_intent(history: list[Turn]) -> str:
-    """The intent of the last answered turn."""
-    return next((h.intent for h in reversed(history) if h.grade != "incorrect"), "")
+    """The intent of the last answered turn (canned replies, like a recap, answer nothing)."""
+    return next((h.intent for h in reversed(history) if h.grade not in ("", "incorrect")), "")
 
 
 def _closest_topics(ev: Evidence) -> str:
