@@ -77,6 +77,11 @@ class Settings:
     answer_check_judge: bool = True  # the model decides the claims the scores are unsure of
     answer_check_max_judged: int = 4  # model verdicts per answer at most
     refine_context_tokens: int = 350  # evidence kept of the passages, in tokens (0: whole)
+    # reuse of past answers (docs/tutor.md); thresholds chosen by eval memory --reuse
+    reuse: bool = True  # a question asked before in the course reuses that answer's passages
+    reuse_threshold: float = 0.91  # cosine of the question keys in one script (en, de, it...)
+    reuse_threshold_cross_script: float = 0.86  # in two scripts (a Chinese and an English)
+    reuse_candidates: int = 3  # nearest earlier questions the meaning gate looks at
     # the HTTP API (coursetutor serve)
     api_host: str = "127.0.0.1"
     api_port: int = 8000
@@ -232,6 +237,10 @@ def _validate(s: Settings) -> None:
         raise ConfigError(f"llm_repack must be auto, on or off, got {s.llm_repack!r}")
     if s.answer_check_max_judged < 0:
         raise ConfigError("answer_check_max_judged must be >= 0")
+    if not (0 < s.reuse_threshold <= 1 and 0 < s.reuse_threshold_cross_script <= 1
+            and s.reuse_candidates >= 1):
+        raise ConfigError("reuse_threshold and reuse_threshold_cross_script must be in (0, 1], "
+                          "reuse_candidates >= 1")
     if s.llm_backend not in LLM_BACKENDS:
         raise ConfigError(
             f"llm_backend must be one of {', '.join(LLM_BACKENDS)}, got {s.llm_backend!r}"

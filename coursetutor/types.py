@@ -269,6 +269,7 @@ class Answer:
     context_over_budget: bool = False  # some retrieved material did not fit the budget
     removed: tuple[str, ...] = ()  # statements the answer check took out (not in the sources)
     checked: bool = False  # the answer's claims were checked against its sources
+    reused_from: str = ""  # the id of the earlier answer whose passages it reused
     tier: str = ""  # asked during a class: "class" (its own passages) or "course"
 
 

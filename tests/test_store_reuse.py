@@ -9,9 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from coursetutor.store import SQLiteStore, Store
+from coursetutor.store import ChunkRow, SQLiteStore, Store
 from coursetutor.store.privacy import Dialect, student_tables
 from coursetutor.store.reuse import AnsweredQuestion
+from coursetutor.types import Document, Locator
 
 from .support import open_backend
 
@@ -107,6 +108,18 @@ def test_entries_added_or_removed_after_a_lookup_are_seen_by_every_process(
     assert {n.entry.id for n in other.reuse.nearest(T, C, MODEL, unit(1, 0, 0), limit=5)} == {
         second.id, third.id}
     assert other.reuse.count(T, C) == 2
+
+
+def test_the_course_generation_changes_with_its_documents(store: Store) -> None:
+    before = store.reuse.generation(T, C)
+    assert before > 0 and store.reuse.generation(T, "missing") == 0
+    store.replace_document(Document(
+        tenant=T, course=C, id="lec", title="Lecture", doc_type="lecture", topic="",
+        difficulty=1, language="en", source_name="lec.md", content_hash="v1", pages=0,
+        chunks=0), [ChunkRow("k1", "Newton's method", ("L",), Locator(anchor="a"), 0, 2,
+                             ("newton",), "vk1")])
+    assert store.reuse.generation(T, C) != before
+    assert store.reuse.generation(T, "algebra") not in (0, store.reuse.generation(T, C))
 
 
 def test_remove_deletes_only_the_course_entries_named(store: Store) -> None:

@@ -475,7 +475,7 @@ def test_timings(make_tutor: MakeTutor) -> None:
     tutor, _ = make_tutor(ScriptedLLM(answer=["Bisection halves the bracket [1]."]))
     _, answer = run(tutor, CONCEPT)
     assert set(answer.timings) == {"memory", "categorize", "retrieve_grade", "retrieve",
-                                   "grade", "generate", "first_token", "total"}
+                                   "grade", "generate", "first_token", "total", "reuse"}
     assert all(v >= 0 for v in answer.timings.values())
     assert answer.timings["total"] >= answer.timings["retrieve_grade"]
     assert answer.timings["retrieve"] + answer.timings["grade"] == pytest.approx(

@@ -79,6 +79,11 @@ class ReuseStore(abc.ABC):
         """One entry of the course, or None."""
 
     @abc.abstractmethod
+    def generation(self, tenant: str, course: str) -> int:
+        """The course's version now (every write to its documents changes it); 0 when the
+        course does not exist."""
+
+    @abc.abstractmethod
     def remove(self, tenant: str, course: str, entry_ids: Sequence[int]) -> int:
         """Delete entries of the course (stale ones); how many."""
 
@@ -191,6 +196,11 @@ class SQLReuse(ReuseStore):
             f"SELECT {COLUMNS} FROM answer_keys WHERE tenant = ? AND course = ? AND id = ?",
             (tenant, course, entry_id)).fetchone()
         return _entry(row) if row is not None else None
+
+    def generation(self, tenant: str, course: str) -> int:
+        row = self._read().execute("SELECT generation FROM courses WHERE tenant = ? AND id = ?",
+                                   (tenant, course)).fetchone()
+        return int(row[0]) if row is not None else 0
 
     def remove(self, tenant: str, course: str, entry_ids: Sequence[int]) -> int:
         if not entry_ids:

@@ -40,6 +40,7 @@ from .pedagogy import Level, level_hint, max_tokens, scaffold_level, task_prompt
 from .remember import FoldInput, fold_history
 from .replies import language_name, reply
 from .reply_language import Gate, checked, gated, in_script, translate_reply
+from .reuse import AnswerReuse
 from .rewrite import rewrite_followup, translate_query
 from .tidy import tidy
 from .tiers import live_block, tier_of, with_tiers
@@ -66,6 +67,7 @@ class TurnState:
     allow_solutions: bool
     log: list[CallRecord] = dataclasses.field(default_factory=list)
     timings: dict[str, float] = dataclasses.field(default_factory=dict)
+    reuse: AnswerReuse | None = None  # the reuse stage of this turn (tutor/reuse.py)
     live: ClassProgress | None = None  # the class in progress, when asked during one
     tier: str = ""  # during a class: the tier its passages came from
     fresh: bool = False  # the session opened with this turn
@@ -125,7 +127,7 @@ class Tutor:
 
     def run(self, turn: TurnState) -> Iterator[StreamEvent]:
         """The events of a turn `open` started."""
-        yield from self._run(turn)
+        yield from AnswerReuse.attach(self.ws, turn).around(self._run(turn))
 
     # -- set-up and validation (errors here are raised before anything streams) ------------
     def _open(self, question: str, course: str, student: str, session_id: str | None,
@@ -194,8 +196,8 @@ class Tutor:
             cat = dataclasses.replace(cat, intent="exercise")
         pinned = (find_exercise(self.ws, t.course, query, t.history, followup)
                   if cat.intent == "exercise" or cat.about_exercise else None)
-        evidence = finder.find(query, t.course, self._allowed_types(t), cat.intent,
-                               pinned=pinned)
+        evidence = (t.reuse and t.reuse.find(cat, self._allowed_types(t))) or finder.find(
+            query, t.course, self._allowed_types(t), cat.intent, pinned=pinned)
         if _about_an_exercise(cat, evidence):
             cat = dataclasses.replace(cat, intent="exercise")
         elif _previous_intent(t.history) == "exercise" and not cat.about_exercise:
@@ -364,6 +366,7 @@ class Tutor:
             level_hint=level_hint(t.level), language=language_name(cat.language),
             question=t.question, reminder=EXERCISE_REMINDER if level else "",
             native=_native_instruction(cat.language),
+            reference=t.reuse.reference() if t.reuse else "",
         )
         return [Message("system", prompts.load("system")), Message("user", user)]
 

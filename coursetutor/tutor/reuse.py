@@ -1,0 +1,232 @@
+"""Turn stage: reuse of past answers. A class asks the same questions; a lecture question
+whose key is close enough to one answered before in the course, and that the meaning gate
+(reuse_key.py) finds no difference in, is answered from that answer's passages instead of a
+new search. The model still writes the answer, with the earlier one in the prompt as a
+reference, and the reply says the question was asked before. Each answered lecture question
+that did not reuse one is kept for the next students (store/reuse.py)."""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import re
+import time
+from collections.abc import Iterator
+from typing import Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from ..config import Settings
+from ..errors import CoursetutorError
+from ..store.reuse import AnsweredQuestion
+from ..types import (
+    Answer,
+    DocType,
+    DoneEvent,
+    Hit,
+    SearchFilters,
+    SourcesEvent,
+    StreamEvent,
+    TokenEvent,
+)
+from ..workspace import Workspace
+from . import prompts
+from .categorize import Categorization
+from .evidence import Evidence
+from .replies import reply
+from .reuse_key import Meaning, differs, meaning, question_key
+
+log = logging.getLogger(__name__)
+
+REFERENCE_CHARS = 800  # of the earlier answer, shown to the model
+_MARKER = re.compile(r"\s*\[\d+\]")
+
+
+@dataclasses.dataclass(frozen=True)
+class ReuseQuery:
+    """A turn's question as the stage needs it, once categorized."""
+
+    question: str
+    language: str  # the question's
+    category: str
+    intent: str
+    about_exercise: bool
+    types: tuple[DocType, ...]  # the document types the student may see
+
+
+@dataclasses.dataclass(frozen=True)
+class Reused:
+    """The earlier answer a turn reuses."""
+
+    entry: AnsweredQuestion
+    score: float
+    hits: list[Hit]
+
+
+class TurnOf(Protocol):
+    """What the stage reads of the turn (tutor/turn.py's TurnState)."""
+
+    course: str
+    student: str
+    session_id: str
+    question: str
+    reuse: AnswerReuse | None
+
+    @property
+    def live(self) -> object | None:
+        """The class in progress: questions during one are about its moment."""
+
+
+def reusable(category: str, intent: str, about_exercise: bool) -> bool:
+    """Only stand-alone lecture questions: a follow-up means what came before it, and
+    exercise help follows the student's own hint ladder."""
+    return category == "lecture" and intent != "exercise" and not about_exercise
+
+
+def threshold(settings: Settings, a: Meaning, b: Meaning) -> float:
+    """The cosine two keys must exceed: lower across scripts, where the embedder puts even
+    the same question further apart (eval memory --reuse)."""
+    if _cjk(a.text) != _cjk(b.text):
+        return settings.reuse_threshold_cross_script
+    return settings.reuse_threshold
+
+
+def refusal(settings: Settings, asked: Meaning, earlier: Meaning, score: float) -> str:
+    """Why an earlier question is not reused ("" when it is)."""
+    if score <= threshold(settings, asked, earlier):
+        return "distance"
+    return differs(asked, earlier)
+
+
+def _cjk(text: str) -> bool:
+    return re.search(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]", text) is not None
+
+
+class AnswerReuse:
+    """One turn's reuse: the earlier answer found for its question, and the entry it leaves."""
+
+    def __init__(self, ws: Workspace, turn: TurnOf) -> None:
+        self.ws = ws
+        self.turn = turn
+        self.settings = ws.settings
+        self.found: Reused | None = None
+        self.milliseconds = 0.0
+        self.language = "en"  # the question's, for the asked-before line
+        self._probe: tuple[str, str, npt.NDArray[np.float32], int] | None = None
+        self._noted = False
+
+    @classmethod
+    def attach(cls, ws: Workspace, turn: TurnOf) -> AnswerReuse:
+        """The stage for `turn`, kept on it for the later steps."""
+        turn.reuse = cls(ws, turn)
+        return turn.reuse
+
+    # -- before the search -------------------------------------------------------------------
+    def find(self, cat: Categorization, types: tuple[DocType, ...]) -> Evidence | None:
+        """The earlier answer's passages as the turn's evidence, or None to search."""
+        return self.lookup(ReuseQuery(self.turn.question, cat.language, cat.category,
+                                      cat.intent, cat.about_exercise, types))
+
+    def lookup(self, q: ReuseQuery) -> Evidence | None:
+        """`find` for a question already put as the stage needs it."""
+        if (not self.settings.reuse or self.turn.live is not None
+                or not reusable(q.category, q.intent, q.about_exercise)):
+            return None
+        started = time.perf_counter()
+        self.language = q.language
+        try:
+            self.found = self._find(q)
+        except CoursetutorError as exc:  # a store failure costs the reuse only
+            log.warning("answer reuse skipped: %s", exc)
+        self.milliseconds = round((time.perf_counter() - started) * 1000, 1)
+        if self.found is None:
+            return None
+        return Evidence(self.found.hits, round(self.found.score, 4), "correct")
+
+    def _find(self, q: ReuseQuery) -> Reused | None:
+        tenant, course = self.ws.tenant, self.turn.course
+        key = question_key(q.question)
+        vector = self.ws.embedder.embed_query(key)
+        generation = self.ws.store.reuse.generation(tenant, course)
+        self._probe = (key, q.language, vector, generation)
+        asked = meaning(q.question, q.language)
+        for near in self.ws.store.reuse.nearest(tenant, course, self.ws.embedder.model_id,
+                                                vector, self.settings.reuse_candidates):
+            entry = near.entry
+            if refusal(self.settings, asked, meaning(entry.question, entry.language),
+                       near.score):
+                continue
+            hits = self._hits(entry, q.types, generation)
+            if hits:
+                return Reused(entry, near.score, hits)
+        return None
+
+    def _hits(self, entry: AnsweredQuestion, types: tuple[DocType, ...],
+              generation: int) -> list[Hit]:
+        """The entry's passages, in the order the answer had them; none when one is gone
+        (the course changed: the entry is removed) or hidden from this student."""
+        chunks = self.ws.store.get_chunks(SearchFilters(self.ws.tenant, entry.course),
+                                          list(entry.chunk_ids))
+        if len(chunks) < len(set(entry.chunk_ids)):
+            if entry.generation != generation:
+                self.ws.store.reuse.remove(self.ws.tenant, entry.course, [entry.id])
+            return []
+        if any(c.doc_type not in types for c in chunks.values()):
+            return []
+        n = len(entry.chunk_ids)
+        return [Hit(chunks[cid], round(1.0 - i / (2 * n), 4), {}, {}, chunks[cid].locator)
+                for i, cid in enumerate(entry.chunk_ids)]
+
+    # -- in the prompt -----------------------------------------------------------------------
+    def reference(self) -> str:
+        """The earlier answer for the prompt ("" when the turn reuses none)."""
+        if self.found is None:
+            return ""
+        earlier = _MARKER.sub("", self.found.entry.answer).strip()
+        if len(earlier) > REFERENCE_CHARS:
+            earlier = earlier[:REFERENCE_CHARS].rsplit(" ", 1)[0] + " ..."
+        return "\n" + prompts.render("reuse_reference", answer=earlier) + "\n"
+
+    # -- around the turn's events ------------------------------------------------------------
+    def around(self, events: Iterator[StreamEvent]) -> Iterator[StreamEvent]:
+        """The turn's events, with the asked-before line before its sources when it reused an
+        answer; the entry for the next students stored before its done event."""
+        for event in events:
+            if isinstance(event, SourcesEvent) and self.found is not None and event.sources:
+                self._noted = True
+                yield TokenEvent("\n\n" + self._line())
+            if isinstance(event, DoneEvent):
+                event = DoneEvent(self._finish(event.answer))
+            yield event
+
+    def _line(self) -> str:
+        return reply("asked_before", self.language)
+
+    def _finish(self, answer: Answer) -> Answer:
+        timings = {**answer.timings, "reuse": self.milliseconds}
+        if self._noted and self.found is not None:
+            return dataclasses.replace(answer, text=f"{answer.text}\n\n{self._line()}",
+                                       reused_from=str(self.found.entry.id), timings=timings)
+        self._remember(answer)
+        return dataclasses.replace(answer, timings=timings) if self._probe else answer
+
+    def _remember(self, answer: Answer) -> None:
+        """Keep an answered lecture question for the next students."""
+        if (self._probe is None or self.found is not None or not answer.covered
+                or not answer.complete or answer.grade != "correct" or not answer.context
+                or not reusable(answer.category, answer.intent, False)):
+            return
+        key, language, vector, generation = self._probe
+        t = self.turn
+        try:
+            turns = self.ws.store.list_turns(self.ws.tenant, t.course, t.session_id, last=1)
+            if not turns or turns[0].question != t.question:
+                return
+            self.ws.store.reuse.add(AnsweredQuestion(
+                tenant=self.ws.tenant, course=t.course, student=t.student,
+                turn_id=f"{t.session_id}:{turns[0].ordinal}", question=t.question, key=key,
+                language=language, model=self.ws.embedder.model_id, vector=vector,
+                chunk_ids=answer.context, answer=answer.text, generation=generation))
+        except CoursetutorError as exc:
+            log.warning("answer not kept for reuse: %s", exc)
