@@ -6,6 +6,7 @@ import {
   storedKey,
 } from "./common.js";
 import { setupCheck } from "./check.js";
+import { setupLive } from "./live.js";
 import { setupClass } from "./class.js";
 
 const SLOT = "teacher";
@@ -29,6 +30,7 @@ const studentsList = $("students");
 
 const state = { key: "", courses: [], course: "", jobs: new Map() };
 const showCheck = setupCheck(api, () => state.course);
+const showLive = setupLive(api, () => state.course);
 setupClass(api, () => state.course);
 
 function flash(text) {
@@ -136,6 +138,7 @@ function chooseCourse(id, keepJobs = false) {
   loadStudents();
   loadActivity();
   showCheck(id);
+  showLive();
 }
 
 manageSelect.addEventListener("change", () => chooseCourse(manageSelect.value));
