@@ -18,6 +18,7 @@ from ..errors import CoursetutorError
 from ..ingest.loaders import load
 from ..llm import GenParams, Message
 from ..llm.router import CallRecord
+from ..student.privacy import forget_student
 from ..types import Answer, Document, Hit
 from . import prompts
 from .check_sections import (
@@ -139,7 +140,10 @@ class HealthCheck:
                                          tuple(sections), len(units) - len(chosen),
                                          no_text, garbled))
         if self._session:
-            self.ws.store.end_session(self.ws.tenant, self.course, self._session)
+            # the check's questions are not a student's: nothing of them stays in profiles,
+            # class views, reused answers or analytics
+            forget_student(self.ws.store, self.ws.settings, self.ws.tenant, CHECK_STUDENT,
+                           self.course)
         return CourseCheck(self.course, self.k, self.answer, tuple(checked),
                            round(time.perf_counter() - started, 2))
 
