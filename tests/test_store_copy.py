@@ -12,6 +12,7 @@ from click.testing import CliRunner
 from coursetutor.cli import cli
 from coursetutor.errors import ConflictError
 from coursetutor.store import SQLiteStore, Store, open_store
+from coursetutor.store.classes import TranscriptEvent
 from coursetutor.store.copy import copy_store
 from coursetutor.types import ApiKey, Job, SearchFilters, Turn
 
@@ -40,6 +41,11 @@ def fill(store: Store) -> None:
     store.add_job(Job("j_1", T, C, "done", 2, 2, "done", "", 4, 4, '{"files": []}', "",
                       10.0, 11.0))
     store.add_key(ApiKey("abc123abc123", T, "teacher", "", "prof", "hash", 5.0))
+    live = store.classes.start_class(T, C, "Lecture 1", "lec")
+    store.classes.set_slide(T, C, live.id, 2, "teacher")
+    store.classes.add_event(T, C, live.id, TranscriptEvent(0.5, 2.0, "Newton", "Ana"),
+                            raw_text="new ton", page=2)
+    store.classes.add_event(T, C, live.id, TranscriptEvent(2.0, 3.0, "and", final=False))
 
 
 def snapshot(store: Store) -> dict[str, object]:
@@ -57,6 +63,10 @@ def snapshot(store: Store) -> dict[str, object]:
             out[key + "/sessions"] = sessions
             out[key + "/turns"] = [store.list_turns(tenant, course.id, s.id) for s in sessions]
             out[key + "/jobs"] = store.list_jobs(tenant, course.id)
+            classes = store.classes.list_classes(tenant, course.id)
+            out[key + "/classes"] = classes
+            out[key + "/class_events"] = [store.classes.list_events(tenant, course.id, c.id)
+                                           for c in classes]
     out["keys"] = store.list_keys()
     vectors = {(m, k): v.tolist() for m, batch in store.iter_vectors() for k, v in batch.items()}
     out["vectors"] = sorted(vectors.items())
@@ -92,6 +102,7 @@ def test_copy_sqlite_to_postgresql_and_back(tmp_path: Path, postgres_url: str) -
         assert (report.courses, report.documents, report.chunks, report.sessions, report.turns,
                 report.jobs, report.keys, report.enrolments) == (2, 3, 4, 1, 2, 1, 1, 1)
         assert report.vectors == 4
+        assert (report.classes, report.class_events) == (1, 2)
         same(snapshot(source), snapshot(pg))
         # search works on the copy without re-embedding, and finds the same chunks
         for store in (source, pg):

@@ -119,6 +119,10 @@ class ClassStore(abc.ABC):
                   source: SlideSource) -> LiveClass:
         """Record the slide on screen; `slide_changed` moves only when the page does."""
 
+    @abc.abstractmethod
+    def import_class(self, live: LiveClass, events: list[ClassEvent]) -> None:
+        """Write a class and its events as they are (copying a store)."""
+
 
 _CLASS_COLUMNS = ("id, tenant, course, title, slides_document_id, started, ended, slide_page, "
                   "slide_source, slide_changed")
@@ -255,3 +259,14 @@ class SQLClasses(ClassStore):
                 "slide_page <> ? THEN ? ELSE slide_changed END, slide_page = ?, "
                 "slide_source = ? WHERE id = ?", (page, time.time(), page, source, class_id))
             return self._get(db, tenant, course, class_id)
+
+    def import_class(self, live: LiveClass, events: list[ClassEvent]) -> None:
+        with self._tx() as db:
+            db.execute(
+                f"INSERT INTO classes ({_CLASS_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                dataclasses.astuple(live))
+            for e in events:
+                values = dataclasses.astuple(e)
+                db.execute(f"INSERT INTO class_events ({_EVENT_COLUMNS}, tenant, course) "
+                           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                           (*values[:7], int(e.final), *values[8:], live.tenant, live.course))

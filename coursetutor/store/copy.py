@@ -30,6 +30,8 @@ class CopyReport:
     turns: int = 0
     jobs: int = 0
     keys: int = 0
+    classes: int = 0
+    class_events: int = 0
 
     def as_dict(self) -> dict[str, int]:
         return dataclasses.asdict(self)
@@ -86,3 +88,8 @@ def _copy_course(source: Store, target: Store, tenant: str, course_id: str,
     for job in reversed(source.list_jobs(tenant, course.id)):
         target.add_job(job)
         report.jobs += 1
+    for live in reversed(source.classes.list_classes(tenant, course.id)):
+        events = source.classes.list_events(tenant, course.id, live.id)
+        target.classes.import_class(live, events)
+        report.classes += 1
+        report.class_events += len(events)
