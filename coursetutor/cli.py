@@ -75,11 +75,15 @@ def _workspace(ctx: click.Context) -> Workspace:
               "language most of its chunks are in).")
 @click.option("--media-url", default="", help="Transcripts: the video or audio they transcribe "
               "(citations open it at the cited second).")
+@click.option("--slides", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              default=None, help="Transcripts: the slide deck (PDF) they were spoken over; "
+              "each chunk gets the slide it was on.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.pass_context
 def ingest(ctx: click.Context, paths: tuple[Path, ...], course: str | None,
            manifest: Path | None, doc_type: str, topic: str, difficulty: int,
-           title: str | None, language: str | None, media_url: str, as_json: bool) -> None:
+           title: str | None, language: str | None, media_url: str, slides: Path | None,
+           as_json: bool) -> None:
     """Load files into a course: PDFs, Markdown, text, transcripts (.srt, .vtt, .json)."""
     items: list[tuple[Path, FileMeta]] = []
     course_title, course_lang = "", "en"
@@ -95,7 +99,8 @@ def ingest(ctx: click.Context, paths: tuple[Path, ...], course: str | None,
         raise InputError("--title applies to a single file")
     meta = FileMeta(check_doc_type(doc_type), topic, difficulty, title,
                     check_language(language) if language else None,
-                    media_url=check_media_url(media_url))
+                    media_url=check_media_url(media_url),
+                    slides=str(slides.resolve()) if slides else "")
     items.extend((p, dataclasses.replace(meta, source_name=name)) for p, name in _expand(paths))
     if not course:
         raise InputError("give --course ID (or a manifest with [course] id)")

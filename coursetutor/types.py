@@ -68,10 +68,18 @@ class Locator:
         if self.page is not None:
             return f"p. {self.page}"
         if self.start is not None and self.end is not None:
-            return f"{_clock(self.start)}-{_clock(self.end)}"
+            slide = self.slide()
+            span = f"{_clock(self.start)}-{_clock(self.end)}"
+            return f"{span}, slide {slide}" if slide else span
         if self.anchor:
             return f"#{self.anchor}"
         return ""
+
+    def slide(self) -> int | None:
+        """The slide page a transcript chunk was spoken over (anchor 'slide-12'), if known."""
+        if self.anchor and self.anchor.startswith("slide-") and self.anchor[6:].isdigit():
+            return int(self.anchor[6:])
+        return None
 
 
 def _clock(seconds: float) -> str:
@@ -92,6 +100,7 @@ class FileMeta:
     language: str | None = None
     source_name: str | None = None  # the name the document is known by (path in the course)
     media_url: str = ""  # transcripts: the lecture video or audio it transcribes (http/https)
+    slides: str = ""  # transcripts: the slide deck (PDF) spoken over; chunks get its pages
 
 
 @dataclasses.dataclass(frozen=True)

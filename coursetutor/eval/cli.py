@@ -317,3 +317,8 @@ eval_group.add_command(memory_command)
 from .grade_cli import grade_command  # noqa: E402
 
 eval_group.add_command(grade_command)
+
+from .slides_cli import lexicon_command, slides_command  # noqa: E402
+
+eval_group.add_command(slides_command)
+eval_group.add_command(lexicon_command)

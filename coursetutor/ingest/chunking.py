@@ -168,7 +168,8 @@ def chunk_timed(cues: list[Section], sizes: ChunkSizes, count: Counter) -> list[
         for c in window:
             offsets.append((c.locator.start or 0.0, c.locator.end or 0.0, pos))
             pos += len(c.text) + 1
-        drafts.append(ChunkDraft(text, window[0].path, Locator(start=start, end=end),
+        drafts.append(ChunkDraft(text, window[0].path,
+                                 Locator(start=start, end=end, anchor=_anchor(window)),
                                  len(drafts), tokens, tuple(offsets)))
         window.clear()
         tokens = 0
@@ -190,3 +191,9 @@ def chunk_timed(cues: list[Section], sizes: ChunkSizes, count: Counter) -> list[
     if window:
         close()
     return drafts
+
+
+def _anchor(cues: list[Section]) -> str | None:
+    """The anchor most of a window's cues carry (the slide most of it was spoken over)."""
+    anchors = [c.locator.anchor for c in cues if c.locator.anchor]
+    return max(anchors, key=anchors.count) if anchors else None

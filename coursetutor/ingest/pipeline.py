@@ -23,6 +23,7 @@ from .formulas import without_gaps
 from .loaders import check_supported, load
 from .ocr import OcrFn, make_ocr
 from .parsed import ParsedDocument
+from .slide_align import slide_cues
 from .titles import distinct_title, readable_name
 
 PIPELINE_VERSION = "1"
@@ -130,11 +131,20 @@ def content_hash(data: bytes, meta: FileMeta, sizes: ChunkSizes | None = None) -
     fields = dataclasses.asdict(meta)
     if not fields["media_url"]:
         del fields["media_url"]  # documents ingested before media links keep their hash
+    if fields.pop("slides"):  # the deck's bytes count, not where it lies
+        fields["slides_sha256"] = _file_digest(Path(meta.slides))
     h.update(json.dumps(fields, sort_keys=True).encode())
     if sizes is not None:
         h.update(json.dumps(dataclasses.asdict(sizes), sort_keys=True).encode())
     h.update(PIPELINE_VERSION.encode())
     return h.hexdigest()
+
+
+def _file_digest(path: Path) -> str:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError as exc:
+        raise InputError(f"cannot read the slides {path.name!r} ({exc.strerror})") from exc
 
 
 def id_clashes(items: list[tuple[Path, FileMeta]]) -> dict[int, FileResult]:
@@ -311,7 +321,10 @@ class Ingestor:
     def _chunk(self, parsed: ParsedDocument, meta: FileMeta) -> list[ChunkDraft]:
         count = self.embedder.token_count
         if parsed.kind == "timed":
-            return chunk_timed(parsed.sections, self.sizes, count)
+            cues = parsed.sections
+            if meta.slides:
+                cues = slide_cues(cues, Path(meta.slides), self.embedder, self.ocr)
+            return chunk_timed(cues, self.sizes, count)
         if meta.doc_type == "slides":
             return chunk_slides(parsed.sections, self.sizes, count)
         return chunk_prose(parsed.sections, self.sizes, count)

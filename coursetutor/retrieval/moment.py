@@ -46,4 +46,4 @@ def best_moment(chunk: Chunk, query: str, language: str, min_window: float = 0.0
     best = max(range(len(scores)), key=lambda i: (scores[i], -i))
     if scores[best] <= 0:
         return chunk.locator
-    return Locator(start=chunk.cues[best][0], end=chunk.locator.end)
+    return Locator(start=chunk.cues[best][0], end=chunk.locator.end, anchor=chunk.locator.anchor)

@@ -1,0 +1,178 @@
+"""The slide tracker (live, causal) and the recorded-lecture alignment, with the real embedder;
+a recorded transcript ingested with its slides; MaViLS when the datasets are there."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from fpdf import FPDF
+
+from coursetutor.config import Settings
+from coursetutor.eval import slides as slides_eval
+from coursetutor.ingest.slide_align import Motion, deck_pages, slide_cues
+from coursetutor.live.slides import SlideTracker, align_offline
+from coursetutor.retrieval import EmbeddingModel
+from coursetutor.store import SQLiteStore
+from coursetutor.types import FileMeta, Locator, Section
+from coursetutor.workspace import Workspace
+
+MAVILS = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "mavils-dev"
+
+DECK = [
+    "Photosynthesis\nPlants turn sunlight, water and carbon dioxide into glucose and oxygen "
+    "inside chloroplasts.",
+    "The French Revolution\nIn 1789 the Estates-General met, the Bastille fell and the monarchy "
+    "was overthrown.",
+    "Sorting algorithms\nQuicksort picks a pivot and partitions the array; merge sort splits "
+    "and merges halves.",
+    "Plate tectonics\nContinental plates drift on the mantle; earthquakes and volcanoes mark "
+    "their boundaries.",
+]
+SPOKEN = [
+    ("Today we start with how plants make their food from light.", 1),
+    ("The chloroplast captures sunlight and builds glucose from carbon dioxide.", 1),
+    ("Oxygen is what the plant releases as a by-product.", 1),
+    ("Now let's move to history: France in 1789.", 2),
+    ("The storming of the Bastille became the symbol of the revolution.", 2),
+    ("The king lost his throne and the monarchy ended.", 2),
+    ("Next, computer science: how do we sort an array quickly?", 3),
+    ("Quicksort chooses a pivot element and partitions around it.", 3),
+    ("Merge sort splits the list into halves and merges them back.", 3),
+    ("Finally, geology: the tectonic plates of the crust move.", 4),
+    ("The continents drift slowly on the hot mantle below.", 4),
+    ("Where plates meet we find earthquakes and volcanoes.", 4),
+]
+
+
+def _timed() -> list[tuple[float, float]]:
+    return [(30.0 * i, 30.0 * i + 25.0) for i in range(len(SPOKEN))]
+
+
+def test_motion_leaves_a_page_mostly_for_the_next_one() -> None:
+    motion = Motion()
+    leave = motion.leave_matrix(5)
+    assert np.allclose(leave.sum(axis=1), 1.0)
+    assert np.allclose(np.diag(leave), 0.0)
+    assert int(np.argmax(leave[1])) == 2 and leave[1, 2] > 0.75
+    assert motion.stay(0.0) > motion.stay(60.0) > motion.stay(600.0)
+    assert motion.stay(120.0) == pytest.approx(np.exp(-1.0))
+
+
+def test_tracker_follows_the_lecture_sentence_by_sentence(embedder: EmbeddingModel) -> None:
+    tracker = SlideTracker(DECK, embedder)
+    pages = [tracker.update(text, a, b) for (text, _), (a, b) in zip(SPOKEN, _timed(),
+                                                                      strict=True)]
+    gold = [page for _, page in SPOKEN]
+    # the window of recent sentences may hold the tracker back a sentence or two at a change,
+    # never ahead and never backwards; by the last sentence about a slide it is there
+    assert [pages[i] for i in (2, 5, 8, 11)] == [1, 2, 3, 4]
+    assert pages == sorted(pages)
+    assert all(g - 1 <= p <= g for p, g in zip(pages, gold, strict=True))
+    assert tracker.page == 4
+
+
+def test_teacher_override_moves_the_tracker(embedder: EmbeddingModel) -> None:
+    tracker = SlideTracker(DECK, embedder)
+    assert tracker.update(SPOKEN[0][0], 0.0, 5.0) == 1
+    tracker.set_page(3)
+    assert tracker.page == 3
+    # a sentence that fits page 3 keeps it there; the tracker does not fall back to page 1
+    assert tracker.update("Quicksort partitions the array around a pivot.", 6.0, 9.0) == 3
+    with pytest.raises(ValueError):
+        tracker.set_page(5)
+
+
+def test_tracker_without_embedder_uses_words_alone() -> None:
+    tracker = SlideTracker(DECK, None)
+    pages = [tracker.update(text, a, b) for (text, _), (a, b) in zip(SPOKEN, _timed(),
+                                                                      strict=True)]
+    assert pages[-1] == 4 and pages[7] == 3
+
+
+def test_offline_alignment_of_a_recorded_lecture(embedder: EmbeddingModel) -> None:
+    sentences = [text for text, _ in SPOKEN]
+    assert align_offline(DECK, sentences, embedder, times=_timed()) == [p for _, p in SPOKEN]
+    assert align_offline(DECK, [], embedder) == []
+
+
+def test_image_only_pages_are_crossed_by_the_motion_model(embedder: EmbeddingModel) -> None:
+    deck = [DECK[0], "", DECK[2]]  # page 2 has no text
+    spoken = [SPOKEN[1][0]] * 3 + ["(pointing at a picture)"] * 3 + [SPOKEN[7][0]] * 3
+    times = [(100.0 * i, 100.0 * i + 20.0) for i in range(len(spoken))]
+    path = align_offline(deck, spoken, embedder, times=times)
+    assert path[:3] == [1, 1, 1] and path[-3:] == [3, 3, 3]
+    assert 2 in path[3:6]
+
+
+def _deck_pdf(path: Path) -> Path:
+    pdf = FPDF()
+    pdf.set_font("Helvetica", size=12)
+    for text in DECK:
+        pdf.add_page()
+        for i, line in enumerate(text.split("\n")):
+            pdf.set_xy(10, 20 + 10 * i)
+            pdf.multi_cell(0, 8, line)
+    pdf.output(str(path))
+    return path
+
+
+def _srt(path: Path) -> Path:
+    def clock(s: float) -> str:
+        return f"00:{int(s) // 60:02d}:{int(s) % 60:02d},000"
+
+    cues = [f"{i + 1}\n{clock(a)} --> {clock(b)}\n{text}\n"
+            for i, ((text, _), (a, b)) in enumerate(zip(SPOKEN, _timed(), strict=True))]
+    path.write_text("\n".join(cues), encoding="utf-8")
+    return path
+
+
+def test_deck_pages_reads_every_page(tmp_path: Path) -> None:
+    pages = deck_pages(_deck_pdf(tmp_path / "deck.pdf"))
+    assert len(pages) == 4
+    assert pages[1].startswith("The French Revolution") and "Bastille" in pages[1]
+
+
+def test_cues_get_their_slide(tmp_path: Path, embedder: EmbeddingModel) -> None:
+    cues = [Section(text, (), Locator(start=a, end=b))
+            for (text, _), (a, b) in zip(SPOKEN, _timed(), strict=True)]
+    anchored = slide_cues(cues, _deck_pdf(tmp_path / "deck.pdf"), embedder)
+    assert [c.locator.anchor for c in anchored] == [f"slide-{p}" for _, p in SPOKEN]
+
+
+def test_recorded_lecture_ingested_with_its_slides(tmp_path: Path,
+                                                   embedder: EmbeddingModel) -> None:
+    deck = _deck_pdf(tmp_path / "deck.pdf")
+    srt = _srt(tmp_path / "lecture.srt")
+    with Workspace(Settings(data_dir=tmp_path / "data"), embedder=embedder) as ws:
+        ws.create_course("c1")
+        report = ws.ingest("c1", [(srt, FileMeta(doc_type="transcript", slides=str(deck),
+                                                 source_name="lecture.srt"))])
+        assert [f.status for f in report.files] == ["added"]
+        store = ws.store
+        assert isinstance(store, SQLiteStore)
+        rows = store.export_chunks(ws.tenant, "c1", "lecture-srt")
+    anchors = [r.locator.anchor for r in sorted(rows, key=lambda r: r.ordinal)]
+    assert anchors and all(a and a.startswith("slide-") for a in anchors)
+    assert anchors[0] == "slide-1" and anchors[-1] == "slide-4"
+    assert [int(a[6:]) for a in anchors] == sorted(int(a[6:]) for a in anchors)
+    first = sorted(rows, key=lambda r: r.ordinal)[0].locator
+    assert first.label().endswith(", slide 1")
+
+
+def test_transcript_label_names_its_slide() -> None:
+    assert Locator(start=62.0, end=150.0, anchor="slide-12").label() == "01:02-02:30, slide 12"
+    assert Locator(start=62.0, end=150.0).label() == "01:02-02:30"
+    assert Locator(start=1.0, end=2.0, anchor="intro").slide() is None
+
+
+@pytest.mark.skipif(not MAVILS.is_dir(), reason="../shared/datasets/mavils-dev is absent")
+def test_mavils_lecture_beats_the_tfidf_baseline(embedder: EmbeddingModel) -> None:
+    lecture = slides_eval.load_lecture(MAVILS / "computer-vision", None)
+    row = slides_eval.evaluate_lecture(lecture, embedder, "both")
+    assert row["annotated"] == sum(g != -1 for g in lecture.gold) > 0
+    assert row["causal"] > row["tfidf"] and row["offline"] > row["tfidf"]
+    gold = json.loads((MAVILS / "computer-vision" / "transcript.json").read_text())
+    assert len(lecture.sentences) == len([s for s in gold["segments"] if s["text"].strip()])
