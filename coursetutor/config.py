@@ -17,6 +17,7 @@ from .errors import ConfigError
 ENV_PREFIX = "COURSETUTOR_"
 FUSIONS = ("spread", "relative", "rrf")
 LLM_BACKENDS = ("local", "ollama", "openai", "none")
+DIAGNOSE = ("auto", "always", "off")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -82,6 +83,15 @@ class Settings:
     reuse_threshold: float = 0.91  # cosine of the question keys in one script (en, de, it...)
     reuse_threshold_cross_script: float = 0.86  # in two scripts (a Chinese and an English)
     reuse_candidates: int = 3  # nearest earlier questions the meaning gate looks at
+    # what the tutor learns of a student (docs/tutor.md, "Misconceptions and mastery")
+    diagnose: str = "auto"  # auto: turns that show the student's work; always; off
+    bkt_prior: float = 0.3  # Bayesian Knowledge Tracing; a course may set its own
+    bkt_learn: float = 0.1
+    bkt_slip: float = 0.1
+    bkt_guess: float = 0.2
+    adaptive_current: float = 1.3  # fused score x this on the student's current topic
+    adaptive_weak: float = 1.5  # on a topic of one of their weak areas
+    adaptive_mastered: float = 0.7  # on a topic they have mastered
     # the HTTP API (coursetutor serve)
     api_host: str = "127.0.0.1"
     api_port: int = 8000
@@ -277,6 +287,14 @@ def _validate(s: Settings) -> None:
     if not 0 < s.summary_threshold <= 1 or s.session_idle_minutes <= 0 or s.history_turns < 1:
         raise ConfigError("summary_threshold must be in (0, 1], session_idle_minutes and "
                           "history_turns > 0")
+    if s.diagnose not in DIAGNOSE:
+        raise ConfigError(f"diagnose must be one of {', '.join(DIAGNOSE)}, got {s.diagnose!r}")
+    if not all(0 < v < 1 for v in (s.bkt_prior, s.bkt_learn, s.bkt_slip, s.bkt_guess)) or (
+            s.bkt_slip + s.bkt_guess >= 1):
+        raise ConfigError("bkt_prior, bkt_learn, bkt_slip and bkt_guess must be in (0, 1), "
+                          "and bkt_slip + bkt_guess below 1")
+    if min(s.adaptive_current, s.adaptive_weak, s.adaptive_mastered) <= 0:
+        raise ConfigError("adaptive_current, adaptive_weak and adaptive_mastered must be > 0")
     if s.rrf_k < 1 or s.candidate_factor < 1:
         raise ConfigError("rrf_k and candidate_factor must be positive")
 

@@ -184,6 +184,7 @@ class Hit:
     locator: Locator  # where a citation opens: the chunk's, or the best moment of a transcript
     tier: str = ""  # during a class: "class" (its transcript or slides) or "history"
     tier_label: str = ""  # "from today's class, 10:23", "from Lecture 3"
+    explain: tuple[str, ...] = ()  # why a rerank moved it ("weak area Limits: x1.5")
 
 
 @dataclasses.dataclass(frozen=True)

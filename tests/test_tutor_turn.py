@@ -81,10 +81,10 @@ def _key(prompt: str) -> str:
 
 HELPER_PROMPTS = {_key(prompts.load(name)): name
                   for name in ("categorize", "grade", "rewrite", "leak_rewrite", "translate",
-                               "translate_reply", "check_claim", "summarize")}
+                               "translate_reply", "check_claim", "summarize", "diagnose")}
 # what a helper call gets when the test scripted nothing for it
 DEFAULTS = {"grade": '{"supported": true}', "categorize": "no verdict", "rewrite": "",
-            "check_claim": "yes"}
+            "check_claim": "yes", "diagnose": '{"answered": false}'}
 
 
 class ScriptedLLM(LLM):

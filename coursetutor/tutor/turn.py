@@ -12,6 +12,7 @@ from ..live.rewrite import with_progress
 from ..llm import GenParams, Message
 from ..llm.router import CallRecord, Router
 from ..retrieval.language import detect_language, search_language
+from ..student.adaptive import reranker
 from ..student.profile import record_turn_topics
 from ..types import (
     DOC_TYPES,
@@ -31,6 +32,7 @@ from .categorize import Categorization, categorize_rules, parse_llm_categorizati
 from .check import AnswerChecker, CheckInput, CheckResult, model_judge
 from .citations import check_citations, section_of, snippet, to_citation
 from .context import Budget, Context, build_context, render_sources, source_header
+from .diagnosis import DiagnoseInput, after_done
 from .evidence import Evidence, EvidenceFinder
 from .exercise import current_exercise, exercise_hit, find_exercise, solution_text
 from .generate import Draft, stream_answer
@@ -126,8 +128,11 @@ class Tutor:
         return turn
 
     def run(self, turn: TurnState) -> Iterator[StreamEvent]:
-        """The events of a turn `open` started."""
-        yield from AnswerReuse.attach(self.ws, turn).around(self._run(turn))
+        """The events of a turn `open` started; once the done event is out, what the
+        student's own work showed is diagnosed (mastery, weak areas: diagnosis.py)."""
+        events = AnswerReuse.attach(self.ws, turn).around(self._run(turn))
+        yield from after_done(events, self.ws, self.router, turn.log, DiagnoseInput(
+            turn.course, turn.student, turn.session_id, turn.question, _last_reply(turn)))
 
     # -- set-up and validation (errors here are raised before anything streams) ------------
     def _open(self, question: str, course: str, student: str, session_id: str | None,
@@ -189,7 +194,8 @@ class Tutor:
             query = translate_query(self.router, query, language_name(searched), t.log)
             since = t.lap("translate", since)
         query = with_progress(t.question, t.live, searched, query)  # "and the other one?"
-        finder = EvidenceFinder(self.ws, self.router, t.log)
+        finder = EvidenceFinder(self.ws, self.router, t.log, reranker(
+            self.ws.store, self.settings, self.ws.tenant, t.course, t.student))
         finder = with_tiers(finder, t.live)  # during a class: this class first
         followup = cat.category == "followup"
         if followup and _previous_intent(t.history) == "exercise" and not cat.about_exercise:
@@ -478,6 +484,11 @@ def _student_said(t: TurnState) -> str:
     """The student's messages of this turn and the earlier ones: numbers they wrote are
     theirs, not results the tutor gave away."""
     return "\n".join([*(h.question for h in t.history), t.question])
+
+
+def _last_reply(t: TurnState) -> str:
+    """The tutor's reply before this turn (a question it asked the student, maybe)."""
+    return t.history[-1].answer if t.history else ""
 
 
 def _previous_intent(history: list[Turn]) -> str:
