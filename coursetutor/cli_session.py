@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import time
 
@@ -19,11 +18,6 @@ from .workspace import Workspace
 
 def _when(stamp: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(stamp))
-
-
-def summary_dict(s: Summary) -> dict[str, object]:
-    """A summary as JSON: the CLI's and the API's shape."""
-    return {**dataclasses.asdict(s), "turn_ids": list(s.turn_ids), "topics": list(s.topics)}
 
 
 def continuing(tutor: Tutor, course: str, student: str) -> Summary | None:
@@ -63,7 +57,7 @@ def list_sessions(ctx: click.Context, course: str, student: str, as_json: bool) 
     if as_json:
         click.echo(json.dumps([{
             "id": s.id, "created": s.created, "updated": s.updated, "ended": s.ended,
-            "summary": summary_dict(summaries[s.id]) if s.id in summaries else None,
+            "summary": summaries[s.id].as_dict() if s.id in summaries else None,
         } for s in sessions], indent=2, ensure_ascii=False))
         return
     table = Table("session", "last turn", "ended", "summary")
@@ -87,7 +81,7 @@ def end(ctx: click.Context, session_id: str, course: str, as_json: bool) -> None
     summary = end_session(router if ws.settings.summary_model else None, ws.store, ws.tenant,
                           course, session_id, [])
     if as_json:
-        click.echo(json.dumps(summary_dict(summary) if summary else None, indent=2,
+        click.echo(json.dumps(summary.as_dict() if summary else None, indent=2,
                               ensure_ascii=False))
     else:
         out.print(summary.text if summary else "[dim]ended; it had no turns to summarize[/dim]")

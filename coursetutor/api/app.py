@@ -30,6 +30,7 @@ from . import (
     routes_check,
     routes_classes,
     routes_courses,
+    routes_memory,
     routes_openai,
     routes_students,
     routes_tutor,
@@ -142,7 +143,7 @@ def create_app(settings: Settings, workspace: Workspace | None = None,
     app.state.coursetutor = state
     errors.install(app)
     for module in (routes_admin, routes_courses, routes_check, routes_tutor, routes_openai,
-                   routes_students):
+                   routes_students, routes_memory):
         app.include_router(module.router)
     app.include_router(routes_classes.router)
     _ops_routes(app)

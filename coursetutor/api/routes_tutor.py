@@ -15,7 +15,7 @@ from starlette.concurrency import run_in_threadpool
 
 from ..errors import NotFoundError, RateLimitError
 from ..retrieval.retriever import MODES
-from ..tutor import Tutor
+from ..tutor import Tutor, remember
 from ..tutor.citations import snippet
 from ..types import (
     DOC_TYPES,
@@ -274,8 +274,13 @@ def get_session(course: str, session_id: str, caller: CallerDep,
 @router.post("/courses/{course}/sessions/{session_id}/end")
 def end_session(course: str, session_id: str, caller: CallerDep,
                 state: State) -> dict[str, Any]:
+    """End the session; its summary (`summary`, null without turns) is stored with it."""
     _own_session(state, caller, course, session_id)
-    return encode.session(state.workspace.store.end_session(caller.tenant, course, session_id))
+    store = state.workspace.store
+    summary = remember.end_session(state.router if state.settings.summary_model else None,
+                                   store, caller.tenant, course, session_id, [])
+    return {**encode.session(store.get_session(caller.tenant, course, session_id)),
+            "summary": summary.as_dict() if summary else None}
 
 
 @router.get("/courses/{course}/analytics")

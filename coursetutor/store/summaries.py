@@ -44,6 +44,11 @@ class Summary:
     created: float = 0.0
     updated: float = 0.0
 
+    def as_dict(self) -> dict[str, object]:
+        """The summary as JSON (the CLI's and the API's shape)."""
+        return {**dataclasses.asdict(self), "turn_ids": list(self.turn_ids),
+                "topics": list(self.topics)}
+
 
 def turn_id(session_id: str, ordinal: int) -> str:
     """The id of a turn wherever an entry keeps the turns it came from."""
