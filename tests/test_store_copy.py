@@ -14,6 +14,7 @@ from coursetutor.errors import ConflictError
 from coursetutor.store import SQLiteStore, Store, open_store
 from coursetutor.store.classes import TranscriptEvent
 from coursetutor.store.copy import copy_store
+from coursetutor.store.summaries import Summary
 from coursetutor.types import ApiKey, Job, SearchFilters, Turn
 
 from .test_store_contract import BISECT, EXERCISE, MODEL, NEWTON, SUMMARY, add, doc, vec
@@ -38,6 +39,8 @@ def fill(store: Store) -> None:
         store.add_turn(Turn(session.id, 0, T, C, "ana", question, "It ... [1]", "lecture",
                             "concept", "correct", "", "", True))
     store.end_session(T, C, session.id)
+    store.summaries.put(Summary(T, C, "ana", session.id, "session", "Newton and bisection.",
+                                (f"{session.id}:1", f"{session.id}:2"), ("Newton's method",)))
     store.add_job(Job("j_1", T, C, "done", 2, 2, "done", "", 4, 4, '{"files": []}', "",
                       10.0, 11.0))
     store.add_key(ApiKey("abc123abc123", T, "teacher", "", "prof", "hash", 5.0))
@@ -63,6 +66,7 @@ def snapshot(store: Store) -> dict[str, object]:
             out[key + "/sessions"] = sessions
             out[key + "/turns"] = [store.list_turns(tenant, course.id, s.id) for s in sessions]
             out[key + "/jobs"] = store.list_jobs(tenant, course.id)
+            out[key + "/summaries"] = store.summaries.for_course(tenant, course.id)
             classes = store.classes.list_classes(tenant, course.id)
             out[key + "/classes"] = classes
             out[key + "/class_events"] = [store.classes.list_events(tenant, course.id, c.id)
@@ -103,6 +107,7 @@ def test_copy_sqlite_to_postgresql_and_back(tmp_path: Path, postgres_url: str) -
                 report.jobs, report.keys, report.enrolments) == (2, 3, 4, 1, 2, 1, 1, 1)
         assert report.vectors == 4
         assert (report.classes, report.class_events) == (1, 2)
+        assert report.summaries == 1
         same(snapshot(source), snapshot(pg))
         # search works on the copy without re-embedding, and finds the same chunks
         for store in (source, pg):

@@ -138,6 +138,17 @@ def test_pending_sessions_are_ended_or_idle_with_turns_and_no_summary(store: Sto
     assert store.summaries.pending(T, "algebra", "alice", cutoff) == []
 
 
+def test_for_course_and_restore_keep_every_summary_as_stored(store: Store) -> None:
+    s = session_with_turns(store)
+    stored = [store.summaries.put(summary(s, "running", "Start.", turn_ids=(f"{s.id}:1",))),
+              store.summaries.put(summary(s, exercise_key="ex:2", level="steps"))]
+    store.summaries.put(summary(session_with_turns(store, course="algebra"), text="algebra"))
+    assert store.summaries.for_course(T, C) == stored[::-1]
+    store.summaries.forget(T, "alice", C)
+    store.summaries.restore(stored)
+    assert store.summaries.for_course(T, C) == stored[::-1]
+
+
 def test_summaries_go_with_their_course(store: Store) -> None:
     s = session_with_turns(store)
     store.summaries.put(summary(s, turn_ids=(turn_id(s.id, 1),)))

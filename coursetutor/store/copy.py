@@ -1,6 +1,6 @@
 """Copy everything one store holds into another (SQLite to PostgreSQL, or back) without
 re-embedding: tenants, vectors, courses with their documents and chunks, enrolments,
-sessions with their turns, ingest jobs and API keys.
+sessions with their turns and summaries, ingest jobs and API keys.
 
 The target must hold no course. Each document is written in one transaction, so a copy that
 stops midway leaves whole documents; run it again on an emptied target. The original files
@@ -32,6 +32,7 @@ class CopyReport:
     keys: int = 0
     classes: int = 0
     class_events: int = 0
+    summaries: int = 0
 
     def as_dict(self) -> dict[str, int]:
         return dataclasses.asdict(self)
@@ -85,6 +86,9 @@ def _copy_course(source: Store, target: Store, tenant: str, course_id: str,
         target.import_session(session, turns)
         report.sessions += 1
         report.turns += len(turns)
+    summaries = source.summaries.for_course(tenant, course.id)
+    target.summaries.restore(summaries)
+    report.summaries += len(summaries)
     for job in reversed(source.list_jobs(tenant, course.id)):
         target.add_job(job)
         report.jobs += 1

@@ -25,6 +25,7 @@ KINDS: tuple[Kind, ...] = ("running", "session")
 
 _COLUMNS = ("tenant, course, student, session_id, kind, text, turn_ids, topics, exercise_key, "
             "level, created, updated")
+_MARKS = ", ".join("?" * 12)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -86,6 +87,14 @@ class Summaries(abc.ABC):
         first: what the student may see and export."""
 
     @abc.abstractmethod
+    def for_course(self, tenant: str, course: str) -> list[Summary]:
+        """Every summary of the course, newest first (for a copy of the store)."""
+
+    @abc.abstractmethod
+    def restore(self, summaries: Sequence[Summary]) -> None:
+        """Insert summaries as they were stored, times included (a copy of the store)."""
+
+    @abc.abstractmethod
     def forget(self, tenant: str, student: str, course: str | None = None) -> int:
         """Delete every summary about the student (in one course, or all); how many."""
 
@@ -94,6 +103,12 @@ class Summaries(abc.ABC):
                 exclude: str = "") -> list[str]:
         """Ids of the student's sessions in the course with turns but no session summary that
         have ended or seen no turn since `idle_before`, oldest first (`exclude` left out)."""
+
+
+def _values(s: Summary, created: float, updated: float) -> tuple[object, ...]:
+    return (s.tenant, s.course, s.student, s.session_id, check_kind(s.kind), s.text,
+            json.dumps(list(s.turn_ids)), json.dumps(list(s.topics), ensure_ascii=False),
+            s.exercise_key, s.level, created, updated)
 
 
 def _row(row: Sequence[Any]) -> Summary:
@@ -114,21 +129,23 @@ class SQLSummaries(Summaries):
 
     def put(self, summary: Summary) -> Summary:
         s = summary
-        check_kind(s.kind)
         now = time.time()
         with self._tx() as db:
             db.execute(
-                f"INSERT INTO summaries ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                f"INSERT INTO summaries ({_COLUMNS}) VALUES ({_MARKS}) "
                 "ON CONFLICT (session_id, kind) DO UPDATE SET text = excluded.text, "
                 "turn_ids = excluded.turn_ids, topics = excluded.topics, "
                 "exercise_key = excluded.exercise_key, level = excluded.level, "
-                "updated = excluded.updated",
-                (s.tenant, s.course, s.student, s.session_id, s.kind, s.text,
-                 json.dumps(list(s.turn_ids)), json.dumps(list(s.topics), ensure_ascii=False),
-                 s.exercise_key, s.level, now, now))
+                "updated = excluded.updated", _values(s, now, now))
             row = db.execute(f"SELECT {_COLUMNS} FROM summaries WHERE session_id = ? AND kind = ?",
                              (s.session_id, s.kind)).fetchone()
         return _row(row)
+
+    def restore(self, summaries: Sequence[Summary]) -> None:
+        with self._tx() as db:
+            for s in summaries:
+                db.execute(f"INSERT INTO summaries ({_COLUMNS}) VALUES ({_MARKS})",
+                           _values(s, s.created, s.updated))
 
     def _select(self, where: str, params: tuple[object, ...], limit: int = -1) -> list[Summary]:
         # `where` comes from the fixed clauses of this class, never from a caller
@@ -153,6 +170,9 @@ class SQLSummaries(Summaries):
             return self._select("tenant = ? AND student = ?", (tenant, student))
         return self._select("tenant = ? AND course = ? AND student = ?",
                             (tenant, course, student))
+
+    def for_course(self, tenant: str, course: str) -> list[Summary]:
+        return self._select("tenant = ? AND course = ?", (tenant, course))
 
     def forget(self, tenant: str, student: str, course: str | None = None) -> int:
         with self._tx() as db:
