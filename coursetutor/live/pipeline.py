@@ -18,11 +18,13 @@ import dataclasses
 import importlib
 import logging
 import time
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
 from ..errors import ConflictError, CoursetutorError
 from ..ingest.pipeline import DraftDocument, Ingestor, text_hash
+from ..retrieval.language import detect_language
 from ..store.classes import ClassEvent, LiveClass, TranscriptEvent
 from ..types import ChunkDraft, FileMeta, Locator
 from ..workspace import Workspace
@@ -85,6 +87,7 @@ class ClassState:
     tracker: Any | None = None  # live.slides.SlideTracker
     lexicon: Any | None = None  # live.lexicon.Lexicon
     tokens: dict[str, int] = dataclasses.field(default_factory=dict)
+    languages: dict[str, str] = dataclasses.field(default_factory=dict)  # per chunk text
 
 
 class ClassPipeline:
@@ -154,7 +157,8 @@ class ClassPipeline:
         language = ws.store.course_language(live.tenant, live.course)
         state = ClassState(live, LiveChunker(sizes_of(ws), load_markers(language)), language)
         if old is not None:
-            state.tracker, state.lexicon, state.tokens = old.tracker, old.lexicon, old.tokens
+            state.tracker, state.lexicon = old.tracker, old.lexicon
+            state.tokens, state.languages = old.tokens, old.languages
         else:
             state.tracker, state.lexicon = self._tracker(ws, live), self._lexicon(ws, live)
         events = ws.store.classes.list_events(live.tenant, live.course, live.id)
@@ -239,8 +243,24 @@ class ClassPipeline:
         ingestor = Ingestor(ws.store, ws.embedder, ws.settings)
         stored, _embedded, _language = ingestor.add(
             live.tenant, live.course, state.language, doc,
-            FileMeta(doc_type="transcript", title=live.title, source_name=live.document_id))
+            FileMeta(doc_type="transcript", title=live.title, source_name=live.document_id,
+                     language=self._language(state, chunks)))
         return stored
+
+    @staticmethod
+    def _language(state: ClassState, chunks: list[LiveChunk]) -> str:
+        """The language most chunks are in, each chunk's detected once (detecting them all
+        again on every write took longer than the write)."""
+        votes: Counter[str] = Counter()
+        for c in chunks:
+            found = state.languages.get(c.text)
+            if found is None:
+                found = state.languages[c.text] = detect_language(c.text, default="")
+            if found:
+                votes[found] += 1
+        if len(state.languages) > 4096:
+            state.languages.clear()
+        return votes.most_common(1)[0][0] if votes else state.language
 
     @staticmethod
     def _draft(ws: Workspace, state: ClassState, chunk: LiveChunk, ordinal: int) -> ChunkDraft:
