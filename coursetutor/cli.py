@@ -153,19 +153,27 @@ def _expand(paths: tuple[Path, ...]) -> list[tuple[Path, str]]:
 @click.option("--type", "doc_types", multiple=True, type=click.Choice(DOC_TYPES),
               help="Only these document types (repeatable).")
 @click.option("--max-difficulty", type=click.IntRange(1, 5), default=None)
+@click.option("--student", default=None,
+              help="Rank as the tutor would for this student (their profile rerank).")
+@click.option("--explain", is_flag=True, help="Show each passage's scores and why it moved.")
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_context
 def search(ctx: click.Context, question: str, course: str, k: int, mode: str,
-           doc_types: tuple[str, ...], max_difficulty: int | None, as_json: bool) -> None:
+           doc_types: tuple[str, ...], max_difficulty: int | None, student: str | None,
+           explain: bool, as_json: bool) -> None:
     """Find the passages of a course that answer QUESTION."""
     ws = _workspace(ctx)
     types = tuple(check_doc_type(t) for t in doc_types) or None
     hits = ws.search(question, course, k=k, mode=mode, doc_types=types,
                      max_difficulty=max_difficulty)
+    if student is not None:
+        from .student.adaptive import reranker
+
+        hits = reranker(ws.store, ws.settings, ws.tenant, course, student)(hits)
     if as_json:
         click.echo(json.dumps([render.hit_dict(h) for h in hits], indent=2, ensure_ascii=False))
     else:
-        render.print_hits(question, hits)
+        render.print_hits(question, hits, explain)
 
 
 @cli.command()
@@ -230,6 +238,7 @@ def demo(ctx: click.Context) -> None:
 
 
 from .cli_class import class_group  # noqa: E402
+from .cli_mastery import mastery_group  # noqa: E402
 from .cli_serve import enrol, keys, serve, worker  # noqa: E402
 from .cli_session import session_group  # noqa: E402
 from .cli_store import copy_command, migrate  # noqa: E402
@@ -240,8 +249,9 @@ from .eval.cli import eval_group  # noqa: E402
 for command in (ask, chat, check, models, policy, eval_group, serve, worker, keys, enrol,
                 migrate, copy_command, student, topics):
     cli.add_command(command)
-cli.add_command(session_group)
 cli.add_command(class_group)
+cli.add_command(session_group)
+cli.add_command(mastery_group)
 
 
 def main() -> None:

@@ -36,18 +36,22 @@ def _tutor(ctx: click.Context) -> Tutor:
               help="The student's level, 1 (beginner) to 5.")
 @click.option("--class", "class_id", default=None,
               help="Asked during this class: its passages first, labelled.")
+@click.option("--explain", is_flag=True,
+              help="Also say why passages moved in the ranking (the student's profile).")
 @click.option("--json", "as_json", is_flag=True, help="Print the whole answer as JSON.")
 @click.pass_context
 def ask(ctx: click.Context, question: str, course: str, student: str, session_id: str | None,
-        level: int, class_id: str | None, as_json: bool) -> None:
+        level: int, class_id: str | None, explain: bool, as_json: bool) -> None:
     """Ask the tutor QUESTION about a course; the answer streams, then its sources."""
     tutor = _tutor(ctx)
     if as_json:
         answer = tutor.ask(question, course, student, session_id, level, class_id)
         click.echo(json.dumps(render_answer.answer_dict(answer), indent=2, ensure_ascii=False))
     else:
-        render_answer.stream_to_terminal(tutor.stream(question, course, student, session_id,
-                                                      level, class_id=class_id))
+        answer = render_answer.stream_to_terminal(tutor.stream(
+            question, course, student, session_id, level, class_id=class_id))
+        if explain:
+            render_answer.print_explain(answer)
 
 
 @click.command()

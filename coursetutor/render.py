@@ -125,6 +125,7 @@ def hit_dict(hit: Hit) -> dict[str, Any]:
         "language": c.language,
         "score": round(hit.score, 6),
         "ranks": hit.ranks,
+        "explain": list(hit.explain),
         "text": c.text,
     }
 
@@ -133,7 +134,7 @@ def _locator(loc: Locator) -> dict[str, Any]:
     return {k: v for k, v in dataclasses.asdict(loc).items() if v is not None}
 
 
-def print_hits(question: str, hits: list[Hit]) -> None:
+def print_hits(question: str, hits: list[Hit], explain: bool = False) -> None:
     out.print(f"\n[bold]? {escape(question)}[/bold]")
     if not hits:
         out.print("  no passage found")
@@ -144,6 +145,21 @@ def print_hits(question: str, hits: list[Hit]) -> None:
         snippet = " ".join(c.text.split())[:220]
         out.print(f"  \\[{i}] [cyan]{escape(where)}[/cyan] ({c.doc_type}, {ranks})")
         out.print(f"      {escape(snippet)}", highlight=False)
+        if explain:
+            out.print(f"      [dim]{escape(score_line(h))}[/dim]", highlight=False)
+            for line in h.explain:
+                out.print(f"      [dim]{escape(line)}[/dim]", highlight=False)
+
+
+def score_line(h: Hit) -> str:
+    """'score 0.8312 · bm25 #2 (7.3100) · vector #1 (0.8400)': the fused score and each
+    retriever's rank and score."""
+    parts = [f"score {h.score:.4f}"]
+    for name, rank in h.ranks.items():
+        value = h.scores.get(name)
+        parts.append(f"{name} #{rank} ({value:.4f})" if rank and value is not None
+                     else f"{name} -")
+    return " · ".join(parts)
 
 
 def print_courses(courses: list[Course], as_json: bool) -> None:

@@ -57,6 +57,20 @@ def print_checked(a: Answer) -> None:
     out.print(a.text, markup=False, highlight=False, soft_wrap=True)
 
 
+def print_explain(a: Answer) -> None:
+    """Why the profile rerank moved passages (`ask --explain`), by source number when cited."""
+    numbers = {c.chunk_id: c.number for c in a.sources}
+    shown = {cid: n + 1 for n, cid in enumerate(a.context)}
+    if not a.explain:
+        console.print("[dim]No passage was moved by the student's profile.[/dim]")
+        return
+    out.print("\n[bold]Ranking[/bold]")
+    for chunk_id, lines in a.explain:
+        where = (f"[{numbers[chunk_id]}]" if chunk_id in numbers else
+                 f"source {shown[chunk_id]}" if chunk_id in shown else chunk_id[:12])
+        out.print(f"  {escape(where)}: {escape('; '.join(lines))}", highlight=False)
+
+
 def print_sources(a: Answer) -> None:
     if a.sources:
         out.print("\n[bold]Sources[/bold]")

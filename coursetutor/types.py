@@ -281,6 +281,7 @@ class Answer:
     checked: bool = False  # the answer's claims were checked against its sources
     reused_from: str = ""  # the id of the earlier answer whose passages it reused
     tier: str = ""  # asked during a class: "class" (its own passages) or "course"
+    explain: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (chunk id, why a rerank moved it)
 
 
 Role = Literal["admin", "teacher", "student"]

@@ -46,11 +46,15 @@ def eval_group() -> None:
 @click.option("--translate", is_flag=True,
               help="Translate questions not in the course's language with the configured "
                    "model first, as the tutor does.")
+@click.option("--profile", "student", default=None,
+              help="Also rank the hybrid results with this student's profile rerank (in the "
+                   "eval tenant), as the tutor does.")
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_context
 def retrieval(ctx: click.Context, dataset: str | None, path: Path | None,
               query_lang: Path | None, videos: Path | None, language: str | None,
-              folder: Path | None, limit: int | None, translate: bool, as_json: bool) -> None:
+              folder: Path | None, limit: int | None, translate: bool, student: str | None,
+              as_json: bool) -> None:
     """R@1, R@5, R@10 and MRR@10 for BM25 alone, vectors alone and hybrid."""
     settings: Settings = ctx.obj
     if folder is None and (dataset is None or path is None):
@@ -70,20 +74,28 @@ def retrieval(ctx: click.Context, dataset: str | None, path: Path | None,
         raise InputError(f"{path}: not a {dataset} dataset file (missing {exc})") from exc
     for warning in warnings:
         click.echo(f"Warning: {warning}", err=True)
-    result = evaluate(ws, prepared, _progress, translator)
+    rerank = None
+    if student is not None:
+        from ..student.adaptive import reranker
+
+        rerank = reranker(ws.store, settings, ws.tenant, prepared.course, student)
+    result = evaluate(ws, prepared, _progress, translator, rerank)
     if as_json:
         click.echo(json.dumps(result, indent=2))
         return
     click.echo(f"\n{result['dataset']} ({result['language']}): {result['questions']} "
                f"questions, {result['units']} units, {result['seconds']} s")
     click.echo(f"{'':8}{'R@1':>8}{'R@5':>8}{'R@10':>8}{'MRR@10':>8}")
-    for mode in ("bm25", "vector", "hybrid", "hybrid_translation_only"):
+    for mode in ("bm25", "vector", "hybrid", "hybrid_translation_only", "hybrid_profile"):
         if mode not in result:
             continue
         m = result[mode]
-        label = "hybrid, translation alone" if mode == "hybrid_translation_only" else mode
+        label = {"hybrid_translation_only": "hybrid, translation alone",
+                 "hybrid_profile": f"hybrid, profile of {student}"}.get(mode, mode)
         click.echo(f"{label:8}" + "".join(f"{m[k]:>8.3f}" for k in ("R@1", "R@5", "R@10",
                                                                      "MRR@10")))
+    if "hybrid_profile" in result:
+        click.echo(f"rankings the profile changed: {result['hybrid_profile']['rankings_changed']}")
     if "translate" in result:
         t = result["translate"]
         median = "-" if t["median_seconds"] is None else f"{t['median_seconds']:.2f} s"

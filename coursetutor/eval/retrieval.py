@@ -25,6 +25,7 @@ from .datasets import Question, UnitSet
 from .metrics import summarize
 
 K = 10
+Rerank = Callable[[list[Hit]], list[Hit]]
 Judge = Callable[[Any, list[Hit]], list[bool]]
 
 
@@ -92,15 +93,18 @@ class QueryTranslator:
 def run_modes(
     ws: Workspace, course: str, questions: list[Any], text_of: Callable[[Any], str],
     judge: Judge, progress: Callable[[int, int], None] | None = None,
-    translator: QueryTranslator | None = None,
+    translator: QueryTranslator | None = None, rerank: Rerank | None = None,
 ) -> dict[str, dict[str, float]]:
     """Search every question in every mode and summarize the hit flags per mode.
 
     With a `translator`, each question is first translated as the tutor would translate it
-    for this course.
+    for this course; with a `rerank` (a student's profile rerank), the hybrid results are
+    also judged as reranked ("hybrid_profile", with the number of rankings it changed).
     """
     flags: dict[str, list[list[bool]]] = {m: [] for m in MODES}
     alone: list[list[bool]] = []  # hybrid, searching the translation without the original
+    profiled: list[list[bool]] = []
+    changed = 0
     language = ws.store.course_language(ws.tenant, course)
     for n, q in enumerate(questions):
         text = text_of(q)
@@ -108,12 +112,19 @@ def run_modes(
             text = translator(text, language)
             alone.append(judge(q, _search(ws, translator.alone or text, course, "hybrid")))
         for mode in MODES:
-            flags[mode].append(judge(q, _search(ws, text, course, mode)))
+            hits = _search(ws, text, course, mode)
+            flags[mode].append(judge(q, hits))
+            if mode == "hybrid" and rerank is not None:
+                reranked = rerank(hits)
+                changed += [h.chunk.id for h in reranked] != [h.chunk.id for h in hits]
+                profiled.append(judge(q, reranked))
         if progress:
             progress(n + 1, len(questions))
     out = {mode: summarize(flags[mode]) for mode in ("bm25", "vector", "hybrid")}
     if translator is not None:
         out["hybrid_translation_only"] = summarize(alone)
+    if rerank is not None:
+        out["hybrid_profile"] = {**summarize(profiled), "rankings_changed": changed}
     return out
 
 
@@ -182,10 +193,12 @@ def prepare_tvqa(ws: Workspace, videos: Path, questions_path: Path,
 
 def evaluate(ws: Workspace, prepared: Prepared,
              progress: Callable[[int, int], None] | None = None,
-             translator: QueryTranslator | None = None) -> dict[str, Any]:
+             translator: QueryTranslator | None = None,
+             rerank: Rerank | None = None) -> dict[str, Any]:
     """Search a prepared set in every mode; the report of `eval retrieval`."""
     p = prepared
-    result = run_modes(ws, p.course, p.questions, p.text_of, p.judge, progress, translator)
+    result = run_modes(ws, p.course, p.questions, p.text_of, p.judge, progress, translator,
+                       rerank)
     return {"dataset": p.name, **p.extra, "questions": len(p.questions), "units": p.units,
             "seconds": round(time.perf_counter() - p.started, 1), **result,
             **_translation(translator)}

@@ -22,7 +22,8 @@ from ..config import Settings
 from ..store import Store
 from ..store.mastery import MASTERED, BKTParams
 
-__all__ = ["MASTERED", "BKTParams", "course_params", "posterior", "predict_correct", "update"]
+__all__ = ["MASTERED", "BKTParams", "course_params", "posterior", "predict_correct",
+           "settings_params", "update"]
 
 
 def posterior(known: float, correct: bool, p: BKTParams) -> float:

@@ -439,6 +439,7 @@ class Tutor:
                          "cost": c.cost, "ms": round(c.seconds * 1000, 1)} for c in t.log),
             context=context, context_over_budget=context_over, tier=t.tier,
             removed=check.removed if check else (), checked=bool(check and check.verdicts),
+            explain=tuple((h.chunk.id, h.explain) for h in ev.hits if h.explain) if ev else (),
         ))
 
 
