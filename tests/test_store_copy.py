@@ -14,6 +14,7 @@ from coursetutor.errors import ConflictError
 from coursetutor.store import SQLiteStore, Store, open_store
 from coursetutor.store.classes import TranscriptEvent
 from coursetutor.store.copy import copy_store
+from coursetutor.store.mastery import BKTParams
 from coursetutor.store.summaries import Summary
 from coursetutor.types import ApiKey, Job, SearchFilters, Turn
 
@@ -41,6 +42,12 @@ def fill(store: Store) -> None:
     store.end_session(T, C, session.id)
     store.summaries.put(Summary(T, C, "ana", session.id, "session", "Newton and bisection.",
                                 (f"{session.id}:1", f"{session.id}:2"), ("Newton's method",)))
+    store.mastery.observe(T, C, "ana", "Newton's method", False, f"{session.id}:1",
+                          lambda known: 0.15)
+    store.mastery.add_weak_area(T, C, "ana", "Newton's method", "Starts where f' is zero.",
+                                f"{session.id}:1")
+    store.mastery.weaken(T, C, "ana", "Newton's method", f"{session.id}:2")
+    store.mastery.set_params(T, C, BKTParams(0.2, 0.1, 0.1, 0.2))
     store.add_job(Job("j_1", T, C, "done", 2, 2, "done", "", 4, 4, '{"files": []}', "",
                       10.0, 11.0))
     store.add_key(ApiKey("abc123abc123", T, "teacher", "", "prof", "hash", 5.0))
@@ -67,6 +74,7 @@ def snapshot(store: Store) -> dict[str, object]:
             out[key + "/turns"] = [store.list_turns(tenant, course.id, s.id) for s in sessions]
             out[key + "/jobs"] = store.list_jobs(tenant, course.id)
             out[key + "/summaries"] = store.summaries.for_course(tenant, course.id)
+            out[key + "/mastery"] = store.mastery.records(tenant, course.id)
             classes = store.classes.list_classes(tenant, course.id)
             out[key + "/classes"] = classes
             out[key + "/class_events"] = [store.classes.list_events(tenant, course.id, c.id)
@@ -107,7 +115,7 @@ def test_copy_sqlite_to_postgresql_and_back(tmp_path: Path, postgres_url: str) -
                 report.jobs, report.keys, report.enrolments) == (2, 3, 4, 1, 2, 1, 1, 1)
         assert report.vectors == 4
         assert (report.classes, report.class_events) == (1, 2)
-        assert report.summaries == 1
+        assert (report.summaries, report.mastery) == (1, 1)
         same(snapshot(source), snapshot(pg))
         # search works on the copy without re-embedding, and finds the same chunks
         for store in (source, pg):

@@ -1,6 +1,6 @@
 """Copy everything one store holds into another (SQLite to PostgreSQL, or back) without
 re-embedding: tenants, vectors, courses with their documents and chunks, enrolments,
-sessions with their turns and summaries, ingest jobs and API keys.
+sessions with their turns and summaries, mastery and weak areas, ingest jobs and API keys.
 
 The target must hold no course. Each document is written in one transaction, so a copy that
 stops midway leaves whole documents; run it again on an emptied target. The original files
@@ -33,6 +33,7 @@ class CopyReport:
     classes: int = 0
     class_events: int = 0
     summaries: int = 0
+    mastery: int = 0  # observations (estimates and weak areas come with them)
 
     def as_dict(self) -> dict[str, int]:
         return dataclasses.asdict(self)
@@ -89,6 +90,9 @@ def _copy_course(source: Store, target: Store, tenant: str, course_id: str,
     summaries = source.summaries.for_course(tenant, course.id)
     target.summaries.restore(summaries)
     report.summaries += len(summaries)
+    mastery = source.mastery.records(tenant, course.id)
+    target.mastery.restore(tenant, course.id, mastery)
+    report.mastery += len(mastery.observations)
     for job in reversed(source.list_jobs(tenant, course.id)):
         target.add_job(job)
         report.jobs += 1

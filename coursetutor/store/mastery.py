@@ -73,6 +73,7 @@ class Observation:
     turn_id: str
     estimate: float
     created: float
+    student: str = ""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -101,10 +102,25 @@ class WeakArea:
         return self.resolved is None and self.strength > 0
 
 
+@dataclasses.dataclass(frozen=True)
+class MasteryRecords:
+    """Everything `store.mastery` holds for one course (`coursetutor copy`)."""
+
+    estimates: tuple[TopicMastery, ...] = ()
+    observations: tuple[Observation, ...] = ()  # every student's, oldest first
+    weak_areas: tuple[WeakArea, ...] = ()  # resolved and overcome ones too
+    params: BKTParams | None = None
+
+
 def _mastery(row: Any) -> TopicMastery:
     t, c, s, topic, estimate, correct, incorrect, updated = row
     return TopicMastery(t, c, s, topic, float(estimate), int(correct), int(incorrect),
                         float(updated))
+
+
+def _observation(row: Any) -> Observation:
+    topic, correct, turn_id, estimate, created, student = row
+    return Observation(topic, bool(correct), turn_id, float(estimate), float(created), student)
 
 
 def _weak(row: Any) -> WeakArea:
@@ -158,6 +174,14 @@ class MasteryStore(abc.ABC):
     @abc.abstractmethod
     def resolve(self, tenant: str, course: str, student: str, weak_area: str) -> WeakArea:
         """The student removes a weak area they have overcome (NotFoundError if not theirs)."""
+
+    @abc.abstractmethod
+    def records(self, tenant: str, course: str) -> MasteryRecords:
+        """Everything held for the course."""
+
+    @abc.abstractmethod
+    def restore(self, tenant: str, course: str, records: MasteryRecords) -> None:
+        """Write `records` (of another store) into the course, in one transaction."""
 
     @abc.abstractmethod
     def params(self, tenant: str, course: str) -> BKTParams | None:
@@ -221,10 +245,10 @@ class SQLMastery(MasteryStore):
                      topic: str | None = None) -> list[Observation]:
         which = "" if topic is None else " AND topic = ?"
         rows = self._db.execute(
-            f"SELECT {OBSERVATION_COLUMNS} FROM mastery_observations WHERE tenant = ? AND "
-            f"course = ? AND student = ?{which} ORDER BY id",
+            f"SELECT {OBSERVATION_COLUMNS}, student FROM mastery_observations WHERE tenant = ? "
+            f"AND course = ? AND student = ?{which} ORDER BY id",
             (tenant, course, student) + (() if topic is None else (topic,))).fetchall()
-        return [Observation(r[0], bool(r[1]), r[2], float(r[3]), float(r[4])) for r in rows]
+        return [_observation(r) for r in rows]
 
     # -- weak areas ------------------------------------------------------------------------
     def add_weak_area(self, tenant: str, course: str, student: str, topic: str,
@@ -299,6 +323,37 @@ class SQLMastery(MasteryStore):
             db.execute("UPDATE weak_areas SET resolved = COALESCE(resolved, ?) WHERE id = ?",
                        (time.time(), weak_area))
             return self._one(db, tenant, course, student, weak_area)
+
+    # -- copying a course ------------------------------------------------------------------
+    def records(self, tenant: str, course: str) -> MasteryRecords:
+        rows = self._db.execute(
+            f"SELECT {OBSERVATION_COLUMNS}, student FROM mastery_observations WHERE tenant = ? "
+            "AND course = ? ORDER BY id", (tenant, course)).fetchall()
+        return MasteryRecords(tuple(self.estimates(tenant, course)),
+                              tuple(_observation(r) for r in rows),
+                              tuple(self.weak_areas(tenant, course, active_only=False)),
+                              self.params(tenant, course))
+
+    def restore(self, tenant: str, course: str, records: MasteryRecords) -> None:
+        with self._tx() as db:
+            self._course(db, tenant, course)
+            for m in records.estimates:
+                db.execute(f"INSERT INTO mastery ({MASTERY_COLUMNS}) VALUES "
+                           "(?, ?, ?, ?, ?, ?, ?, ?)", (tenant, course, m.student, m.topic,
+                                                        m.estimate, m.correct, m.incorrect,
+                                                        m.updated))
+            for o in records.observations:
+                db.execute(f"INSERT INTO mastery_observations (tenant, course, student, "
+                           f"{OBSERVATION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                           (tenant, course, o.student, o.topic, int(o.correct), o.turn_id,
+                            o.estimate, o.created))
+            for w in records.weak_areas:
+                db.execute(f"INSERT INTO weak_areas ({WEAK_COLUMNS}) VALUES "
+                           "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                           (w.id, tenant, course, w.student, w.topic, w.misconception,
+                            w.strength, json.dumps(w.turn_ids), json.dumps(w.weakened_by),
+                            w.created, w.updated, w.resolved))
+        self.set_params(tenant, course, records.params)
 
     # -- the course's parameters -----------------------------------------------------------
     def params(self, tenant: str, course: str) -> BKTParams | None:
