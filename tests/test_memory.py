@@ -7,20 +7,18 @@ A scripted model pins down what is asked and stored; the store and the sample co
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
-from importlib import resources
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 from coursetutor.config import Settings
 from coursetutor.errors import BackendUnavailableError
-from coursetutor.llm.base import GenParams, Message
 from coursetutor.llm.router import CallRecord, Router
 from coursetutor.retrieval import EmbeddingModel
 from coursetutor.store import SQLiteStore
 from coursetutor.store.summaries import Summary, turn_id
-from coursetutor.tutor import memory, prompts
+from coursetutor.tutor import memory
 from coursetutor.tutor.context import format_history
 from coursetutor.tutor.remember import FoldInput, end_session, fold_history
 from coursetutor.tutor.replies import reply
@@ -39,8 +37,6 @@ NEWTON = "Exercise 2: Newton's method for cos(x) = x"
 S1 = "We worked on exercise 2 with Newton's method; the student was stuck and reached guiding."
 S2 = "The student went on with exercise 2 up to the steps rung and asked about convergence."
 MISCONCEPTION = "Thinks Newton's method needs a bracket around the root, like bisection."
-# the mastery stage's own model call on exercise turns, where that stage is installed
-DIAGNOSE = "diagnose"
 
 
 def words(text: str) -> int:
@@ -56,33 +52,6 @@ def turn(n: int, question: str = "How does bisection work?", answer: str = "It h
          grade: str = "correct") -> Turn:
     return Turn(session, n, TENANT, C, "alice", question, answer, "lecture",
                 "exercise" if key else "concept", grade, level, key, True, (cite(section),))
-
-
-class MemoryLLM(ScriptedLLM):
-    """The scripted model, also recognising the summary prompt and the mastery stage's."""
-
-    def __init__(self, **scripts: Sequence[str | Say]) -> None:
-        super().__init__(**scripts)
-        self.scripts.setdefault(DIAGNOSE, [])
-
-    @staticmethod
-    def kind(messages: Sequence[Message]) -> str:
-        own = ScriptedLLM.kind(messages)
-        if own == "unknown" and messages[0].content.startswith(_start(DIAGNOSE)):
-            return DIAGNOSE
-        return own
-
-    def stream(self, messages: Sequence[Message], params: GenParams) -> Any:
-        if self.kind(messages) == DIAGNOSE and not self.scripts[DIAGNOSE]:
-            self.scripts[DIAGNOSE].append('{"answered": false}')
-        return super().stream(messages, params)
-
-
-def _start(name: str) -> str:
-    folder = resources.files("coursetutor.tutor") / "prompts"
-    if not (folder / f"{name}.txt").is_file():
-        return "\0"
-    return prompts.load(name).split("{", 1)[0][:40]
 
 
 # -- the summary ---------------------------------------------------------------------------
@@ -114,7 +83,7 @@ def router_for(llm: ScriptedLLM, **settings: Any) -> Router:
 
 
 def test_model_summary_is_asked_with_the_facts_and_cut_to_its_words() -> None:
-    llm = MemoryLLM(summarize=["Summary: **The student** " + "worked " * 60])
+    llm = ScriptedLLM(summarize=["Summary: **The student** " + "worked " * 60])
     log: list[CallRecord] = []
     fold = Fold((turn(1, EXERCISE_2, key=KEY, level="hint"),), previous="Earlier stuff.",
                 max_words=30)
@@ -130,12 +99,12 @@ def test_model_summary_is_asked_with_the_facts_and_cut_to_its_words() -> None:
 @pytest.mark.parametrize("say", [Say((), BackendUnavailableError("down")), "", "NOT_COVERED"])
 def test_model_failure_or_nothing_usable_falls_back_to_the_extract(say: str | Say) -> None:
     fold = Fold((turn(1),))
-    digest = summarize(router_for(MemoryLLM(summarize=[say])), fold, [])
+    digest = summarize(router_for(ScriptedLLM(summarize=[say])), fold, [])
     assert digest == extractive(fold)
 
 
 def test_no_model_means_no_call() -> None:
-    llm = MemoryLLM()
+    llm = ScriptedLLM()
     fold = Fold((turn(1),))
     assert summarize(router_for(llm, llm_backend="none"), fold, []) == extractive(fold)
     assert summarize(None, fold, []) == extractive(fold)
@@ -172,7 +141,7 @@ def test_fold_writes_the_running_summary_with_its_turns(sample_store: SQLiteStor
     turns = tuple(turn(i, f"question {i} about Newton", "answer " * 15, session=session.id,
                        key=KEY if i < 4 else "", level="hint guiding steps".split()[i - 1]
                        if i < 4 else "") for i in range(1, 7))
-    llm = MemoryLLM(summarize=["The student climbed exercise 2 to the steps rung."])
+    llm = ScriptedLLM(summarize=["The student climbed exercise 2 to the steps rung."])
     f = FoldInput(TENANT, C, "alice", session.id, turns, None, limit=100)
     log: list[CallRecord] = []
     past = fold_history(router_for(llm), sample_store, f, words, log)
@@ -269,7 +238,7 @@ def ask(tutor: Tutor, question: str, session: str | None = None) -> Any:
 def test_three_sessions_carry_the_summary_the_ladder_and_a_weak_area(
         make: MakeTutor) -> None:
     example = "Try the same iteration on x^2 = 2 from x_0 = 1 first [1]."
-    llm = MemoryLLM(answer=[CLEAN_HINT, GUIDING, CLEAN_HINT, example],
+    llm = ScriptedLLM(answer=[CLEAN_HINT, GUIDING, CLEAN_HINT, example],
                     summarize=[S1, S2])
     tutor, _ = make(llm, session_idle_minutes=1e-6)
     store = tutor.ws.store
@@ -277,18 +246,16 @@ def test_three_sessions_carry_the_summary_the_ladder_and_a_weak_area(
     first = ask(tutor, EXERCISE_2)
     second = ask(tutor, "I am still stuck", first.session_id)
     assert (first.level, second.level) == ("hint", "guiding")
-    mastery = getattr(store, "mastery", None)
-    if mastery is not None:  # what the mastery stage records from a wrong answer
-        mastery.add_weak_area(TENANT, C, "alice", "Newton's method", MISCONCEPTION,
-                              f"{first.session_id}:2")
+    # what the mastery stage records from a wrong answer
+    store.mastery.add_weak_area(TENANT, C, "alice", "Newton's method", MISCONCEPTION,
+                                f"{first.session_id}:2")
     s1 = end_session(tutor.router, store, TENANT, C, first.session_id, [])
     assert s1 is not None and s1.text == S1
     assert (s1.turn_ids, s1.exercise_key, s1.level) == (
         (f"{first.session_id}:1", f"{first.session_id}:2"), KEY, "guiding")
     summary_prompt = next(c for c in llm.calls if c.kind == "summarize").messages[0].content
     assert f"Exercise: {NEWTON}, reached the guiding rung." in summary_prompt
-    if mastery is not None:
-        assert f"Got wrong: Newton's method ({MISCONCEPTION})" in summary_prompt
+    assert f"Got wrong: Newton's method ({MISCONCEPTION})" in summary_prompt
     # session 2, another day: the recap, then the exercise goes on one rung up
     recap = ask(tutor, "What did we do last time?")
     day = time.strftime("%Y-%m-%d", time.gmtime(s1.updated))
@@ -299,8 +266,7 @@ def test_three_sessions_carry_the_summary_the_ladder_and_a_weak_area(
     prompt = llm.answer_calls()[-1].messages[1].content
     assert f"- Session of {day}: {S1}" in prompt
     assert ("Student: I am still stuck" in prompt) and CLEAN_HINT[:30] in prompt
-    if mastery is not None:
-        assert MISCONCEPTION in prompt
+    assert MISCONCEPTION in prompt
     stored = store.list_turns(TENANT, C, recap.session_id)
     assert [t.exercise_key for t in stored] == ["", KEY]
     # session 3: session 2 went idle, so opening this one summarizes it
@@ -317,19 +283,14 @@ def test_three_sessions_carry_the_summary_the_ladder_and_a_weak_area(
     last = ask(tutor, "let's continue with that exercise", third.session_id)
     assert (last.intent, last.level) == ("exercise", "example")
     prompt = llm.answer_calls()[-1].messages[1].content
-    assert S2 in prompt
-    if mastery is not None:
-        assert MISCONCEPTION in prompt
+    assert S2 in prompt and MISCONCEPTION in prompt
     assert [c.kind for c in llm.calls].count("summarize") == 2
 
 
 def test_a_level_from_the_profile_applies_unless_the_request_names_one(
         make: MakeTutor) -> None:
-    tutor, llm = make(MemoryLLM(answer=["Bisection halves the bracket [1]."] * 2))
-    profiles = getattr(tutor.ws.store, "profiles", None)
-    if profiles is None:
-        pytest.skip("this store keeps no profiles")
-    profiles.update(TENANT, C, "alice", level=5, style="step by step")
+    tutor, llm = make(ScriptedLLM(answer=["Bisection halves the bracket [1]."] * 2))
+    tutor.ws.store.profiles.update(TENANT, C, "alice", level=5, style="step by step")
     tutor.ask("How does the bisection method work?", C, "alice")
     tutor.ask("How does the bisection method work?", C, "alice", level=1)
     first, second = (c.messages[1].content for c in llm.answer_calls())

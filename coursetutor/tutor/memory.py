@@ -14,7 +14,6 @@ import dataclasses
 import datetime
 import re
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from ..llm.router import CallRecord, Router
 from ..store import Store
@@ -110,16 +109,11 @@ def recall(store: Store, tenant: str, course: str, student: str, session_id: str
 
 
 def learner(store: Store, tenant: str, course: str, student: str) -> Learner:
-    """The profile's level, style and goals and the active weak areas, where the store keeps
-    them (`store.profiles`, `store.mastery`)."""
-    profiles: Any = getattr(store, "profiles", None)
-    mastery: Any = getattr(store, "mastery", None)
-    profile = profiles.get(tenant, course, student) if profiles is not None else None
-    weak = mastery.weak_areas(tenant, course, student) if mastery is not None else []
-    return Learner(
-        level=int(getattr(profile, "level", 0) or 0), style=str(getattr(profile, "style", "")),
-        goals=str(getattr(profile, "goals", "")),
-        weak=tuple(Weak(str(w.topic), str(w.misconception)) for w in weak if w.misconception))
+    """The profile's level, style and goals and the active weak areas, strongest first."""
+    profile = store.profiles.get(tenant, course, student)
+    weak = store.mastery.weak_areas(tenant, course, student)
+    return Learner(profile.level, profile.style, profile.goals,
+                   tuple(Weak(w.topic, w.misconception) for w in weak if w.misconception))
 
 
 def asks_recap(question: str) -> bool:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from ..llm.router import CallRecord, Router
 from ..store import Store
@@ -105,16 +104,15 @@ def _merged(f: FoldInput, digest: Digest, ids: list[str]) -> Summary:
 def evidence(store: Store, tenant: str, course: str, student: str,
              ids: set[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Topics the student answered right and wrong in the turns `ids` (with the
-    misconception where one was recorded), where the store keeps them (`store.mastery`)."""
-    mastery: Any = getattr(store, "mastery", None)
-    if mastery is None or not ids:
+    misconception where one was recorded: `store.mastery`)."""
+    if not ids:
         return (), ()
-    seen = [o for o in mastery.observations(tenant, course, student) if o.turn_id in ids]
-    right = tuple(dict.fromkeys(str(o.topic) for o in seen if o.correct))
-    wrong = {str(o.topic): str(o.topic) for o in seen if not o.correct}
-    for w in mastery.weak_areas(tenant, course, student, active_only=False):
+    seen = [o for o in store.mastery.observations(tenant, course, student) if o.turn_id in ids]
+    right = tuple(dict.fromkeys(o.topic for o in seen if o.correct))
+    wrong = {o.topic: o.topic for o in seen if not o.correct}
+    for w in store.mastery.weak_areas(tenant, course, student, active_only=False):
         if ids & set(w.turn_ids) and w.misconception:
-            wrong[str(w.topic)] = f"{w.topic} ({w.misconception})"
+            wrong[w.topic] = f"{w.topic} ({w.misconception})"
     return right, tuple(wrong.values())
 
 
