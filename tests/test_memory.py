@@ -213,6 +213,21 @@ def test_recap_and_going_on_are_recognised(question: str, recap: bool, back: boo
     assert (memory.asks_recap(question), memory.refers_back(question)) == (recap, back)
 
 
+def test_a_new_session_goes_on_from_the_summary_when_the_turns_are_gone(
+        sample_store: SQLiteStore) -> None:
+    session = sample_store.start_session(TENANT, C, "alice")
+    for i, level in enumerate(("hint", "guiding"), start=1):
+        sample_store.add_turn(turn(i, EXERCISE_2, session=session.id, key=KEY, level=level))
+    summary = sample_store.summaries.put(Summary(TENANT, C, "alice", session.id, "session", S1,
+                                                 exercise_key=KEY, level="guiding"))
+    assert [t.ordinal for t in memory.bridge(sample_store, [summary])] == [1, 2]
+    sample_store.profiles.purge_turns(TENANT, C, before=time.time() + 1)  # retention
+    assert memory.bridge(sample_store, [summary]) == [
+        Turn(session.id, 0, TENANT, C, "alice", NEWTON, "", "lecture", "exercise", "correct",
+             "guiding", KEY)]
+    assert memory.bridge(sample_store, []) == []
+
+
 # -- three sessions ------------------------------------------------------------------------
 
 MakeTutor = Callable[..., tuple[Tutor, ScriptedLLM]]

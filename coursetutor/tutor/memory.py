@@ -15,6 +15,7 @@ import datetime
 import re
 from collections.abc import Callable, Sequence
 
+from ..errors import NotFoundError
 from ..llm.router import CallRecord, Router
 from ..store import Store
 from ..store.summaries import Summary
@@ -138,7 +139,10 @@ def bridge(store: Store, earlier: Sequence[Summary], last: int = 2) -> list[Turn
     if not earlier:
         return []
     s = earlier[0]
-    turns = store.list_turns(s.tenant, s.course, s.session_id, last=last)
+    try:
+        turns = store.list_turns(s.tenant, s.course, s.session_id, last=last)
+    except NotFoundError:  # the session itself is gone; its summary stays
+        turns = []
     if turns or not s.exercise_key:
         return turns
     return [Turn(s.session_id, 0, s.tenant, s.course, s.student, exercise_name(s.exercise_key),
