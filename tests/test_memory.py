@@ -208,6 +208,10 @@ def test_notes_put_the_misconception_on_the_question_topic_first() -> None:
     ("Let's continue with that exercise", False, True),
     ("上次我们做了什么？", True, True),
     ("How does bisection work?", False, False),
+    ("Is this function continuous?", False, False),
+    ("Can you recap the bisection method?", False, False),
+    ("What have we covered so far?", True, False),
+    ("Machen wir weiter mit der Aufgabe", False, True),
 ])
 def test_recap_and_going_on_are_recognised(question: str, recap: bool, back: bool) -> None:
     assert (memory.asks_recap(question), memory.refers_back(question)) == (recap, back)

@@ -23,20 +23,29 @@ from ..types import Hit, Turn
 from .remember import close_idle
 from .summary import exercise_name
 
-# "what did we do last time?", "where did we stop?", "recap", in the tutor's languages
-_RECAP = re.compile(
+# "what did we do last time?", "where did we stop?", in the tutor's languages: a question about
+# what was done, with a word for when ("recap the bisection method" is a course question)
+_WHAT = re.compile(
     r"\b(what (did|have) we (do|done|cover|covered|discuss|discussed|study|studied|talk about|"
-    r"work on)|what were we (doing|working on)|where (did|were) we (leave|left|stop|stopped)|"
-    r"remind me what we|recap|cosa abbiamo fatto|di cosa abbiamo parlato|dove eravamo|"
-    r"was haben wir .*gemacht|wo waren wir|qu'est-ce qu'on a fait|o[uù] en [ée]tions-nous|"
-    r"qu[eé] hicimos|d[oó]nde lo dejamos)|上次.*(做|学|讲)了什么|지난번에.*(했|배웠)|前回.*何",
-    re.IGNORECASE)
+    r"talked about|work on|worked on)|what were we (doing|working on)|remind me what we|recap|"
+    r"summary of|cosa abbiamo (fatto|visto|studiato)|di cosa abbiamo parlato|riassunto|"
+    r"was haben wir|qu'est-ce qu'on a fait|qu'avons-nous fait|r[ée]sum[ée]|qu[eé] hicimos|"
+    r"resumen)\b", re.IGNORECASE)
+_WHEN = re.compile(
+    r"\b(last time|last session|last week|yesterday|previous session|before|so far|"
+    r"l'ultima volta|la volta scorsa|ieri|letztes mal|gestern|la derni[eè]re fois|"
+    r"la [uú]ltima vez|ayer)\b", re.IGNORECASE)
+_LEFT_OFF = re.compile(
+    r"\b(where (did|were) we (leave|left|stop|stopped)|where we left off|dove eravamo rimasti|"
+    r"wo waren wir stehen ?geblieben|o[uù] en [ée]tions-nous|d[oó]nde lo dejamos)\b"
+    r"|上次.*(做|学|讲)了什么|지난번에?.*(했|배웠)|前回.*何", re.IGNORECASE)
 # a new session's question that goes on with the last one: "let's continue with that exercise"
 _BACK = re.compile(
-    r"\b(continue|carry on|go on with|pick up|resume|where we (left|stopped)|last time|"
-    r"(that|the same|the last|the previous|my) exercise|yesterday|last session|continu|"
-    r"riprend|l'ultima volta|quell'esercizio|weiter|letztes mal|la derni[eè]re fois|reprend|"
-    r"la [uú]ltima vez|sigamos|seguimos)|继续|上次|계속|지난번|続き|前回", re.IGNORECASE)
+    r"\b(continue|continuing|go on with|carry on|pick up where|resume|where we (left|stopped)|"
+    r"last time|(that|the same|the last|the previous|my|our) exercise|yesterday|last session|"
+    r"continuiamo|riprendiamo|l'ultima volta|quell'esercizio|machen wir weiter|weitermachen|"
+    r"letztes mal|continuons|reprenons|la derni[eè]re fois|continuemos|sigamos|"
+    r"la [uú]ltima vez)\b|继续|上次|계속|지난번|続き|前回", re.IGNORECASE)
 RECAP_SESSIONS = 2  # session summaries a recap and the prompt read at most
 DEFAULT_LEVEL = 3  # the level a request gets when it names none
 
@@ -119,7 +128,8 @@ def learner(store: Store, tenant: str, course: str, student: str) -> Learner:
 
 def asks_recap(question: str) -> bool:
     """True for "what did we do last time?" and the like."""
-    return bool(_RECAP.search(question))
+    return bool(_LEFT_OFF.search(question)
+                or (_WHAT.search(question) and _WHEN.search(question)))
 
 
 def refers_back(question: str) -> bool:
