@@ -66,11 +66,11 @@ def test_tracker_follows_the_lecture_sentence_by_sentence(embedder: EmbeddingMod
     pages = [tracker.update(text, a, b) for (text, _), (a, b) in zip(SPOKEN, _timed(),
                                                                       strict=True)]
     gold = [page for _, page in SPOKEN]
-    # the window of recent sentences may hold the tracker back a sentence or two at a change,
-    # never ahead and never backwards; by the last sentence about a slide it is there
-    assert [pages[i] for i in (2, 5, 8, 11)] == [1, 2, 3, 4]
-    assert pages == sorted(pages)
-    assert all(g - 1 <= p <= g for p, g in zip(pages, gold, strict=True))
+    # one sentence at a time, early on with little record of each page: a sentence may be
+    # placed a slide off, but each slide's last sentence is on it and most are right
+    assert pages[0] == 1 and [pages[i] for i in (5, 8, 11)] == [2, 3, 4]
+    assert sum(p == g for p, g in zip(pages, gold, strict=True)) >= 10
+    assert all(abs(p - g) <= 1 for p, g in zip(pages, gold, strict=True))
     assert tracker.page == 4
 
 
@@ -89,7 +89,7 @@ def test_tracker_without_embedder_uses_words_alone() -> None:
     tracker = SlideTracker(DECK, None)
     pages = [tracker.update(text, a, b) for (text, _), (a, b) in zip(SPOKEN, _timed(),
                                                                       strict=True)]
-    assert pages[-1] == 4 and pages[7] == 3
+    assert pages[0] == 1 and pages[-1] == 4 and pages[7] == 3
 
 
 def test_offline_alignment_of_a_recorded_lecture(embedder: EmbeddingModel) -> None:

@@ -42,7 +42,7 @@ class Motion:
     next: float = 0.80
     skip: float = 0.06  # two pages forward
     back: float = 0.06
-    jump: float = 0.08  # anywhere, evenly
+    jump: float = 0.005  # anywhere, evenly
     start_decay: float = 0.3  # log-odds lost per page from page 1 before the first sentence
 
     def leave_matrix(self, n: int) -> Vector:
@@ -71,11 +71,12 @@ class Motion:
 class Emission:
     """How sentences are compared with pages."""
 
-    window: int = 3  # sentences read together (the current one and those before it)
+    window: int = 1  # live: sentences read together (the current one and those before it)
     decay: float = 1.0  # live: weight of a sentence one back against the current one
+    around: int = 1  # recorded: sentences read with each one, before it and after it
     lexical: float = 1.0
     semantic: float = 1.0
-    sharpness: float = 0.5  # multiplies the standardised score into a log-likelihood
+    sharpness: float = 0.3  # multiplies the standardised score into a log-likelihood
 
 
 def deck_pages(path: Path, ocr: OcrFn | None = None) -> list[str]:
@@ -207,7 +208,8 @@ def align_offline(pages: Sequence[str], sentences: Sequence[str],
                   times: Sequence[tuple[float, float]] | None = None,
                   language: str | None = None, motion: Motion | None = None,
                   weights: Emission | None = None) -> list[int]:
-    """The 1-based page of each sentence of a recorded lecture (Viterbi over the whole).
+    """The 1-based page of each sentence of a recorded lecture: for each sentence the page
+    most probable given the whole lecture (forward-backward over the motion model).
 
     `times` are the sentences' (start, end) seconds; without them each sentence counts as
     five seconds.
@@ -221,23 +223,62 @@ def align_offline(pages: Sequence[str], sentences: Sequence[str],
     index = PageIndex(pages, embedder, language)
     log_e = offline_emissions(index, sentences, weights)
     starts = [t[0] for t in times] if times else [5.0 * i for i in range(len(sentences))]
-    return viterbi(log_e, starts, motion)
+    return posterior_path(log_e, starts, motion)
 
 
 def offline_emissions(index: PageIndex, sentences: Sequence[str], weights: Emission) -> Vector:
     """Each sentence's emission row, its window centred on it (the lecture is known whole)."""
     terms, vectors = index.sentences(sentences)
-    half = weights.window // 2
+    half = weights.around
     lexical = index.lexical @ _unit_rows(_windowed(terms, half, half)).T
     semantic = None
     if vectors is not None and index.vectors is not None:
         semantic = (index.vectors @ _unit_rows(_windowed(vectors, half, half)).T).T
-    lexical = lexical.T
-    lexical = lexical - lexical.mean(axis=0, keepdims=True)
+    lexical = column_scores(lexical.T)
     if semantic is not None:
-        semantic = semantic - semantic.mean(axis=0, keepdims=True)
+        semantic = column_scores(semantic)
     return np.array([emission(lexical[t], None if semantic is None else semantic[t],
                               index.empty, weights) for t in range(len(sentences))])
+
+
+def column_scores(scores: Vector) -> Vector:
+    """Each page's column less its mean over the lecture, over its spread: a page that
+    matches everything a little (common words, a long text) stands out only where it
+    matches more than it usually does."""
+    spread = scores.std(axis=0, keepdims=True)
+    centred = scores - scores.mean(axis=0, keepdims=True)
+    out: Vector = np.divide(centred, spread, out=np.zeros_like(centred), where=spread > 1e-9)
+    return out
+
+
+def transition(n: int, seconds: float, motion: Motion, leave: Vector | None = None) -> Vector:
+    """Page-to-page probabilities over `seconds` of speech (rows: from, columns: to)."""
+    stay = motion.stay(seconds)
+    t = (1.0 - stay) * (motion.leave_matrix(n) if leave is None else leave)
+    np.fill_diagonal(t, stay)
+    return t
+
+
+def posterior_path(log_e: Vector, starts: Sequence[float], motion: Motion) -> list[int]:
+    """For each step the page (1-based) with the highest posterior given every emission
+    (forward-backward, normalised at each step)."""
+    steps, n = log_e.shape
+    likely = np.exp(log_e - log_e.max(axis=1, keepdims=True))
+    leave = motion.leave_matrix(n)
+    moves = [transition(n, starts[t] - starts[t - 1], motion, leave) for t in range(1, steps)]
+    forward = np.zeros((steps, n))
+    first = np.exp(motion.start(n)) * likely[0]
+    forward[0] = first / first.sum()
+    for t in range(1, steps):
+        f = (forward[t - 1] @ moves[t - 1]) * likely[t]
+        forward[t] = f / f.sum()
+    path = [int(np.argmax(forward[-1]))]
+    backward = np.ones(n)
+    for t in range(steps - 1, 0, -1):
+        backward = moves[t - 1] @ (likely[t] * backward)
+        backward /= backward.sum()
+        path.append(int(np.argmax(forward[t - 1] * backward)))
+    return [p + 1 for p in reversed(path)]
 
 
 def _windowed(rows: Vector, before: int, after: int) -> Vector:

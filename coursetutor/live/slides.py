@@ -41,9 +41,7 @@ class SlideTracker:
         self._leave = self.motion.leave_matrix(self.index.size)
         self._belief = np.exp(self.motion.start(self.index.size))
         self._recent: list[tuple[Vector, Vector | None]] = []
-        self._sums: tuple[Vector, Vector] = (np.zeros(self.index.size),
-                                             np.zeros(self.index.size))
-        self._heard = 0
+        self._columns = (RunningColumns(self.index.size), RunningColumns(self.index.size))
         self._last_start: float | None = None
         self.page = 1
 
@@ -77,14 +75,9 @@ class SlideTracker:
         return terms, vector
 
     def _centred(self, lexical: Vector, semantic: Vector | None) -> tuple[Vector, Vector | None]:
-        """Similarities less each page's mean over the windows heard so far."""
-        self._heard += 1
-        self._sums = (self._sums[0] + lexical,
-                      self._sums[1] + (semantic if semantic is not None else 0.0))
-        lexical = lexical - self._sums[0] / self._heard
-        if semantic is not None:
-            semantic = semantic - self._sums[1] / self._heard
-        return lexical, semantic
+        """Similarities as scores against each page's own record over the windows heard."""
+        lexical = self._columns[0].score(lexical)
+        return lexical, None if semantic is None else self._columns[1].score(semantic)
 
     def set_page(self, page: int) -> None:
         """The teacher says which slide is on screen: the belief moves there."""
@@ -94,3 +87,26 @@ class SlideTracker:
         belief[page - 1] = 1.0
         self._belief = belief / belief.sum()
         self.page = page
+
+
+class RunningColumns:
+    """Each page's mean and spread of a similarity over the windows heard so far (Welford)."""
+
+    def __init__(self, n: int) -> None:
+        self.count = 0
+        self.mean = np.zeros(n)
+        self.square = np.zeros(n)
+
+    def score(self, row: Vector) -> Vector:
+        """Take `row` into the record; `row` less each page's mean, over its spread (the
+        first window, with no spread yet, is only centred)."""
+        self.count += 1
+        delta = row - self.mean
+        self.mean = self.mean + delta / self.count
+        self.square = self.square + delta * (row - self.mean)
+        centred = row - self.mean
+        if self.count < 2:
+            return centred
+        spread = np.sqrt(self.square / self.count)
+        out: Vector = np.divide(centred, spread, out=np.zeros_like(centred), where=spread > 1e-9)
+        return out
