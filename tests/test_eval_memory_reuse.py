@@ -50,11 +50,12 @@ def test_negatives_leave_out_overlapping_answers_and_twin_texts() -> None:
 def test_the_threshold_is_the_lowest_within_the_target_on_tuning_articles() -> None:
     tuning = [Scored(0.90, "", False)] + [Scored(0.5, "", False)] * 199  # 0.5% above 0.85
     assert rate(tuning, 0.85, part=False) == pytest.approx(TARGET)
-    assert choose([tuning]) == GRID[0]
+    assert choose([tuning], TARGET) == GRID[0]
+    assert choose([tuning]) == 0.9  # within half the target: none above
     worse = [*tuning, Scored(0.88, "", False)]  # 2 of 201 above 0.85, 1 above 0.88
-    assert choose([worse]) == 0.88
+    assert choose([worse], TARGET) == 0.88
     held = [Scored(0.99, "", True)] * 10  # the held-out articles never choose
-    assert choose([worse + held]) == 0.88
+    assert choose([worse + held], TARGET) == 0.88
     gated = [Scored(0.99, "scope", False)] * 10
     assert choose([[*gated, Scored(0.5, "", False)]]) == GRID[0]
     assert rate(gated, 0.9, gate=False) == 1.0 and rate(gated, 0.9) == 0.0

@@ -34,6 +34,10 @@ from ..tutor.reuse_key import Meaning, meaning, question_key
 
 LANGUAGES = ("en", "de", "zh")
 TARGET = 0.005  # false reuse at most
+# the thresholds are chosen within half the target on the tuning articles: about 3,900 pairs
+# per language leave a binomial error of about 0.1% at 0.5%, and the held-out articles must
+# stay within the target itself
+CHOOSE_WITHIN = TARGET / 2
 GRID = tuple(round(0.80 + 0.005 * i, 3) for i in range(40))
 Progress = Callable[[str, int, int], None]
 
@@ -156,11 +160,11 @@ def rate(pairs: list[Scored], threshold: float, gate: bool = True,
     return sum(p.score > threshold and (not gate or not p.gate) for p in chosen) / len(chosen)
 
 
-def choose(negatives: list[list[Scored]]) -> float:
+def choose(negatives: list[list[Scored]], within: float = CHOOSE_WITHIN) -> float:
     """The lowest threshold of the grid whose false reuse on the tuning articles stays
-    within the target for every one of `negatives`."""
+    within `within` for every one of `negatives`."""
     for threshold in GRID:
-        if all(rate(n, threshold, part=False) <= TARGET for n in negatives):
+        if all(rate(n, threshold, part=False) <= within for n in negatives):
             return threshold
     return GRID[-1]
 
@@ -196,7 +200,8 @@ def sweep(sides: dict[str, Side]) -> dict[str, Any]:
                   "left_out": left_out},
         "chosen": {"threshold": one_script, "threshold_cross_script": two_scripts,
                    "rule": f"lowest of {GRID[0]}..{GRID[-1]} (step 0.005) with false reuse "
-                           f"<= {TARGET:.1%} on every language pair of its kind, tuning articles"},
+                           f"<= {CHOOSE_WITHIN:.2%} on every language pair of its kind, tuning "
+                           "articles"},
         "held_out": figures(True), "all": figures(None),
         "start_0.85_without_gate": {
             "false_reuse": {k: round(rate(v, 0.85, gate=False), 4) for k, v in negatives.items()},
@@ -204,6 +209,11 @@ def sweep(sides: dict[str, Side]) -> dict[str, Any]:
         "start_0.85_with_gate": {
             "false_reuse": {k: round(rate(v, 0.85), 4) for k, v in negatives.items()},
             "reused": {k: round(rate(v, 0.85), 4) for k, v in positives.items()}},
+        "curve": {f"{t:.2f}": {**{f"false {k}": round(rate(v, t), 4)
+                                   for k, v in negatives.items()},
+                                **{f"reused {k}": round(rate(v, t), 4)
+                                   for k, v in positives.items()}}
+                  for t in GRID if abs(t * 100 - round(t * 100)) < 1e-6},
         "gate_on_positives": {k: gate_reasons(v) for k, v in positives.items()},
         "gate_on_negatives": {k: gate_reasons(v) for k, v in negatives.items()},
     }

@@ -68,8 +68,10 @@ def time_reuse(ws: Workspace, router: Router, folder: Path, sides: dict[str, Sid
         return tuple(s.hit.chunk.id for s in ctx.sources)
 
     def searched(text: str) -> float:
+        before = finder.search_ms
         started = time.perf_counter()
         context_ids(finder.find(text, course, types, "concept"), text)
+        search_only.append(finder.search_ms - before)
         return (time.perf_counter() - started) * 1000
 
     def reused(text: str, language: str) -> float | None:
@@ -84,10 +86,13 @@ def time_reuse(ws: Workspace, router: Router, folder: Path, sides: dict[str, Sid
     pairs = _reusable_pairs(ws, sides)[:limit]
     with_reuse: list[float] = []
     without: list[float] = []
+    search_only: list[float] = []
+    skipped = 0
     for n, (i, lang) in enumerate(pairs):
         english, other = sides["en"].questions[i].text, sides[lang].questions[i].text
         ev = finder.find(english, course, types, "concept")
         if ev.grade == "incorrect" or not ev.hits:
+            skipped += 1  # the English question is not answered: nothing to keep
             continue
         _keep(ws, course, english, context_ids(ev, english))
         # alternate which goes first, so neither always meets a warmer cache
@@ -98,12 +103,18 @@ def time_reuse(ws: Workspace, router: Router, folder: Path, sides: dict[str, Sid
         if a is not None:
             with_reuse.append(a)
             without.append(b)
+        else:
+            search_only.pop()
+            skipped += 1
         if progress:
             progress(n + 1, len(pairs))
     misses = [m for m in (_miss(ws, course, q.text, types)
                           for q in sides["zh"].questions[-limit:]) if m is not None]
     ws.store.reuse.forget(ws.tenant, STUDENT, course)
-    return _report(with_reuse, without, misses, router, llm is not None, log)
+    report = _report(with_reuse, without, misses, router, llm is not None, log)
+    report["median_ms_search_alone"] = _median(search_only)
+    report["skipped"] = skipped
+    return report
 
 
 def _reusable_pairs(ws: Workspace, sides: dict[str, Side]) -> list[tuple[int, str]]:
@@ -135,11 +146,13 @@ def _miss(ws: Workspace, course: str, text: str, types: tuple[DocType, ...]) -> 
     return None if found is not None else stage.milliseconds
 
 
+def _median(values: list[float]) -> float | None:
+    return round(statistics.median(values), 1) if values else None
+
+
 def _report(with_reuse: list[float], without: list[float], misses: list[float],
             router: Router, model: bool, log: list[CallRecord]) -> dict[str, Any]:
-    def median(values: list[float]) -> float | None:
-        return round(statistics.median(values), 1) if values else None
-
+    median = _median
     saved = [b - a for a, b in zip(with_reuse, without, strict=True)]
     reuse_ms, search_ms = median(with_reuse), median(without)
     return {
