@@ -81,7 +81,7 @@ class Settings:
     # reuse of past answers (docs/tutor.md); thresholds chosen by eval memory --reuse
     reuse: bool = True  # a question asked before in the course reuses that answer's passages
     reuse_threshold: float = 0.91  # cosine of the question keys in one script (en, de, it...)
-    reuse_threshold_cross_script: float = 0.86  # in two scripts (a Chinese and an English)
+    reuse_threshold_cross_script: float = 0.87  # in two scripts (a Chinese and an English)
     reuse_candidates: int = 3  # nearest earlier questions the meaning gate looks at
     # what the tutor learns of a student (docs/tutor.md, "Misconceptions and mastery")
     diagnose: str = "auto"  # auto: turns that show the student's work; always; off
