@@ -8,8 +8,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from click.testing import CliRunner
 from fpdf import FPDF
 
+from coursetutor.cli import cli
 from coursetutor.config import Settings
 from coursetutor.eval import slides as slides_eval
 from coursetutor.ingest.slide_align import Motion, deck_pages, slide_cues
@@ -176,3 +178,28 @@ def test_mavils_lecture_beats_the_tfidf_baseline(embedder: EmbeddingModel) -> No
     assert row["causal"] > row["tfidf"] and row["offline"] > row["tfidf"]
     gold = json.loads((MAVILS / "computer-vision" / "transcript.json").read_text())
     assert len(lecture.sentences) == len([s for s in gold["segments"] if s["text"].strip()])
+
+
+def test_cli_ingest_with_slides_and_eval_errors(tmp_path: Path, embedder: EmbeddingModel,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)  # no coursetutor.toml of the developer's
+    deck, srt = _deck_pdf(tmp_path / "deck.pdf"), _srt(tmp_path / "lecture.srt")
+    data = tmp_path / "data"
+    runner = CliRunner()
+    result = runner.invoke(cli, ["--data-dir", str(data), "ingest", "--course", "c1", "--type",
+                                 "transcript", "--slides", str(deck), "--json", str(srt)])
+    assert result.exit_code == 0, result.output
+    store = SQLiteStore(data / "coursetutor.db")
+    try:
+        (document,) = store.list_documents("default", "c1")
+        rows = store.export_chunks("default", "c1", document.id)
+    finally:
+        store.close()
+    assert rows and all((r.locator.anchor or "").startswith("slide-") for r in rows)
+    result = runner.invoke(cli, ["--data-dir", str(data), "eval", "slides", "--path",
+                                 str(tmp_path / "nowhere")])
+    assert result.exit_code != 0 and "Error: " in result.output
+    (tmp_path / "empty").mkdir()
+    result = runner.invoke(cli, ["--data-dir", str(data), "eval", "lexicon", "--path",
+                                 str(tmp_path / "empty"), "--lecture", "x"])
+    assert result.exit_code != 0 and "unknown lecture 'x'" in result.output

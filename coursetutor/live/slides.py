@@ -3,8 +3,9 @@
 The pieces (page index, emissions, the model of how lecturers move through slides) are those of
 the recorded-lecture alignment in `ingest/slide_align.py`; here they run causally: after each
 sentence the belief over pages moves with the seconds since the last one, takes the sentence's
-emission, and the page with the highest posterior is the answer. A page's similarities are
-centred on the windows heard so far. The teacher's own page changes override the estimate.
+emission, and the page with the highest posterior is the answer. Each page's similarities are
+scored against its own record over the sentences heard so far (`RunningColumns`). The teacher's
+own page changes override the estimate.
 """
 
 from __future__ import annotations
