@@ -238,6 +238,7 @@ def demo(ctx: click.Context) -> None:
 
 
 from .cli_class import class_group  # noqa: E402
+from .cli_listen import listen  # noqa: E402
 from .cli_mastery import mastery_group  # noqa: E402
 from .cli_serve import enrol, keys, serve, worker  # noqa: E402
 from .cli_session import session_group  # noqa: E402
@@ -250,6 +251,7 @@ for command in (ask, chat, check, models, policy, eval_group, serve, worker, key
                 migrate, copy_command, student, topics):
     cli.add_command(command)
 cli.add_command(class_group)
+class_group.add_command(listen)
 cli.add_command(session_group)
 cli.add_command(mastery_group)
 
