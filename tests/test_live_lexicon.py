@@ -85,3 +85,18 @@ def test_mavils_captions_are_mostly_left_alone() -> None:
     assert result["words"] > 4000
     assert result["corrections_per_1000_words"] < 1.0
     assert result["restored_share"] > 0.5
+
+
+@pytest.mark.parametrize("said", [
+    "the size of the data set",  # English writes the compound apart
+    "my initial reaction was to look closer",  # a word and a small word after it
+    "we'll come back to that",  # contractions are never joined
+    "it will become larger",  # a short common word
+    "when we do analyses of these data",  # only the ending differs
+])
+def test_what_the_captions_taught_is_left_alone(said: str) -> None:
+    lexicon = Lexicon.from_texts([
+        "The dataset and its data. Each dataset is split.", "Reactions. Reactions of patients.",
+        "The Wellcome Trust. Wellcome archives.", "It became law; it became clear.",
+        "Analysis of variance. Analysis plan."])
+    assert lexicon.correct(said) == (said, [])

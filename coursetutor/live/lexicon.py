@@ -6,13 +6,18 @@ near-miss may be corrected to (words of at least `MIN_TERM` letters, not stop wo
 least twice or spelt as a proper name). A correction is made only when it is hard to be wrong:
 
 - **join**: words the recogniser split ("eigen vector") whose letters together are a course
-  term, when the course never writes them apart and none of them is a stop word;
+  term, when the course never writes them apart, none is a stop word, the last is a word of
+  the course and one before it is not ("data set" stays: English writes compounds apart);
 - **sound**: two or three words that sound like one term ("I can vector" -> "eigenvector": the
-  same consonant skeleton, letters at least `MIN_SIMILARITY` alike, one of the words inside
-  the term), when the course never writes those words together;
-- **near**: one word the course never uses, that sounds like a term and is within a letter or
-  two of it ("Nakamotto" -> "Nakamoto"), and is not a form of a word the course uses.
+  same consonant skeleton word by word, letters at least `MIN_SIMILARITY` alike), the last
+  word the longest and inside the term, the others small words or words the course never
+  uses, the term at least `MIN_SOUND_TERM` letters and more frequent in the course than that
+  last word ("in homogeneous" stays where the course says "homogeneous" more often);
+- **near**: one word of at least `MIN_WORD` letters the course never uses, that sounds like
+  a term and is within a letter or two of it ("Nakamotto" -> "Nakamoto"), not another form
+  of a word the course uses and not differing only in its ending.
 
+A contraction ("we'll") is never part of a correction.
 The raw text is kept by the caller; `correct` returns the corrected text and each change.
 """
 
@@ -29,9 +34,10 @@ from ..retrieval.language import STOPWORDS
 from ..retrieval.tokenize import stemmer_for
 
 MIN_TERM = 6  # letters of a term a near-miss may be corrected to
-MIN_WORD = 6  # letters of a single unknown word worth correcting
+MIN_WORD = 8  # letters of a single unknown word worth correcting ("become" is no "became")
 MIN_SIMILARITY = 0.7  # letters alike (1 - edit distance / longer length) for a sounds-like span
 MAX_SPAN = 3  # words joined into one term at most
+MIN_SOUND_TERM = 9  # letters of a term a sounds-like span may become ("the rough" != "through")
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?", re.UNICODE)
 _GAP = re.compile(r"^[ \t-]*$")  # only spaces or a hyphen between two words of one span
 _ALL_STOP = frozenset().union(*STOPWORDS.values()) | frozenset(
@@ -154,6 +160,8 @@ class Lexicon:
                 if n > 1 and not all(_GAP.match(text[a.end() : b.start()])
                                      for a, b in itertools.pairwise(span)):
                     continue
+                if any("'" in m.group() or "’" in m.group() for m in span):
+                    continue  # a contraction ("we'll come") is never part of a term
                 fix = self._span(text, span)
                 if fix is not None:
                     i += n
@@ -185,20 +193,27 @@ class Lexicon:
         return Correction(span[0].start(), span[-1].end(), raw, self._written(term, raw), rule)
 
     def _join(self, folded: list[str], joined: str) -> str | None:
+        """The term the words spell together, when the last is a word of the course and one
+        before it is not ('eigen vector'; 'data set' stays, a split ending in a word the
+        course does not use is how English writes compounds)."""
         if any(w in _ALL_STOP or len(w) < 2 for w in folded) or joined not in self.counts:
+            return None
+        if folded[-1] not in self.counts or all(w in self.counts for w in folded[:-1]):
             return None
         return joined if len(joined) >= MIN_TERM and self.is_term(joined) else None
 
     def _sounds(self, folded: list[str], joined: str) -> str | None:
         """A term the words sound like as a whole, each word sounding like a part of it.
 
-        The longest word must be inside the term and less frequent in the course than the
-        term ('in homogeneous' stays when the course says 'homogeneous' more than
-        'inhomogeneous'); the other words must be small words or words the course never
-        uses.
+        The last word must be the longest, inside the term and less frequent in the course
+        than the term ('in homogeneous' stays when the course says 'homogeneous' more than
+        'inhomogeneous'; 'reaction was' is no 'reactions'); the other words must be small
+        words or words the course never uses.
         """
-        anchor = max(folded, key=len)
-        others = [w for w in folded if w is not anchor]
+        anchor = folded[-1]
+        others = folded[:-1]
+        if len(anchor) < max(len(w) for w in folded):
+            return None
         if len(anchor) < 4 or not all(w in _ALL_STOP or w not in self.counts for w in others):
             return None
         if not all(sound_key(w) for w in folded):
@@ -206,7 +221,7 @@ class Lexicon:
         best = None
         for term in self.terms.get("".join(sound_key(w) for w in folded), []):
             alike = similarity(joined, term)
-            if (anchor in term and len(term) > MIN_TERM and alike >= MIN_SIMILARITY
+            if (anchor in term and len(term) >= MIN_SOUND_TERM and alike >= MIN_SIMILARITY
                     and self.counts[term] > self.counts.get(anchor, 0)
                     and (best is None or alike > similarity(joined, best))):
                 best = term
@@ -220,6 +235,8 @@ class Lexicon:
             return None  # another form of a word the course uses
         best, best_d = None, 0
         for term in self.terms.get(sound_key(word), []):
+            if word[:-2] == term[:-2]:
+                continue  # only the ending differs: a form of it ('analyses', 'analysis')
             d = edit_distance(word, term)
             if d <= max(1, len(term) // 5) and (best is None or d < best_d or (
                     d == best_d and self.counts[term] > self.counts[best])):
