@@ -1,5 +1,5 @@
 """What the conversation memory costs with the local model: a running summary written by the
-model against one extracted from the turns (summary_model = false), side by side.
+model (summary_model = "on") against one extracted from the turns ("off"), side by side.
 
 One scripted conversation over the sample course (concept questions, an exercise climbed
 rung by rung, follow-ups) is asked in two sessions, one per configuration, turn by turn in
@@ -52,8 +52,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     ws.create_course(COURSE, manifest.title, manifest.language)
     ws.ingest(COURSE, manifest.files)
     shared = Router(base).llm("answer")
-    variants = {"model summary": base,
-                "extracted summary": dataclasses.replace(base, summary_model=False)}
+    variants = {"model summary": dataclasses.replace(base, summary_model="on"),
+                "extracted summary": dataclasses.replace(base, summary_model="off")}
     tutors = {name: Tutor(Workspace(s, store=ws.store, embedder=ws.embedder),
                           Router(s, factory=lambda task, model: shared))
               for name, s in variants.items()}

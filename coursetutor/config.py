@@ -72,7 +72,9 @@ class Settings:
     grade_incorrect: float = 0.36  # below which it says the course does not cover the question
     history_turns: int = 12  # recent turns read at most; the prompt keeps what fits its tokens
     summary_threshold: float = 0.7  # share of the history budget that starts a running summary
-    summary_model: bool = True  # summaries written by the model (false: extracted, no call)
+    # summaries written by the model: auto (on a server backend; extracted from the turns with
+    # the local CPU model, where a fold costs as much as an answer), on, off
+    summary_model: str = "auto"
     session_idle_minutes: float = 120.0  # a session with no turn for this long has ended
     answer_check: bool = True  # every claim of an answer checked against its cited sources
     answer_check_judge: bool = True  # the model decides the claims the scores are unsure of
@@ -234,6 +236,15 @@ def load_settings(
     return settings
 
 
+def summaries_by_model(s: Settings) -> bool:
+    """Whether running and session summaries are written by the model (`summary_model`):
+    `auto` writes them on a server backend and extracts them with the local model."""
+    if s.summary_model == "auto":
+        backend = s.llm_backend
+        return backend not in ("local", "none")
+    return s.summary_model == "on"
+
+
 def _validate(s: Settings) -> None:
     if not 0 <= s.chunk_overlap < 0.5:
         raise ConfigError("chunk_overlap must be in [0, 0.5)")
@@ -243,6 +254,8 @@ def _validate(s: Settings) -> None:
         raise ConfigError(f"fusion must be one of {', '.join(FUSIONS)}, got {s.fusion!r}")
     if s.ocr not in ("auto", "on", "off"):
         raise ConfigError(f"ocr must be auto, on or off, got {s.ocr!r}")
+    if s.summary_model not in ("auto", "on", "off"):
+        raise ConfigError(f"summary_model must be auto, on or off, got {s.summary_model!r}")
     if s.llm_repack not in ("auto", "on", "off"):
         raise ConfigError(f"llm_repack must be auto, on or off, got {s.llm_repack!r}")
     if s.answer_check_max_judged < 0:

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from coursetutor.config import Settings
-from coursetutor.errors import BackendUnavailableError
+from coursetutor.config import Settings, load_settings, summaries_by_model
+from coursetutor.errors import BackendUnavailableError, ConfigError
 from coursetutor.llm.router import CallRecord, Router
 from coursetutor.retrieval import EmbeddingModel
 from coursetutor.store import SQLiteStore
@@ -243,6 +243,7 @@ def make(tmp_path: Any, sample_store: SQLiteStore, embedder: EmbeddingModel) -> 
 
     def build(llm: ScriptedLLM, **settings: Any) -> tuple[Tutor, ScriptedLLM]:
         settings.setdefault("answer_check", False)
+        settings.setdefault("summary_model", "on")  # the scripted model writes summaries
         ws = Workspace(Settings(data_dir=tmp_path / "data", **settings), store=sample_store,
                        embedder=embedder)
         return Tutor(ws, Router(ws.settings, factory=lambda task, model: llm)), llm
@@ -315,3 +316,18 @@ def test_a_level_from_the_profile_applies_unless_the_request_names_one(
     first, second = (c.messages[1].content for c in llm.answer_calls())
     assert "Student level: 5 of 5" in first and "Student level: 1 of 5" in second
     assert "- The student prefers step by step." in first
+
+
+@pytest.mark.parametrize(("backend", "setting", "by_model"), [
+    ("local", "auto", False), ("ollama", "auto", True), ("openai", "auto", True),
+    ("none", "auto", False), ("local", "on", True), ("ollama", "off", False),
+])
+def test_who_writes_summaries(backend: str, setting: str, by_model: bool) -> None:
+    # auto: a server writes them; the local CPU model would spend as long as on an answer
+    settings = Settings(llm_backend=backend, summary_model=setting)
+    assert summaries_by_model(settings) is by_model
+
+
+def test_summary_model_must_be_auto_on_or_off() -> None:
+    with pytest.raises(ConfigError, match="summary_model must be auto, on or off"):
+        load_settings(env={}, summary_model="sometimes")

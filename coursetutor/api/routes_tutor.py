@@ -13,6 +13,7 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
+from ..config import summaries_by_model
 from ..errors import NotFoundError, RateLimitError
 from ..retrieval.retriever import MODES
 from ..tutor import Tutor, remember
@@ -277,7 +278,7 @@ def end_session(course: str, session_id: str, caller: CallerDep,
     """End the session; its summary (`summary`, null without turns) is stored with it."""
     _own_session(state, caller, course, session_id)
     store = state.workspace.store
-    summary = remember.end_session(state.router if state.settings.summary_model else None,
+    summary = remember.end_session(state.router if summaries_by_model(state.settings) else None,
                                    store, caller.tenant, course, session_id, [])
     return {**encode.session(store.get_session(caller.tenant, course, session_id)),
             "summary": summary.as_dict() if summary else None}

@@ -6,6 +6,7 @@ import dataclasses
 import time
 from collections.abc import Iterator, Sequence
 
+from ..config import summaries_by_model
 from ..errors import EmptyQueryError, InputError, NotFoundError
 from ..live.progress import ClassProgress, class_progress
 from ..live.rewrite import with_progress
@@ -240,7 +241,7 @@ class Tutor:
     @property
     def summarizer(self) -> Router | None:
         """The router that writes summaries; None: they are extracted from the turns."""
-        return self.router if self.settings.summary_model else None
+        return self.router if summaries_by_model(self.settings) else None
 
     def _allowed_types(self, t: TurnState) -> tuple[DocType, ...]:
         """Every document type a student may see in this course."""
