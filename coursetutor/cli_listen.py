@@ -27,8 +27,8 @@ from .live.listen import Listener, model_folder
 @click.pass_context
 def listen(ctx: click.Context, audio: str, course: str, class_id: str | None,
            language: str | None, threads: int, as_json: bool) -> None:
-    """Transcribe AUDIO (a file, or - for a stream on standard input, e.g. a microphone
-    recorded by ffmpeg or arecord) with Whisper and feed each utterance to the class."""
+    """Transcribe AUDIO (a file, or - for audio on standard input, read whole, e.g. from
+    ffmpeg) with Whisper and feed each utterance to the class as it is transcribed."""
     settings = ctx.obj
     tenant = settings.tenant
     source: str | io.BytesIO
