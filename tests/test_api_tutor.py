@@ -749,3 +749,23 @@ def test_no_error_reply_carries_a_trace_or_a_path(api: Api) -> None:
                      api.call("student", "GET", f"/v1/courses/{COURSE}/search")):
         assert response.status_code >= 400
         assert_clean(response.text, data_dir, data_dir.parent)
+
+
+def test_metrics_count_live_class_tiers_and_stages() -> None:
+    import dataclasses
+
+    from coursetutor.api.metrics import Metrics
+    from coursetutor.types import Answer
+
+    metrics = Metrics()
+    base = Answer("x [1]", (), "lecture", "concept", "correct", 0.8, "en",
+                  timings={"memory": 1.0, "retrieve": 12.0, "rerank": 0.4, "total": 20.0})
+    metrics.observe_answer(dataclasses.replace(base, tier="class"))
+    metrics.observe_answer(dataclasses.replace(base, tier="class"))
+    metrics.observe_answer(dataclasses.replace(base, tier="course"))
+    metrics.observe_answer(base)  # not asked during a class: no tier
+    text = metrics.render().decode()
+    assert 'coursetutor_class_tiers_total{tier="class"} 2.0' in text
+    assert 'coursetutor_class_tiers_total{tier="course"} 1.0' in text
+    assert 'coursetutor_ask_stage_seconds_count{stage="rerank"} 4.0' in text
+    assert 'coursetutor_ask_stage_seconds_count{stage="memory"} 4.0' in text

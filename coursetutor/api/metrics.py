@@ -24,8 +24,8 @@ from ..types import Answer
 LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120,
                    300)
 # the tutor's timings (ms) reported as stages of an ask
-STAGES = {"retrieve": "retrieve", "grade": "grade", "first_token": "first_token",
-          "total": "total"}
+STAGES = {"memory": "memory", "rewrite": "rewrite", "retrieve": "retrieve", "rerank": "rerank",
+          "grade": "grade", "check": "check", "first_token": "first_token", "total": "total"}
 SESSION_WINDOW = 15 * 60.0  # a session with a turn in the last 15 minutes is active
 
 
@@ -50,7 +50,8 @@ class Metrics:
                                          "HTTP request latency (to the response head)",
                                          ["route"], buckets=LATENCY_BUCKETS, registry=r)
         self.ask_seconds = Histogram(p + "ask_stage_seconds",
-                                     "Ask latency by stage: retrieve, grade, first_token, total",
+                                     "Ask latency by stage: memory, rewrite, retrieve, rerank, "
+                                     "grade, check, first_token, total",
                                      ["stage"], buckets=LATENCY_BUCKETS, registry=r)
         self.queue_seconds = Histogram(p + "ask_queue_seconds",
                                        "Time an ask waited for a free tutor worker",
@@ -87,6 +88,8 @@ class Metrics:
             "text being searchable", buckets=LATENCY_BUCKETS, registry=r)
         self.slide_changes = Counter(p + "slide_changes", "Slide changes of live classes by "
                                      "source (tracked, teacher)", ["source"], registry=r)
+        self.tiers = Counter(p + "class_tiers", "Asks during a live class by the tier their "
+                             "passages came from (class, course)", ["tier"], registry=r)
         self.threads = Gauge(p + "threads", "Threads of this process", registry=r)
         self.threads.set_function(os_threads)
         self._sessions: dict[str, float] = {}
@@ -119,6 +122,8 @@ class Metrics:
             self.contexts.inc()
         if answer.context_over_budget:
             self.over_budget.inc()
+        if answer.tier:
+            self.tiers.labels(answer.tier).inc()
         if answer.session_id:
             with self._lock:
                 self._sessions[answer.session_id] = time.monotonic()
