@@ -13,6 +13,7 @@ from fpdf import FPDF
 
 from coursetutor.cli import cli
 from coursetutor.config import Settings
+from coursetutor.errors import InputError
 from coursetutor.eval import slides as slides_eval
 from coursetutor.ingest.slide_align import Motion, deck_pages, slide_cues
 from coursetutor.live.slides import SlideTracker, align_offline
@@ -83,7 +84,7 @@ def test_teacher_override_moves_the_tracker(embedder: EmbeddingModel) -> None:
     assert tracker.page == 3
     # a sentence that fits page 3 keeps it there; the tracker does not fall back to page 1
     assert tracker.update("Quicksort partitions the array around a pivot.", 6.0, 9.0) == 3
-    with pytest.raises(ValueError):
+    with pytest.raises(InputError, match="not in the deck"):
         tracker.set_page(5)
 
 

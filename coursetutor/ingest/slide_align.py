@@ -220,7 +220,7 @@ def align_offline(pages: Sequence[str], sentences: Sequence[str],
     if not sentences:
         return []
     if not pages:
-        raise ValueError("aligning a lecture needs at least one page")
+        raise InputError("aligning a lecture needs at least one page")
     motion = motion or Motion()
     weights = weights or Emission()
     index = PageIndex(pages, embedder, language)

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..errors import InputError
 from ..ingest.slide_align import (
     Emission,
     Motion,
@@ -35,7 +36,7 @@ class SlideTracker:
                  language: str | None = None, motion: Motion | None = None,
                  weights: Emission | None = None) -> None:
         if not pages:
-            raise ValueError("a slide tracker needs at least one page")
+            raise InputError("a slide tracker needs at least one page")
         self.index = PageIndex(pages, embedder, language)
         self.motion = motion or Motion()
         self.weights = weights or Emission()
@@ -83,7 +84,7 @@ class SlideTracker:
     def set_page(self, page: int) -> None:
         """The teacher says which slide is on screen: the belief moves there."""
         if not 1 <= page <= self.index.size:
-            raise ValueError(f"page {page} is not in the deck (1-{self.index.size})")
+            raise InputError(f"page {page} is not in the deck (1-{self.index.size})")
         belief = np.full(self.index.size, 1e-6)
         belief[page - 1] = 1.0
         self._belief = belief / belief.sum()
