@@ -88,9 +88,9 @@ def test_only_questions_in_another_language_are_translated(
     assert "Traceback" not in result.stderr  # progress only
     report = json.loads(result.stdout)
     assert set(report) >= {"dataset", "questions", "units", "seconds", "translate", *MODES,
-                           "hybrid_translation_only"}
+                           "hybrid_other_query"}
     assert (report["dataset"], report["questions"], report["units"]) == ("xquadr-zh-en", 3, 9)
-    for mode in [*MODES, "hybrid_translation_only"]:
+    for mode in [*MODES, "hybrid_other_query"]:
         assert list(report[mode]) == METRICS
     # the same prompt as the tutor's, into the pool's language, for the Chinese questions only
     assert model.prompts == [prompts.render("translate", language=language_name("en"), question=q)

@@ -763,3 +763,33 @@ def test_a_question_in_a_language_the_course_has_is_searched_untranslated(
     assert "translate" not in fake.kinds()
     assert answer.language == "it"
     assert answer.sources
+
+
+@pytest.mark.parametrize(("question", "searched"), [
+    # no dictionary for German: the translation alone (the original lowers the evidence)
+    ("Wie funktioniert das Bisektionsverfahren?", "How does bisection work?"),
+    # Chinese in an English course: the original stays for its dictionary keywords
+    ("二分法是如何工作的？", "How does bisection work? 二分法是如何工作的？"),
+])
+def test_a_translated_question_is_searched_as_the_tutor_decides(
+        make_tutor: MakeTutor, question: str, searched: str) -> None:
+    fake = ScriptedLLM(answer=["... [1]"], translate=["How does bisection work?"])
+    tutor, _ = make_tutor(fake)
+    queries: list[str] = []
+    search = tutor.ws.search
+
+    def spy(query: str, *args: Any, **kwargs: Any) -> Any:
+        queries.append(query)
+        return search(query, *args, **kwargs)
+
+    tutor.ws.search = spy  # type: ignore[method-assign]
+    run(tutor, question)
+    assert queries[0] == searched, queries
+
+
+def test_an_empty_translation_searches_the_original() -> None:
+    from coursetutor.tutor.rewrite import translate_query
+
+    router = Router(Settings(llm_backend="ollama"),
+                    factory=lambda task, model: ScriptedLLM(translate=[""]))
+    assert translate_query(router, "Come funziona?", "English", []) == "Come funziona?"

@@ -86,11 +86,11 @@ def retrieval(ctx: click.Context, dataset: str | None, path: Path | None,
     click.echo(f"\n{result['dataset']} ({result['language']}): {result['questions']} "
                f"questions, {result['units']} units, {result['seconds']} s")
     click.echo(f"{'':8}{'R@1':>8}{'R@5':>8}{'R@10':>8}{'MRR@10':>8}")
-    for mode in ("bm25", "vector", "hybrid", "hybrid_translation_only", "hybrid_profile"):
+    for mode in ("bm25", "vector", "hybrid", "hybrid_other_query", "hybrid_profile"):
         if mode not in result:
             continue
         m = result[mode]
-        label = {"hybrid_translation_only": "hybrid, translation alone",
+        label = {"hybrid_other_query": "hybrid, the other query (with/without the original)",
                  "hybrid_profile": f"hybrid, profile of {student}"}.get(mode, mode)
         click.echo(f"{label:8}" + "".join(f"{m[k]:>8.3f}" for k in ("R@1", "R@5", "R@10",
                                                                      "MRR@10")))

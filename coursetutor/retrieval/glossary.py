@@ -129,8 +129,11 @@ def has_chinese(text: str) -> bool:
     return _CJK.search(text) is not None
 
 
+def has_glossary(question_language: str, course_language: str) -> bool:
+    """Whether a dictionary translates this language's keywords into the course's."""
+    return (question_language, course_language) == ("zh", "en")
+
+
 def glossary_for(question_language: str, course_language: str) -> Glossary | None:
     """The dictionary that translates a question's keywords into the course's language."""
-    if question_language == "zh" and course_language == "en":
-        return cedict()
-    return None
+    return cedict() if has_glossary(question_language, course_language) else None

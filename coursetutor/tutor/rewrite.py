@@ -33,14 +33,22 @@ def rewrite_followup(router: Router, message: str, history: Sequence[Turn],
 
 
 def translate_query(router: Router, question: str, language_name: str,
-                    log: list[CallRecord]) -> str:
-    """The question in the course's language followed by the original: both searchable.
+                    log: list[CallRecord], keep_original: bool = False) -> str:
+    """The question in the course's language, searched instead of the original (which stays
+    when the model gives no usable line).
 
     e5 matches across languages, but its cosines to passages in another language sit lower,
-    which would make the evidence grade refuse questions the course does cover.
+    which would make the evidence grade refuse questions the course does cover; the original
+    appended to the translation lowers them too (an Italian question on an English video:
+    evidence 0.27 with it, 0.60 without), and on German questions against English sentences
+    the translation alone ranked as well or better (docs/evaluation.md). `keep_original`
+    appends it where a keyword dictionary reads it (Chinese in an English course: its
+    dictionary keywords make up for the small model's mistranslated names).
     """
     text = translation(router, question, language_name, log)
-    return f"{text} {question}" if text else question
+    if not text:
+        return question
+    return f"{text} {question}" if keep_original else text
 
 
 def translation(router: Router, question: str, language_name: str,

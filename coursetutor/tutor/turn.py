@@ -12,6 +12,7 @@ from ..live.progress import ClassProgress, class_progress
 from ..live.rewrite import with_progress
 from ..llm import GenParams, Message
 from ..llm.router import CallRecord, Router
+from ..retrieval.glossary import has_glossary
 from ..retrieval.language import detect_language, search_language
 from ..student.adaptive import reranker
 from ..student.profile import record_turn_topics
@@ -192,7 +193,8 @@ class Tutor:
         searched = search_language(cat.language, language,
                                    self.ws.store.course_languages(self.ws.tenant, t.course))
         if cat.language != searched:
-            query = translate_query(self.router, query, language_name(searched), t.log)
+            query = translate_query(self.router, query, language_name(searched), t.log,
+                                    keep_original=has_glossary(cat.language, searched))
             since = t.lap("translate", since)
         query = with_progress(t.question, t.live, searched, query)  # "and the other one?"
         finder = EvidenceFinder(self.ws, self.router, t.log, reranker(
