@@ -41,7 +41,7 @@ from .support import Sample
 SSE = {"Accept": "text/event-stream"}
 ANSWER_KEYS = {"text", "sources", "category", "intent", "grade", "evidence", "level", "covered",
                "complete", "language", "note", "session_id", "checked", "removed", "usage",
-               "timings"}
+               "timings", "tier", "reused_from"}
 SOURCE_KEYS = {"media", "number", "chunk", "document", "title", "type", "page", "start", "end",
                "anchor", "label", "snippet", "url"}
 DOWN = "cannot reach the Ollama server at http://127.0.0.1:11434: start it with `ollama serve`"
