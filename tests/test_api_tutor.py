@@ -43,7 +43,7 @@ ANSWER_KEYS = {"text", "sources", "category", "intent", "grade", "evidence", "le
                "complete", "language", "note", "session_id", "checked", "removed", "usage",
                "timings", "tier", "reused_from"}
 SOURCE_KEYS = {"media", "number", "chunk", "document", "title", "type", "page", "start", "end",
-               "anchor", "label", "snippet", "url"}
+               "anchor", "label", "snippet", "url", "tier", "tier_label"}
 DOWN = "cannot reach the Ollama server at http://127.0.0.1:11434: start it with `ollama serve`"
 
 
@@ -448,7 +448,8 @@ def test_an_ask_waiting_for_a_worker_opens_its_stream_with_queued(
     gate = threading.Event()
     fake = ScriptedLLM([Say(("Bisection ", "halves ", "the bracket [1]."), gate=gate),
                         Say(("It halves ", "the bracket [1]."))])
-    api, _ = with_model(fake, api_ask_workers=1)
+    # the second ask is the same question: reuse off, so that it is answered afresh
+    api, _ = with_model(fake, api_ask_workers=1, reuse=False)
     with api.client.stream("POST", f"/v1/courses/{COURSE}/ask", headers={
             **SSE, **api.headers("student")}, json={"question": CONCEPT}) as first:
         first_lines = first.iter_lines()

@@ -618,7 +618,8 @@ def test_cjk_terms_of_a_translated_question_are_dropped_in_an_alphabetic_course(
     Korean bigrams match nothing and would sink the keyword evidence as unknown terms."""
     retriever = Retriever(ws.store, ws.embedder, dataclasses.replace(
         ws.settings, translate_keywords=False))
-    terms = retriever._terms(query, SearchTrace(), course_language)
+    terms = retriever._terms(query, SearchTrace(), course_language,
+                             SearchFilters(ws.tenant, SAMPLE_COURSE))
     has_cjk = any("\uac00" <= c <= "\ud7af" or "\u4e00" <= c <= "\u9fff"
                   for t in terms for c in t)
     assert has_cjk == cjk_kept

@@ -580,7 +580,7 @@ def test_max_tokens(level: str | None, default: int, expected: int) -> None:
 
 PLACEHOLDERS = {
     "answer": {"history", "language", "level", "level_hint", "memory", "native", "question",
-               "reminder", "sources", "task"},
+               "reference", "reminder", "sources", "task"},
     "categorize": {"course", "history", "message"},
     "check_claim": {"claim", "evidence"},
     "check_question": {"language", "passage", "section"},
@@ -589,6 +589,7 @@ PLACEHOLDERS = {
     "judge_misconception": {"gold", "predicted", "problem"},
     "leak_judge": {"reply", "solution"},
     "leak_rewrite": {"exercise", "problems", "reply", "task"},
+    "reuse_reference": {"answer"},
     "rewrite": {"history", "message"},
     "summarize": {"conversation", "facts", "previous", "words"},
     "translate": {"language", "question"},

@@ -212,7 +212,8 @@ def answers(ctx: click.Context, folder: Path | None, pack: Path | None,
     settings: Settings = ctx.obj
     chosen = suites or tuple(s for s in SUITES if s != "coursepack" or pack is not None)
     paths = suite_paths(chosen, folder, pack, questions)
-    ws = ctx.with_resource(Workspace(settings))
+    # every question answered afresh: an earlier run's answers are not reused
+    ws = ctx.with_resource(Workspace(dataclasses.replace(settings, reuse=False)))
     ws.tenant = "eval"
     tutor = Tutor(ws)
     ctx.call_on_close(tutor.router.close)

@@ -209,8 +209,9 @@ TutorFactory = Callable[[Workspace], Tutor]
 
 def run_side(settings: Settings, suites: Sequence[str], paths: Paths, limit: int | None,
              progress: Progress | None, make_tutor: TutorFactory) -> dict[str, Any]:
-    """Run the suites under one side's settings, in the evaluation tenant."""
-    with Workspace(settings) as ws:
+    """Run the suites under one side's settings, in the evaluation tenant; answers are never
+    reused (side B would answer from side A's earlier answers)."""
+    with Workspace(dataclasses.replace(settings, reuse=False)) as ws:
         ws.tenant = "eval"
         tutor = make_tutor(ws)
         try:
