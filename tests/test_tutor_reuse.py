@@ -122,6 +122,9 @@ def test_a_question_asked_again_reuses_the_earlier_passages(make_tutor: MakeTuto
     assert again.answer.reused_from == str(entry.id)
     assert again.answer.context == first.answer.context
     assert again.answer.text == f"It keeps halving the bracket [1].\n\n{line}"
+    # what the student saw is what their session keeps
+    [stored] = tutor.ws.store.list_turns(TENANT, SAMPLE_COURSE, again.answer.session_id)
+    assert stored.answer == again.answer.text
     streamed = [e.text for e in events if isinstance(e, TokenEvent)]
     assert streamed[-1] == f"\n\n{line}" and isinstance(events[-2], SourcesEvent)
     prompt = fake.answer_calls()[1].messages[-1].content

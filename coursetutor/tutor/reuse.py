@@ -26,9 +26,7 @@ from ..types import (
     DoneEvent,
     Hit,
     SearchFilters,
-    SourcesEvent,
     StreamEvent,
-    TokenEvent,
 )
 from ..workspace import Workspace
 from . import prompts
@@ -190,15 +188,20 @@ class AnswerReuse:
 
     # -- around the turn's events ------------------------------------------------------------
     def around(self, events: Iterator[StreamEvent]) -> Iterator[StreamEvent]:
-        """The turn's events, with the asked-before line before its sources when it reused an
-        answer; the entry for the next students stored before its done event."""
+        """The turn's events, the done one with the reused entry's id and the lookup's time;
+        the entry for the next students stored before its done event."""
         for event in events:
-            if isinstance(event, SourcesEvent) and self.found is not None and event.sources:
-                self._noted = True
-                yield TokenEvent("\n\n" + self._line())
             if isinstance(event, DoneEvent):
                 event = DoneEvent(self._finish(event.answer))
             yield event
+
+    def note(self, cited: bool) -> str:
+        """The asked-before line the reply ends with (before its sources, stored with it),
+        when the turn reused an earlier answer and cites passages; else ""."""
+        if self.found is None or not cited:
+            return ""
+        self._noted = True
+        return self._line()
 
     def _line(self) -> str:
         return reply("asked_before", self.language)
@@ -206,8 +209,8 @@ class AnswerReuse:
     def _finish(self, answer: Answer) -> Answer:
         timings = {**answer.timings, "reuse": self.milliseconds}
         if self._noted and self.found is not None:
-            return dataclasses.replace(answer, text=f"{answer.text}\n\n{self._line()}",
-                                       reused_from=str(self.found.entry.id), timings=timings)
+            return dataclasses.replace(answer, reused_from=str(self.found.entry.id),
+                                       timings=timings)
         self._remember(answer)
         return dataclasses.replace(answer, timings=timings) if self._probe else answer
 

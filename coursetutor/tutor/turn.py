@@ -347,6 +347,9 @@ class Tutor:
             marker = reply("incomplete", cat.language)
             text = f"{text}\n\n{marker}"
             yield TokenEvent(f"\n\n{marker}")
+        if t.reuse and (asked := t.reuse.note(bool(cited))):  # "asked before in this course"
+            text = f"{text}\n\n{asked}"
+            yield TokenEvent(f"\n\n{asked}")
         yield SourcesEvent(cited)
         yield self._done(t, cat, ev, text, cited, level or "", key, complete=draft.complete,
                          context_over=ctx.over_budget,
@@ -410,6 +413,9 @@ class Tutor:
         )
         text = reply("no_llm", cat.language)
         yield TokenEvent(text)
+        if t.reuse and (asked := t.reuse.note(bool(cited))):
+            text = f"{text}\n\n{asked}"
+            yield TokenEvent(f"\n\n{asked}")
         yield SourcesEvent(cited)
         yield self._done(t, cat, ev, text, cited, "", "", note="passages only")
 
