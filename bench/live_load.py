@@ -7,12 +7,17 @@ questions under the same load, alternating request by request in the same thread
 neighbour slows both alike. A feeder thread replays the sample course's recorded lecture into
 a running class at --speed times real time the whole while (each batch searchable on return).
 Target: in-class p95 <= 100 ms at 50 concurrent students.
+
+`--think S` gives each student a pause between questions (exponential, mean S seconds, as in a
+closed-loop user model): 50 students asking back to back (`--think 0`) saturate 2 cores with
+queueing, which says how much the machine can take, not how long one question waits in class.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import random
 import sys
 import tempfile
 import threading
@@ -73,9 +78,12 @@ def feed(classes: LiveClasses, ws: Workspace, class_id: str, speed: float,
 
 
 def student(ws: Workspace, class_id: str, n: int, until: float,
-            out: dict[str, list[float]]) -> None:
+            out: dict[str, list[float]], think: float = 0.0) -> None:
     i = n
+    pause = random.Random(n)
     while time.perf_counter() < until:
+        if think > 0:
+            time.sleep(pause.expovariate(1 / think))
         question = QUESTIONS[i % len(QUESTIONS)]
         for name in ("in_class", "plain"):
             t0 = time.perf_counter()
@@ -106,7 +114,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     results: dict[str, list[float]] = {"in_class": [], "plain": []}
     until = time.perf_counter() + args.seconds
     log(f"{args.students} students for {args.seconds} s, transcript at {args.speed}x")
-    threads = [threading.Thread(target=student, args=(ws, live.id, n, until, results))
+    threads = [threading.Thread(target=student,
+                                args=(ws, live.id, n, until, results, args.think))
                for n in range(args.students)]
     for t in threads:
         t.start()
@@ -124,7 +133,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
     a, b = stats(results["in_class"]), stats(results["plain"])
     return {"git": git_state(), "threads": thread_setting(), "students": args.students,
-            "seconds": args.seconds, "speed": args.speed, "in_class_ms": a, "plain_ms": b,
+            "seconds": args.seconds, "think": args.think, "speed": args.speed,
+            "in_class_ms": a, "plain_ms": b,
             "p95_ratio": round(a["p95"] / b["p95"], 2) if b["p95"] else None,
             "transcript_batches": len(lags), "transcript_batch_ms": stats(lags),
             "target_p95_ms": 100, "met": a["p95"] <= 100}
@@ -134,6 +144,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--students", type=int, default=50)
     parser.add_argument("--seconds", type=float, default=30.0)
+    parser.add_argument("--think", type=float, default=0.0,
+                        help="mean seconds a student pauses between questions (0: none)")
     parser.add_argument("--speed", type=float, default=10.0,
                         help="the recorded lecture replayed this many times faster")
     parser.add_argument("--threads", type=int, default=1, help="OpenMP/BLAS threads")
