@@ -12,21 +12,10 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 
-from ..errors import NotFoundError
-from .deps import Caller, CallerDep, State, check_course
+from .deps import CallerDep, State, check_course
+from .routes_students import named_student
 
 router = APIRouter(prefix="/v1", tags=["memory"])
-
-
-def _student(caller: Caller, student: str) -> str:
-    """The student named (`me`: a student key's own), if the caller may read them."""
-    if student == "me":
-        if caller.role != "student":
-            raise NotFoundError("'me' names a student only with a student key")
-        return caller.student
-    if caller.role == "student" and student != caller.student:
-        raise NotFoundError(f"student {student!r} does not exist")
-    return student
 
 
 @router.get("/courses/{course}/students/{student}/memory")
@@ -35,7 +24,7 @@ def memory(course: str, student: str, caller: CallerDep, state: State,
     """The student's last session summaries in the course, newest first, and the running
     summaries of their sessions still going."""
     check_course(state, caller, course)
-    who = _student(caller, student)
+    who = named_student(caller, student)
     summaries = state.workspace.store.summaries
     return {
         "student": who,

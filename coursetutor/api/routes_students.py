@@ -38,7 +38,7 @@ class ProfilePatch(BaseModel):
     remove_topics: list[Name] = Field(default_factory=list, max_length=100)
 
 
-def _student(caller: Caller, student: str, own_only: bool = False) -> str:
+def named_student(caller: Caller, student: str, own_only: bool = False) -> str:
     """The student the caller names (`me`: a student key's own) if it may reach them: a
     student only itself, a teacher (unless `own_only`) and an admin anyone in the tenant."""
     if student == "me":
@@ -83,7 +83,7 @@ def put_topics(course: str, body: TopicsIn, caller: CallerDep, state: State) -> 
 @router.get("/courses/{course}/students/{student}/profile")
 def get_profile(course: str, student: str, caller: CallerDep, state: State) -> dict[str, Any]:
     """A student's profile, weak areas and mastery per topic, each with its turn ids."""
-    name = _student(caller, student)
+    name = named_student(caller, student)
     visible_course(state, caller, course)
     return _profile(state, caller.tenant, course, name)
 
@@ -93,7 +93,7 @@ def patch_profile(course: str, student: str, body: ProfilePatch, caller: CallerD
                   state: State) -> dict[str, Any]:
     """The student corrects their profile: level, style, goals, language; weak areas they
     have overcome and topics to forget."""
-    name = _student(caller, student, own_only=True)
+    name = named_student(caller, student, own_only=True)
     visible_course(state, caller, course)
     store = state.workspace.store
     store.profiles.update(caller.tenant, course, name, level=body.level, style=body.style,
@@ -110,7 +110,7 @@ def patch_profile(course: str, student: str, body: ProfilePatch, caller: CallerD
 def export_in_course(course: str, student: str, caller: CallerDep,
                      state: State) -> dict[str, Any]:
     """Everything stored about the student in the course, as one JSON document."""
-    name = _student(caller, student, own_only=True)
+    name = named_student(caller, student, own_only=True)
     visible_course(state, caller, course)
     return export_student(state.workspace.store, caller.tenant, name, course)
 
@@ -119,7 +119,7 @@ def export_in_course(course: str, student: str, caller: CallerDep,
 def forget_in_course(course: str, student: str, caller: CallerDep,
                      state: State) -> dict[str, Any]:
     """Erase everything stored about the student in the course (the enrolment stays)."""
-    name = _student(caller, student, own_only=True)
+    name = named_student(caller, student, own_only=True)
     visible_course(state, caller, course)
     gone = forget_student(state.workspace.store, state.settings, caller.tenant, name, course)
     return {"student": name, "course": course, "rows": gone.rows, "sessions": gone.sessions,
@@ -130,13 +130,13 @@ def forget_in_course(course: str, student: str, caller: CallerDep,
 def export_everything(student: str, caller: CallerDep, state: State) -> dict[str, Any]:
     """Everything stored about the student in every course of the tenant."""
     return export_student(state.workspace.store, caller.tenant,
-                          _student(caller, student, own_only=True))
+                          named_student(caller, student, own_only=True))
 
 
 @router.delete("/students/{student}/data")
 def forget_everything(student: str, caller: CallerDep, state: State) -> dict[str, Any]:
     """Erase the student from the tenant: every course's data, enrolments and keys."""
-    name = _student(caller, student, own_only=True)
+    name = named_student(caller, student, own_only=True)
     gone = forget_student(state.workspace.store, state.settings, caller.tenant, name)
     return {"student": name, "course": None, "rows": gone.rows, "sessions": gone.sessions,
             "cache_keys": gone.cache_keys}
