@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import argparse
 import hashlib
+import json
 import os
 import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -95,3 +99,24 @@ def fmt_ratio(num: float | None, den: float | None) -> str:
     if not num or not den or num != num or den != den:
         return "-"
     return f"{num / den:.1f}x"
+
+
+def run_model_bench(args: argparse.Namespace,
+                    run: Callable[[argparse.Namespace], dict[str, Any]],
+                    report: Callable[[dict[str, Any]], str]) -> None:
+    """Run a benchmark that needs the model in `args.data_dir` (a temporary one when empty),
+    print its report and write `args.json_out`; a missing model is a message, not a
+    traceback."""
+    from coursetutor.errors import CoursetutorError
+
+    ensure_threads(args.threads)
+    with tempfile.TemporaryDirectory() as tmp:
+        args.data_dir = args.data_dir or tmp
+        try:
+            result = run(args)
+        except CoursetutorError as exc:
+            print(f"skipped: {exc}", file=sys.stderr)
+            return
+    print(report(result))
+    if args.json_out:
+        Path(args.json_out).write_text(json.dumps(result, indent=2))

@@ -13,18 +13,14 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import statistics
-import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from _common import ensure_threads, git_state, log, thread_setting
+from _common import git_state, log, run_model_bench, thread_setting
 
 from coursetutor.config import load_settings
-from coursetutor.errors import CoursetutorError
 from coursetutor.ingest import load_manifest
 from coursetutor.llm.router import Router
 from coursetutor.tutor import Tutor
@@ -117,18 +113,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1, help="embedding threads (OpenMP)")
     parser.add_argument("--data-dir", default="", help="data directory (default: a temp one)")
     parser.add_argument("--json", dest="json_out", default="")
-    args = parser.parse_args()
-    ensure_threads(args.threads)
-    with tempfile.TemporaryDirectory() as tmp:
-        args.data_dir = args.data_dir or tmp
-        try:
-            result = run(args)
-        except CoursetutorError as exc:  # a missing model is a message, not a traceback
-            print(f"skipped: {exc}", file=sys.stderr)
-            return
-    print(report(result))
-    if args.json_out:
-        Path(args.json_out).write_text(json.dumps(result, indent=2))
+    run_model_bench(parser.parse_args(), run, report)
 
 
 if __name__ == "__main__":
