@@ -80,6 +80,12 @@ def test_remove_sentences_drops_emptied_list_items() -> None:
     assert remove_sentences(text, ["Wrong claim [1]."]) == "Intro [1].\n2. Right claim [1]."
 
 
+def test_remove_sentences_drops_lines_left_with_only_markers() -> None:
+    # a model that puts the marker on its own line before the claim: "[1]\nClaim."
+    text = "[1] Il teorema dice una cosa falsa.\n\nQuesto è vero [2]."
+    assert remove_sentences(text, ["Il teorema dice una cosa falsa."]) == "Questo è vero [2]."
+
+
 def _source(number: int, text: str, title: str = "Newton-Raphson") -> Source:
     chunk = Chunk(id=f"c{number}", tenant="t", course="c", document_id="slides",
                   document_title=title, doc_type="slides", topic="", section_path=(),

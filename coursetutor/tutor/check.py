@@ -263,13 +263,15 @@ def _full_text(source: Source) -> str:
 
 
 def remove_sentences(text: str, removed: Sequence[str]) -> str:
-    """`text` without the `removed` sentences; list items and lines left empty go too."""
+    """`text` without the `removed` sentences; list items and lines left empty (or holding
+    only the removed sentence's citation markers) go too."""
     for sentence in removed:
         text = text.replace(sentence, "\x00", 1)
     lines = []
     for line in text.split("\n"):
         rest = re.sub(r"\s*\x00\s*", " ", line).strip()
-        if "\x00" in line and re.fullmatch(r"(?:[-*•]|\d{1,2}[.)])?\s*", rest):
+        if "\x00" in line and re.fullmatch(r"(?:[-*•]|\d{1,2}[.)])?\s*(?:\[\d+\]\s*)*",
+                                            rest):
             continue  # the whole item was the removed claim
         lines.append(rest if "\x00" in line else line)
     return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
