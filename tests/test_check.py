@@ -129,20 +129,40 @@ def test_one_unsupported_claim_is_removed(embedder) -> None:  # type: ignore[no-
     assert result.verdicts[2].reason == "not in the sources: 1669"
 
 
-def test_the_judge_decides_only_unsure_claims(embedder) -> None:  # type: ignore[no-untyped-def]
+def test_the_judge_may_only_remove_unsure_claims(embedder) -> None:  # type: ignore[no-untyped-def]
     asked: list[str] = []
 
     def judge(claim: str, evidence: str) -> bool:
         asked.append(claim)
-        return False
+        return verdict
 
-    text = ("For a quadratic form the method converges in one step [1]. "
-            "The method is slow near the optimum because its steps shrink [1].")
+    close = "The method reaches the optimum of a quadratic form after exactly one update [1]."
+    far = "The method is slow near the optimum because its steps shrink [1]."
+    text = f"For a quadratic form the method converges in one step [1]. {close} {far}"
+    verdict = False
     result = AnswerChecker(embedder, judge).check(
         CheckInput(text, QUESTION, [_source(1, SLIDE)], "en"))
-    assert asked == ["The method is slow near the optimum because its steps shrink."]
-    assert result.removed == ("The method is slow near the optimum because its steps shrink [1].",)
-    assert result.verdicts[1].judged
+    # the sure claim is not asked about; the close one is, and the judge removes it; the far
+    # one is removed by its scores alone
+    assert asked == [close.replace(" [1]", "")]
+    assert result.removed == (close, far)
+    assert result.verdicts[1].judged and not result.verdicts[2].judged
+    # a judge's yes does not rescue the far claim
+    verdict, asked = True, []
+    result = AnswerChecker(embedder, judge).check(
+        CheckInput(text, QUESTION, [_source(1, SLIDE)], "en"))
+    assert result.removed == (far,)
+    assert asked == [close.replace(" [1]", "")]
+
+
+def test_overlap_is_counted_within_one_passage(embedder) -> None:  # type: ignore[no-untyped-def]
+    # every word of the claim is on the page, but spread over sentences far apart
+    page = ("The Hessian is a matrix of second derivatives. " + "Other material follows. " * 20
+            + "Orthogonal vectors have a zero inner product.")
+    claim = "Second derivatives form orthogonal vectors with a zero inner product [1]."
+    result = AnswerChecker(embedder).check(CheckInput(claim, "What is the Hessian?",
+                                                      [_source(1, page)], "en"))
+    assert result.verdicts[0].overlap < 0.7  # 7 of its 8 words are somewhere on the page
 
 
 def test_recite_points_a_claim_at_the_source_that_carries_it() -> None:

@@ -309,6 +309,36 @@ def test_coursepack_run_scores_each_question(tmp_path: Path,
     assert q1["context_recall"] == 1.0 and q1["faithfulness"] == 1.0
     assert (u1["outcome"], u1["wrongly_answered"]) == ("declined", False)
     assert result["by_language"]["en"]["questions"] == 2
+    # the text streamed before the check is kept and scored beside the checked reply
+    assert q1["draft"] == "ImageNet holds 1.2 million images [1]."
+    assert q1["draft_faithfulness"] == 1.0 and q1["draft_unsupported_terms"] == 0
+    assert q1["context_ids"]
+    assert result["metrics"]["draft_faithfulness"] == 1.0
+
+
+def test_the_draft_is_scored_against_what_it_cited(
+    tmp_path: Path, scripted_tutor: Callable[..., Tutor],
+) -> None:
+    pack = tmp_path / "pack"
+    (pack / "transcripts").mkdir(parents=True)
+    (pack / "transcripts" / "talk.srt").write_text(SRT)
+    questions = tmp_path / "q.json"
+    questions.write_text(json.dumps({
+        "courses": {"talk": {"title": "Talk", "language": "en",
+                             "files": [{"path": "transcripts/talk.srt", "type": "transcript"}]}},
+        "questions": [
+            {"id": "q1", "course": "talk", "language": "en", "kind": "concept",
+             "question": "How many images does ImageNet hold?",
+             "gold": [{"file": "transcripts/talk.srt", "seconds": [40, 46]}],
+             "answer": "1.2 million", "terms": ["1.2"]}]}))
+    tutor = scripted_tutor(answer=["ImageNet holds 1.2 million images [1]. It was made in "
+                                   "1907 by 45 people [1]."])
+    result = eval_coursepack(tutor, questions, pack, limit=None)
+    [q1] = result["records"]
+    # the check took the invented sentence out; the draft still holds it
+    assert q1["removed"] == 1 and q1["unsupported_terms"] == 0
+    assert q1["draft_unsupported_terms"] == 2 and q1["draft_faithfulness"] == 0.5
+    assert result["metrics"]["draft_answers_with_unsupported_terms"] == 1
 
 
 def test_with_the_answer_check_no_unsupported_number_reaches_the_record(

@@ -197,7 +197,8 @@ def meta(events: list[StreamEvent]) -> MetaEvent:
 
 def source_texts(prompt: str) -> dict[int, str]:
     """The numbered source texts of a rendered answer prompt."""
-    block = prompt.split("Course sources:\n", 1)[1].split("\nTask:", 1)[0]
+    block = prompt.split("Course sources:\n", 1)[1]
+    block = re.split(r"\n(?:Earlier in this conversation:|Student's question:)", block)[0]
     parts = re.split(r"(?m)^\[(\d+)\] [^\n]*\n", block)
     return {int(n): text.strip() for n, text in zip(parts[1::2], parts[2::2], strict=True)}
 
@@ -446,12 +447,15 @@ def test_course_text_stays_inside_the_sources_block(make_tutor: MakeTutor,
     assert system == Message("system", prompts.load("system"))
     assert injected not in system.content
     assert user.role == "user"
-    assert user.content.startswith("Course sources:\n[1] Bisection notes")
-    assert user.content.index(injected) < user.content.index("\nTask: ")
+    # the task comes first (a prefix the model's prompt cache keeps between questions); the
+    # question and the reply instruction come after the sources and what they say
+    assert user.content.startswith("Task: ")
+    assert user.content.index("\nCourse sources:\n[1] Bisection notes") < user.content.index(
+        injected)
     question = "Student's question: How does the bisection method halve the bracket?"
     assert user.content.index(injected) < user.content.index(question)
-    assert user.content.endswith("Reply in English only, in your own words, citing sources "
-                                 "as [n].")
+    assert user.content.endswith("Reply in English only. Say only what the sources say, with "
+                                 "their own terms and formulas, citing sources as [n].")
 
 
 def test_usage_and_cost(make_tutor: MakeTutor) -> None:

@@ -20,8 +20,20 @@ from ..retrieval.language import detect_language
 from ..tutor import Tutor, prompts
 from ..tutor.evidence import parse_supported
 from ..tutor.leak import reveals, states_number
+from ..tutor.markers import cited_numbers
 from ..tutor.replies import reply
-from ..types import Answer, Chunk, ChunkDraft, DocType, FileMeta, Locator, SearchFilters, Turn
+from ..types import (
+    Answer,
+    Chunk,
+    ChunkDraft,
+    DocType,
+    DoneEvent,
+    FileMeta,
+    Locator,
+    SearchFilters,
+    TokenEvent,
+    Turn,
+)
 from .answer_data import (
     Asked,
     Dialogue,
@@ -30,7 +42,7 @@ from .answer_data import (
     load_coursepack,
     load_mrbench,
 )
-from .faithfulness import AnswerScorer, context_precision, context_recall, terms_found
+from .faithfulness import AnswerScorer, ClaimCheck, context_precision, context_recall, terms_found
 from .retrieval import load_units
 
 Progress = Callable[[str, int, int], None]
@@ -52,6 +64,19 @@ def _digest(*parts: str) -> str:
 def answered(a: Answer) -> bool:
     """The tutor answered from the course (it did not say the material does not cover it)."""
     return a.covered and a.category in ("lecture", "followup")
+
+
+def ask_streamed(tutor: Tutor, question: str, course: str, student: str) -> tuple[Answer, str]:
+    """One turn, and the text streamed to the student before the answer check had its say."""
+    streamed: list[str] = []
+    answer: Answer | None = None
+    for event in tutor.stream(question, course, student):
+        if isinstance(event, TokenEvent):
+            streamed.append(event.text)
+        elif isinstance(event, DoneEvent):
+            answer = event.answer
+    assert answer is not None  # a turn always ends with its done event
+    return answer, "".join(streamed).strip()
 
 
 def _rate(flags: Sequence[bool]) -> float | None:
@@ -119,8 +144,12 @@ def outcome(a: Answer) -> str:
 
 
 def score_answer(tutor: Tutor, scorer: AnswerScorer, course: str, qid: str, question: str,
-                 a: Answer, gold: Sequence[GoldTest], terms: Sequence[str] = ()) -> dict[str, Any]:
-    """Every per-answer figure of one reply; refusals get no faithfulness or relevance."""
+                 a: Answer, gold: Sequence[GoldTest], terms: Sequence[str] = (),
+                 draft: str = "") -> dict[str, Any]:
+    """Every per-answer figure of one reply; refusals get no faithfulness or relevance.
+
+    With `draft` (the text streamed before the answer check), the record also scores that
+    text against the passages it cited: the same answer without the check, paired."""
     store, filters = tutor.ws.store, _filters(tutor, course)
     cited = [c.chunk_id for c in a.sources]
     chunks = store.get_chunks(filters, list(dict.fromkeys([*a.context, *cited])))
@@ -144,6 +173,7 @@ def score_answer(tutor: Tutor, scorer: AnswerScorer, course: str, qid: str, ques
         "first_token_seconds": round(a.timings.get("first_token", 0) / 1000, 2) or None,
         "claims": None, "supported": None, "faithfulness": None, "unsupported_terms": None,
         "unsupported": [], "answer_relevance": None,
+        "draft_faithfulness": None, "draft_unsupported_terms": None,
         "context_precision": None, "context_recall": None, "cited_gold": None,
         "terms_found": terms_found(a.text, terms),
         "reply": a.text[:REPLY_CHARS],
@@ -168,7 +198,24 @@ def score_answer(tutor: Tutor, scorer: AnswerScorer, course: str, qid: str, ques
         "unsupported_terms": len(missing), "unsupported": missing[:20],
         "answer_relevance": scorer.relevance(question, a.text),
     })
+    if draft:
+        drafted = _draft_checks(scorer, draft, a, chunks, question)
+        record.update({
+            "draft": draft, "context_ids": list(a.context),
+            "draft_faithfulness": (round(sum(c.supported for c in drafted) / len(drafted), 4)
+                                   if drafted else None),
+            "draft_unsupported_terms": sum(len(c.missing) for c in drafted),
+        })
     return record
+
+
+def _draft_checks(scorer: AnswerScorer, draft: str, a: Answer, chunks: dict[str, Chunk],
+                  question: str) -> list[ClaimCheck]:
+    """The draft's claims against the passages it cited ([n] is the n-th context passage)."""
+    cited = [a.context[n - 1] for n in dict.fromkeys(cited_numbers(draft))
+             if 0 < n <= len(a.context)]
+    sources = [chunks[i].text for i in (cited or list(a.context)) if i in chunks]
+    return scorer.check_claims(draft, sources, question, a.language)
 
 
 def _holds(test: GoldTest, names: dict[str, str], chunk: Chunk) -> bool:
@@ -199,6 +246,13 @@ def summarize(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
     out["wrongly_answered"] = _rate([r["wrongly_answered"] for r in records
                                      if not r["answerable"]])
     out["removed_claims"] = sum(r["removed"] for r in records)
+    drafts = [r for r in answers if r.get("draft_faithfulness") is not None]
+    if drafts:  # the same answers as streamed, before the check
+        out["draft_faithfulness"] = round(
+            sum(r["draft_faithfulness"] for r in drafts) / len(drafts), 4)
+        out["draft_unsupported_terms"] = sum(r["draft_unsupported_terms"] for r in drafts)
+        out["draft_answers_with_unsupported_terms"] = sum(
+            bool(r["draft_unsupported_terms"]) for r in drafts)
     return out
 
 
@@ -229,9 +283,9 @@ def eval_coursepack(tutor: Tutor, questions: Path, pack: Path, limit: int | None
     scorer = AnswerScorer(ws.embedder)
     records: list[dict[str, Any]] = []
     for n, q in enumerate(chosen, start=1):
-        a = tutor.ask(q.text, ids[q.course], student=f"eval-{RUN}-{q.id}")
+        a, draft = ask_streamed(tutor, q.text, ids[q.course], f"eval-{RUN}-{q.id}")
         record = score_answer(tutor, scorer, ids[q.course], q.id, q.text, a,
-                              [_spot_test(s) for s in q.gold], q.terms)
+                              [_spot_test(s) for s in q.gold], q.terms, draft)
         record.update({"asked_in": q.language, "kind": q.kind, "course": q.course})
         records.append(record)
         if progress:

@@ -217,9 +217,9 @@ def answers(ctx: click.Context, folder: Path | None, pack: Path | None,
     ws.tenant = "eval"
     tutor = Tutor(ws)
     ctx.call_on_close(tutor.router.close)
-    progress = None if as_json else _suite_progress
     result: dict[str, Any] = {"backend": settings.llm_backend, "limit": limit}
-    result.update(run.run_suites(tutor, chosen, paths, limit, progress))
+    # progress goes to standard error, so a --json run shows it too
+    result.update(run.run_suites(tutor, chosen, paths, limit, _suite_progress))
     if as_json:
         click.echo(json.dumps(result, indent=2, ensure_ascii=False))
         return
@@ -267,7 +267,7 @@ def compare(ctx: click.Context, configs: tuple[Path, ...], folder: Path | None,
     names = (configs[0].stem, configs[1].stem)
     if names[0] == names[1]:
         names = (f"A:{names[0]}", f"B:{names[1]}")
-    progress = None if as_json else _suite_progress
+    progress = _suite_progress  # on standard error, with --json too
     runs = [ab.run_side(s, chosen, paths, limit, progress, Tutor) for s in sides]
     compared = ab.compare_runs(runs[0], runs[1], chosen, seed)
     if plot is not None:
@@ -311,12 +311,13 @@ def metrics_table(m: dict[str, Any]) -> str:
 METRIC_LINES = ("questions", "answerable", "faithfulness", "unsupported_terms",
                 "answers_with_unsupported_terms", "answer_relevance", "context_precision",
                 "context_recall", "cited_gold", "wrongly_declined", "wrongly_answered",
-                "removed_claims", "seconds")
+                "removed_claims", "draft_faithfulness", "draft_unsupported_terms",
+                "draft_answers_with_unsupported_terms", "seconds")
 
 
 def _suite_progress(suite: str, done: int, total: int) -> None:
-    if done % 10 == 0 or done == total:
-        click.echo(f"  {suite}: {done}/{total}", err=True)
+    """Every answer: one takes tens of seconds with the bundled model on a CPU."""
+    click.echo(f"  {suite}: {done}/{total}", err=True)
 
 
 from .live_cli import live_command  # noqa: E402  (it reads settings like the commands above)

@@ -58,7 +58,7 @@ def memory_command(ctx: click.Context, folder: Path | None, mathdial: Path | Non
         raise ConfigError("eval memory needs a model (the judge), but llm_backend is 'none'")
     ctx.call_on_close(router.close)
     result: dict[str, Any] = {}
-    progress = None if as_json else _progress
+    progress = _progress  # on standard error, with --json too
     if out is None:
         result["mathdial"] = memory.run_mathdial(router, items, None, progress)
     else:

@@ -3,9 +3,13 @@
 For each claim (a sentence that states something; not a question to the student):
 1. terms: every number, formula and named term must be in the cited sources or the question
    (`claims.missing_terms`); one that is not makes the claim unsupported, whatever else;
-2. support: token overlap with the cited sources and embedding similarity to their best
-   sentence; a clear verdict either way is final;
-3. only when (2) is unsure, the configured model answers yes or no on that one sentence.
+2. support: token overlap with the closest passage of the cited sources (one sentence or two
+   neighbouring ones: words gathered from all over a page may say something the page does
+   not) and embedding similarity to their best sentence; a clear verdict either way is final;
+3. an unsure claim is kept only when it is close enough to one passage to be a restatement
+   of it, and then the configured model, asked yes or no on that one sentence, may still
+   remove it. The model never rescues a claim the scores put too far from the sources: a
+   small model says yes to fluent, wrong sentences.
 
 An unsupported claim is removed. When half or more of the claims go, what is left no longer
 answers the question: the reply becomes quote-first, the best source sentences copied exactly
@@ -39,6 +43,7 @@ SIMILARITY_LOW = 0.82
 OVERLAP_KEEP = 0.55  # unsure and no judge: kept at or above either
 SIMILARITY_KEEP = 0.88
 SIMILARITY_ACROSS = 0.80  # the same, for a claim in another language than its sources
+PASSAGE_CHARS = 300  # the most of a source one claim's words are looked for in
 QUOTES = 2  # source sentences a quote-first reply copies
 _BLANK = re.compile(r"\s[,.;:，。；：]|\(\s*\)|[，。]\s*[，。]|\uFFFD|[\uE000-\uF8FF]")
 _STOP = frozenset().union(*STOPWORDS.values())
@@ -133,16 +138,18 @@ class AnswerChecker:
                 verdict, best = wider, wider_best
         if verdict.supported is not None:
             return verdict
-        if self.judge is not None and may_judge:
-            answer = self.judge(_bare(claim), " ".join(text for _, text in best))
-            if answer is not None:
-                return dataclasses.replace(verdict, supported=answer, judged=True)
-        # unsure and no judge: keep what shares most of its words or meaning with the sources
+        # unsure: kept only when it restates one passage in most of its words or its meaning
         across = verdict.source == -1
+        verdict = dataclasses.replace(verdict, source=None if across else verdict.source)
         keep = verdict.overlap >= OVERLAP_KEEP or verdict.similarity >= (
             SIMILARITY_ACROSS if across else SIMILARITY_KEEP)
-        return dataclasses.replace(verdict, supported=keep,
-                                   source=None if across else verdict.source)
+        if not keep:
+            return dataclasses.replace(verdict, supported=False)
+        if self.judge is not None and may_judge:  # the model may still find it unsupported
+            answer = self.judge(_bare(claim), " ".join(text for _, text in best))
+            if answer is False:
+                return dataclasses.replace(verdict, supported=False, judged=True)
+        return dataclasses.replace(verdict, supported=True)
 
     def _score(self, claim: str, among: Sequence[Source], inp: CheckInput,
                ev: _Evidence) -> tuple[Verdict, list[tuple[int, str]]]:
@@ -189,6 +196,7 @@ class _Evidence:
             if len(sentence) >= 12]
         self.vectors = embedder.embed_passages(text for _, text in self.sentences)
         self._terms: dict[tuple[int, ...], SourceText] = {}
+        self._words: dict[tuple[int, str], list[set[str]]] = {}
 
     def terms(self, cited: Sequence[Source]) -> SourceText:
         key = tuple(s.number for s in cited)
@@ -199,14 +207,35 @@ class _Evidence:
         return self._terms[key]
 
     def overlap(self, claim: str, cited: Sequence[Source], question: str, language: str) -> float:
+        """Share of the claim's words found in the question or in one passage of the sources:
+        a sentence, or two neighbouring ones."""
         words = {w for w in tokenize(MARKER.sub(" ", claim), language) if w not in _STOP}
         if not words:
             return 1.0
-        known: set[str] = set(tokenize(question, language))
-        for s in cited:
-            known.update(tokenize(_full_text(s), language))
-            known.update(tokenize(_full_text(s), s.hit.chunk.language or language))
-        return len(words & known) / len(words)
+        rest = words - set(tokenize(question, language))
+        found = max((len(rest & window) for s in cited for window in self._passages(s, language)),
+                    default=0)
+        return (len(words) - len(rest) + found) / len(words)
+
+    def _passages(self, source: Source, language: str) -> list[set[str]]:
+        """The words of each passage of a source: a sentence (a line, on slides) and those
+        that follow it, up to PASSAGE_CHARS, at least two; in the reply's and the source's
+        language."""
+        key = (source.number, language)
+        if key not in self._words:
+            other = source.hit.chunk.language or language
+            texts = sentences(_full_text(source))
+            words = [set(tokenize(t, language)) | set(tokenize(t, other)) for t in texts]
+            windows = []
+            for i in range(len(texts)):
+                window, size, j = set(words[i]), len(texts[i]), i + 1
+                while j < len(texts) and (j == i + 1 or size + len(texts[j]) <= PASSAGE_CHARS):
+                    window |= words[j]
+                    size += len(texts[j])
+                    j += 1
+                windows.append(window)
+            self._words[key] = windows
+        return self._words[key]
 
     def similarity(self, claim: str,
                    among: Sequence[Source]) -> tuple[float, list[tuple[int, str]]]:
