@@ -1,7 +1,8 @@
 """Latency of one tutor turn per stage with the local model, against a wider-context baseline.
 
 Both runs share one loaded model in one process and alternate question by question (each turn
-starts with llama.cpp's prompt cache emptied), so a noisy neighbour slows both alike. The
+starts with llama.cpp's prompt cache emptied; with --warm, each measured question follows
+another student's question of the same kind), so a noisy neighbour slows both alike. The
 default run uses the local budget (1,500 tokens, sentence-trimmed sources); the baseline gives
 the same model the server budget (2,600 tokens). With --baseline refine, the default run reads
 the refined evidence (refine_context_tokens) and the baseline whole passages.
@@ -33,6 +34,15 @@ QUESTIONS = (
     "Come funziona il metodo di bisezione?",
     "Can you help me with exercise 3?",
 )
+# --warm: the question another student asked just before each measured one, of the same kind
+# (so the same task instructions): a server that has answered before
+WARM_UP = {
+    QUESTIONS[0]: "What is the secant method?",
+    QUESTIONS[1]: "How does the bisection method work?",
+    QUESTIONS[2]: "What does the secant method need to start?",
+    QUESTIONS[3]: "Che cos'è il metodo della secante?",
+    QUESTIONS[4]: "Can you help me with exercise 1?",
+}
 STAGES = ("categorize", "translate", "retrieve_grade", "first_token", "generate", "check",
           "total")
 
@@ -64,13 +74,17 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             # a question finds its sources already evaluated in llama.cpp's prompt cache
             order = list(tutors.items())[:: 1 if (r + i) % 2 == 0 else -1]
             for name, tutor in order:
+                student = f"bench-{r}-{i}-{len(samples[name])}"
                 if isinstance(shared, LocalLLM):
                     shared.forget_prompts()
-                a = tutor.ask(q, COURSE, student=f"bench-{r}-{i}-{len(samples[name])}")
+                if args.warm:  # another student's question just before: its prompt is cached
+                    tutor.ask(WARM_UP[q], COURSE, student=f"{student}-before")
+                a = tutor.ask(q, COURSE, student=student)
                 samples[name].append({**a.timings, "prompt_tokens": a.prompt_tokens,
                                       "completion_tokens": a.completion_tokens})
             log(f"repeat {r + 1}/{args.repeats}, question {i + 1}/{len(QUESTIONS)}")
     return {"git": git_state(), "threads": thread_setting(), "repeats": args.repeats,
+            "warm": args.warm,
             "questions": len(QUESTIONS), "medians": {n: _medians(s) for n, s in samples.items()}}
 
 
@@ -86,8 +100,9 @@ def _medians(rows: list[dict[str, float]]) -> dict[str, float]:
 def report(result: dict[str, Any]) -> str:
     names = list(result["medians"])
     default, baseline = (result["medians"][n] for n in names)
+    warm = ", each after another question" if result.get("warm") else ""
     lines = [f"# Tutor turn latency (median of {result['repeats']} x {result['questions']} "
-             f"questions, ms)", "", f"commit {result['git']}; {result['threads']}", "",
+             f"questions, ms{warm})", "", f"commit {result['git']}; {result['threads']}", "",
              f"| stage | {names[0]} | {names[1]} | ratio |", "|---|---|---|---|"]
     for key in [*STAGES, "prompt_tokens", "completion_tokens"]:
         ratio = baseline[key] / default[key] if default[key] else float("nan")
@@ -101,6 +116,10 @@ def main() -> None:
     parser.add_argument("--baseline", choices=("budget", "refine"), default="budget",
                         help="budget: the server's context budget; refine: whole passages "
                              "instead of the refined evidence")
+    parser.add_argument("--warm", action="store_true",
+                        help="ask each question after another student's question of the "
+                             "same kind: the system prompt and the task are in llama.cpp's "
+                             "cache, as on a server that has answered before")
     parser.add_argument("--threads", type=int, default=1, help="embedding threads (OpenMP)")
     parser.add_argument("--data-dir", default="", help="data directory (default: a temp one)")
     parser.add_argument("--json", dest="json_out", default="")

@@ -247,3 +247,13 @@ def test_the_prompt_cache_counts_the_logits_it_keeps(smollm: LocalLLM) -> None:
         cache[key] = state
     assert cache.cache_size == 2 * per_state  # the oldest went out to stay under the cap
     assert (1,) not in cache and (3,) in cache
+
+
+def test_only_prompts_with_the_system_prompt_are_kept_in_the_cache(smollm: LocalLLM) -> None:
+    smollm.forget_prompts()
+    params = GenParams(temperature=0.0, max_tokens=2)
+    smollm.complete([Message("user", "Is the sky blue? Answer yes or no.")], params)
+    assert len(smollm._llama.cache.cache_state) == 0  # a judge's prompt: not kept
+    smollm.complete([Message("system", "You are a tutor."), Message("user", "Hi.")], params)
+    assert len(smollm._llama.cache.cache_state) == 1  # an answer's prompt: kept for the next
+    assert smollm._llama.cache is not None

@@ -116,7 +116,17 @@ class LocalLLM(LLM):
         if params.json:
             kwargs["response_format"] = {"type": "json_object"}
         with self._lock:
-            yield from self._generate(kwargs)
+            if messages and messages[0].role == "system":
+                yield from self._generate(kwargs)
+                return
+            # a prompt without the system prompt (a judge, a translation) shares no long
+            # prefix with later ones: kept out of the prompt cache, where each saved state is
+            # hundreds of MB and would push out the answer prompt the next question reuses
+            cache, self._llama.cache = self._llama.cache, None
+            try:
+                yield from self._generate(kwargs)
+            finally:
+                self._llama.cache = cache
 
     def _generate(self, kwargs: dict[str, Any]) -> Iterator[Delta]:
         pieces = 0
