@@ -249,11 +249,12 @@ def test_the_prompt_cache_counts_the_logits_it_keeps(smollm: LocalLLM) -> None:
     assert (1,) not in cache and (3,) in cache
 
 
-def test_only_prompts_with_the_system_prompt_are_kept_in_the_cache(smollm: LocalLLM) -> None:
+def test_answers_and_short_tasks_keep_their_prompts_apart(smollm: LocalLLM) -> None:
     smollm.forget_prompts()
+    answers, tasks = smollm._caches
     params = GenParams(temperature=0.0, max_tokens=2)
-    smollm.complete([Message("user", "Is the sky blue? Answer yes or no.")], params)
-    assert len(smollm._llama.cache.cache_state) == 0  # a judge's prompt: not kept
     smollm.complete([Message("system", "You are a tutor."), Message("user", "Hi.")], params)
-    assert len(smollm._llama.cache.cache_state) == 1  # an answer's prompt: kept for the next
-    assert smollm._llama.cache is not None
+    for question in ("Is the sky blue?", "Is grass green?", "Is snow white?"):
+        smollm.complete([Message("user", f"{question} Answer yes or no.")], params)
+    # a judge's prompts fill their own cache; the answer's state is still there for the next
+    assert len(answers.cache_state) == 1 and len(tasks.cache_state) >= 1

@@ -15,9 +15,12 @@ from .base import LLM, Delta, GenParams, Message, Usage
 from .bundled import INSTALL_HINT, bundled_model_path
 from .prompt_cache import prompt_cache
 
-# llama.cpp keeps the evaluated prompt; this RAM cache also keeps the states of other prompts
-# (categorize, grade, answer), so each task's fixed system prompt is evaluated once.
+# llama.cpp keeps the evaluated prompt; two RAM caches also keep the states of earlier prompts,
+# so the fixed start of each (the system prompt and task of answers, a judge's worked examples)
+# is evaluated once: one for answers and one for the short tasks, which would otherwise push
+# the answers' states out (each state holds ~300 MB of logits with the bundled model)
 PROMPT_CACHE_BYTES = 1 << 30
+TASK_CACHE_BYTES = 700 << 20
 
 
 _PARAMS_LOCK = threading.Lock()
@@ -58,6 +61,11 @@ def _weight_repacking(repack: bool | None) -> Iterator[None]:
             module.llama_cpp.llama_model_default_params = default
 
 
+def _prompt_caches() -> tuple[Any, Any]:
+    """The prompt-state caches of answers and of the short tasks."""
+    return prompt_cache(PROMPT_CACHE_BYTES), prompt_cache(TASK_CACHE_BYTES)
+
+
 class LocalLLM(LLM):
     """A GGUF model run in-process by llama.cpp (one generation at a time)."""
 
@@ -84,7 +92,8 @@ class LocalLLM(LLM):
                 )
         except ValueError as exc:  # llama-cpp-python's way of saying the file is not a model
             raise ModelNotFoundError(f"cannot load {model_path} as a GGUF model") from exc
-        self._llama.set_cache(prompt_cache(PROMPT_CACHE_BYTES))
+        self._caches = _prompt_caches()
+        self._llama.set_cache(self._caches[0])
         self._lock = threading.Lock()
         self.context_tokens = context_tokens
 
@@ -99,7 +108,8 @@ class LocalLLM(LLM):
         """Drop every evaluated prompt (the context and the prompt cache): a cold start."""
         with self._lock:
             self._llama.reset()  # type: ignore[no-untyped-call]
-            self._llama.set_cache(prompt_cache(PROMPT_CACHE_BYTES))
+            self._caches = _prompt_caches()
+            self._llama.set_cache(self._caches[0])
 
     def count_tokens(self, text: str) -> int:
         return len(self._llama.tokenize(text.encode("utf-8"), add_bos=False, special=False))
@@ -116,17 +126,12 @@ class LocalLLM(LLM):
         if params.json:
             kwargs["response_format"] = {"type": "json_object"}
         with self._lock:
-            if messages and messages[0].role == "system":
-                yield from self._generate(kwargs)
-                return
-            # a prompt without the system prompt (a judge, a translation) shares no long
-            # prefix with later ones: kept out of the prompt cache, where each saved state is
-            # hundreds of MB and would push out the answer prompt the next question reuses
-            cache, self._llama.cache = self._llama.cache, None
-            try:
-                yield from self._generate(kwargs)
-            finally:
-                self._llama.cache = cache
+            # answers (with the system prompt) and the short tasks (a judge, a translation)
+            # keep their states apart: each state is hundreds of MB, and the tasks after an
+            # answer would push out the prefix the next answer reuses
+            answer = bool(messages) and messages[0].role == "system"
+            self._llama.cache = self._caches[0 if answer else 1]
+            yield from self._generate(kwargs)
 
     def _generate(self, kwargs: dict[str, Any]) -> Iterator[Delta]:
         pieces = 0
