@@ -586,7 +586,9 @@ def test_sse_with_the_real_small_model(sample: Sample, embedder: EmbeddingModel,
     assert shape(events) == ["meta", "token", "sources", "done"]
     done = events[-1][1]
     tokens = "".join(d["text"] for name, d in events if name == "token")
-    assert done["text"].startswith(tokens.strip()[:20]) and done["text"]
+    assert done["text"] and tokens.strip()
+    if not done["removed"]:  # the check kept the draft: the final text is what streamed
+        assert done["text"].startswith(tokens.strip()[:20])
     assert events[-2] == ("sources", {"sources": done["sources"]})
     assert events[0][1]["session_id"] == done["session_id"]
     assert done["usage"]["completion_tokens"] > 0

@@ -157,7 +157,7 @@ def test_compare_command_runs_both_sides_on_the_same_questions(
         "--data-dir", str(tmp_path / "data"), "eval", "compare", "--config", str(a),
         "--config", str(b), "--data", str(tmp_path), "--suite", "abstention", "--json"])
     assert result.exit_code == 0, result.output
-    out = json.loads(result.output)
+    out = json.loads(result.stdout)
     assert [s.grade_correct for s in made] == [0.5, 1.0]
     assert {s.data_dir for s in made} == {tmp_path / "data"}
     rows = {r["metric"]: r for r in out["compare"]["abstention"]}
