@@ -15,8 +15,8 @@ from coursetutor.cli import cli
 from coursetutor.config import Settings
 from coursetutor.errors import InputError
 from coursetutor.eval import slides as slides_eval
-from coursetutor.ingest.slide_align import Motion, deck_pages, slide_cues
-from coursetutor.live.slides import SlideTracker, align_offline
+from coursetutor.ingest.slide_align import Motion, PageIndex, deck_pages, slide_cues
+from coursetutor.live.slides import Background, HeardFrequencies, SlideTracker, align_offline
 from coursetutor.retrieval import EmbeddingModel
 from coursetutor.store import SQLiteStore
 from coursetutor.types import FileMeta, Locator, Section
@@ -86,6 +86,60 @@ def test_teacher_override_moves_the_tracker(embedder: EmbeddingModel) -> None:
     assert tracker.update("Quicksort partitions the array around a pivot.", 6.0, 9.0) == 3
     with pytest.raises(InputError, match="not in the deck"):
         tracker.set_page(5)
+
+
+def test_teacher_override_keeps_the_pace() -> None:
+    tracker = SlideTracker(DECK, None)
+    for i, (text, _) in enumerate(SPOKEN[:4]):
+        tracker.update(text, 6.0 * i, 6.0 * i + 5.0)
+    before = tracker.paces
+    tracker.set_page(4)
+    assert tracker.paces == pytest.approx(before)
+
+
+@pytest.mark.parametrize(("seconds", "pace"), [(6.0, 40.0), (30.0, 120.0), (120.0, 360.0)])
+def test_tracker_learns_the_lecturer_s_pace(seconds: float, pace: float) -> None:
+    tracker = SlideTracker(DECK, None)
+    pages = [tracker.update(text, seconds * i, seconds * i + 5.0)
+             for i, (text, _) in enumerate(SPOKEN)]
+    assert pages == [page for _, page in SPOKEN]
+    assert list(tracker.paces) == [40.0, 120.0, 360.0]
+    assert max(tracker.paces, key=tracker.paces.__getitem__) == pace
+    assert sum(tracker.paces.values()) == pytest.approx(1.0)
+
+
+def test_sentence_without_deck_words_leaves_the_page() -> None:
+    tracker = SlideTracker(DECK, None)
+    assert [tracker.update(text, a, b) for (text, _), (a, b) in zip(SPOKEN[:6], _timed()[:6],
+                                                                     strict=True)][-1] == 2
+    said = ["Any questions so far?", "Okay, let me check the time.",
+            "Can everyone in the back hear me?", "Good, good."]
+    assert [tracker.update(text, 155.0 + 5 * i, 158.0 + 5 * i)
+            for i, text in enumerate(said)] == [2, 2, 2, 2]
+
+
+def test_words_the_lecturer_keeps_saying_weigh_less() -> None:
+    index = PageIndex(["alpha beta", "gamma delta"], None)
+    heard = HeardFrequencies(index)
+    said = index.term_counts(["alpha", "gamma", "gamma"])
+    assert list(said) == pytest.approx([1.0, 0.0, 1.0 + np.log(2.0), 0.0])
+    # IDF over the two pages alone: ln(3/2) + 1 for every term
+    assert list(heard.similarities(said)) == pytest.approx([0.35959, 0.60885], abs=1e-5)
+    heard.hear(said)
+    heard.hear(index.term_counts(["alpha"]))
+    # 'alpha' now in 3 of 4 documents (ln(5/4) + 1), 'gamma' in 2 (ln(5/3) + 1)
+    assert heard.documents == 4 and list(heard.df) == [3.0, 1.0, 2.0, 1.0]
+    assert list(heard.similarities(said)) == pytest.approx([0.23209, 0.55856], abs=1e-5)
+
+
+def test_background_is_what_a_page_scores_while_away() -> None:
+    background = Background(2)
+    row = np.array([0.5, 0.2])
+    # page 1 was surely away: its background is (0.5 + the row's mean 0.35) / 2; page 2 was
+    # surely on screen: its background stays at the row's mean
+    out = background.above(row, np.array([1.0, 0.0]), 0.75)
+    assert list(out) == pytest.approx([0.5 - 0.75 * 0.425, 0.2 - 0.75 * 0.35])
+    assert list(background.weight) == [1.0, 0.0]
 
 
 def test_tracker_without_embedder_uses_words_alone() -> None:

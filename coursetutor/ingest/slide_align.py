@@ -11,7 +11,8 @@ leaving a page grows with the seconds spoken since the last sentence (a mean dwe
 A recorded lecture is aligned whole (`align_offline`): each sentence gets the page most probable
 given everything said before and after it (forward-backward; on MaViLS this placed more
 sentences right than the single best path of Viterbi). The live tracker (`live/slides.py`)
-filters forward on the same pieces. Pages without text (an image-only slide that OCR could not
+filters forward on the same page index and motion model, with its own scoring (it cannot
+see a lecture's record ahead of it). Pages without text (an image-only slide that OCR could not
 read) get a neutral emission, so the motion model carries the path across them.
 """
 
@@ -72,11 +73,9 @@ class Motion:
 
 @dataclasses.dataclass(frozen=True)
 class Emission:
-    """How sentences are compared with pages."""
+    """How a recorded lecture's sentences are compared with pages."""
 
-    window: int = 1  # live: sentences read together (the current one and those before it)
-    decay: float = 1.0  # live: weight of a sentence one back against the current one
-    around: int = 1  # recorded: sentences read with each one, before it and after it
+    around: int = 1  # sentences read with each one, before it and after it
     lexical: float = 1.0
     semantic: float = 1.0
     sharpness: float = 0.3  # multiplies the standardised score into a log-likelihood
@@ -122,32 +121,36 @@ class PageIndex:
         for page_terms in terms:
             for term in page_terms:
                 self.vocab.setdefault(term, len(self.vocab))
-        df = np.zeros(len(self.vocab))
-        for page_terms in terms:
-            for term in set(page_terms):
-                df[self.vocab[term]] += 1
-        self.idf = np.log((self.size + 1) / (df + 1)) + 1.0
-        self.lexical = _unit_rows(np.array([self.term_vector(t) for t in terms])
-                                  if terms else np.zeros((0, 0)))
+        self.counts = np.array([self.term_counts(t) for t in terms]).reshape(
+            self.size, len(self.vocab))
+        self.df = (self.counts > 0).sum(axis=0).astype(np.float64)
+        self.idf = np.log((self.size + 1) / (self.df + 1)) + 1.0
+        self.lexical = unit_rows(self.counts * self.idf)
         self.embedder = embedder
         self.vectors: Vector | None = None
         if embedder is not None and self.size:
             self.vectors = np.asarray(embedder.embed_passages(texts), dtype=np.float64)
 
-    def term_vector(self, terms: Sequence[str]) -> Vector:
-        """Sublinear TF times IDF over the deck's vocabulary (unknown terms dropped)."""
+    def term_counts(self, terms: Sequence[str]) -> Vector:
+        """Sublinear term frequencies (1 + log count) over the deck's vocabulary (unknown
+        terms dropped)."""
         v = np.zeros(len(self.vocab))
         for term in terms:
             i = self.vocab.get(term)
             if i is not None:
                 v[i] += 1.0
         nz = v > 0
-        v[nz] = (1.0 + np.log(v[nz])) * self.idf[nz]
+        v[nz] = 1.0 + np.log(v[nz])
         return v
 
+    def term_vector(self, terms: Sequence[str]) -> Vector:
+        """Sublinear TF times IDF over the deck's vocabulary (unknown terms dropped)."""
+        out: Vector = self.term_counts(terms) * self.idf
+        return out
+
     def sentence(self, text: str) -> tuple[Vector, Vector | None]:
-        """One sentence's term vector and (with an embedder) its unit embedding."""
-        terms = self.term_vector(tokenize(clean_text(text), self.language))
+        """One sentence's sublinear term frequencies and (with an embedder) its embedding."""
+        terms = self.term_counts(tokenize(clean_text(text), self.language))
         if self.embedder is None or self.vectors is None:
             return terms, None
         vector = np.asarray(self.embedder.embed_query(clean_text(text)), dtype=np.float64)
@@ -165,21 +168,15 @@ class PageIndex:
             np.zeros((0, self.vectors.shape[1]))
         return terms, np.asarray(vectors, dtype=np.float64)
 
-    def similarities(self, terms: Vector, vector: Vector | None) -> tuple[Vector, Vector | None]:
-        """Cosine of a window (summed term vectors, summed embeddings) against every page."""
-        lexical = self.lexical @ _unit(terms)
-        semantic = None
-        if vector is not None and self.vectors is not None:
-            semantic = self.vectors @ _unit(vector)
-        return lexical, semantic
 
-
-def _unit(v: Vector) -> Vector:
+def unit(v: Vector) -> Vector:
+    """`v` scaled to length 1 (a zero vector stays zero)."""
     norm = float(np.linalg.norm(v))
     return v / norm if norm > 0 else v
 
 
-def _unit_rows(m: Vector) -> Vector:
+def unit_rows(m: Vector) -> Vector:
+    """Every row of `m` scaled to length 1 (zero rows stay zero)."""
     if m.size == 0:
         return m.astype(np.float64)
     norms = np.linalg.norm(m, axis=1, keepdims=True)
@@ -233,10 +230,10 @@ def offline_emissions(index: PageIndex, sentences: Sequence[str], weights: Emiss
     """Each sentence's emission row, its window centred on it (the lecture is known whole)."""
     terms, vectors = index.sentences(sentences)
     half = weights.around
-    lexical = index.lexical @ _unit_rows(_windowed(terms, half, half)).T
+    lexical = index.lexical @ unit_rows(_windowed(terms, half, half)).T
     semantic = None
     if vectors is not None and index.vectors is not None:
-        semantic = (index.vectors @ _unit_rows(_windowed(vectors, half, half)).T).T
+        semantic = (index.vectors @ unit_rows(_windowed(vectors, half, half)).T).T
     lexical = column_scores(lexical.T)
     if semantic is not None:
         semantic = column_scores(semantic)
