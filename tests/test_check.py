@@ -189,3 +189,51 @@ def test_a_claim_quoting_a_lost_formula_is_removed(embedder) -> None:  # type: i
                                                       [source], "en"))
     assert result.removed == ("The intervals satisfy [formula missing] [1].",)
     assert result.verdicts[0].missing == ("[formula missing]",)
+
+
+def test_a_formula_is_cited_where_it_is_written(embedder) -> None:  # type: ignore[no-untyped-def]
+    # the claim cites [1], whose words are close, but only [2] has its formula
+    words = _source(1, "The update direction d[t] solves a linear system with the Hessian.")
+    formula = _source(2, "Update: x[t+1] = x[t] + d[t], where d[t] solves a linear system.")
+    text = "The update is x[t+1] = x[t] + d[t], where d[t] solves a linear system [1]."
+    result = AnswerChecker(embedder).check(CheckInput(text, QUESTION, [words, formula], "en"))
+    assert result.removed == ()
+    assert result.text == text.replace("[1]", "[2]")
+    assert result.changed and result.recited == 1
+
+
+def test_a_claim_citing_nothing_gets_its_source(embedder) -> None:  # type: ignore[no-untyped-def]
+    other = _source(1, "Bisection always works, but it is slow.", "Lecture video")
+    text = ("Bisection is slow [1]. For a quadratic form the method converges in one step. "
+            "Bisection always works.")
+    result = AnswerChecker(embedder).check(
+        CheckInput(text, QUESTION, [other, _source(2, SLIDE)], "en"))
+    assert result.removed == ()
+    # [2] was cited nowhere: its claim now cites it; [1] was, so its claim is left as written
+    assert result.text == ("Bisection is slow [1]. For a quadratic form the method converges "
+                           "in one step [2]. Bisection always works.")
+
+
+def test_cite_puts_the_marker_before_the_stop() -> None:
+    from coursetutor.tutor.check import cite
+    assert cite("It converges in one step.", 2) == "It converges in one step [2]."
+    assert cite("It converges", 2) == "It converges [2]"
+    assert cite("二次型一步收敛。", 3) == "二次型一步收敛[3]。"
+
+
+def test_exercise_help_keeps_its_words_but_loses_invented_formulas(embedder) -> None:  # type: ignore[no-untyped-def]
+    sheet = _source(1, "Exercise 1 (e): use Gauss-Newton. The direction d solves "
+                       "(J^T J) d = -J^T r, with J the Jacobian of the residuals r.", "Sheet 9")
+    invented = "Gauss-Newton solves d = -(∂²f/∂x²)^{-1} ∂f/∂x for the direction [1]."
+    hint = "Think about what the Jacobian of the residuals tells you [1]."
+    text = f"{hint} {invented} Which matrix do you need first?"
+    result = AnswerChecker(embedder).check_terms(
+        CheckInput(text, "How do I start exercise 1 (e)?", [sheet], "en"))
+    assert result.removed == (invented,)
+    assert result.text == f"{hint} Which matrix do you need first?"
+    assert not result.quote_first
+    # the student's own numbers are theirs
+    mine = "With your r = 0.25 the first step is small [1]."
+    result = AnswerChecker(embedder).check_terms(
+        CheckInput(mine, "I got r = 0.25, is that right?", [sheet], "en"))
+    assert result.removed == ()

@@ -642,6 +642,23 @@ def test_clean_hint_needs_no_rewrite(make_tutor: MakeTutor) -> None:
     assert (tokens(events), answer.text, answer.level) == ([CLEAN_HINT], CLEAN_HINT, "hint")
 
 
+def test_a_hint_loses_a_formula_the_course_does_not_have(make_tutor: MakeTutor) -> None:
+    plain = "Think about which method of the course finds a root from a starting point [1]."
+    invented = "The next iterate is x_1 = x_0 - 7 * sin(x_0) / 3 [1]."
+    fake = ScriptedLLM(answer=[f"{plain} {invented}"])
+    tutor, _ = make_tutor(fake, answer_check=True, answer_check_judge=False)
+    events, answer = run(tutor, EXERCISE_2)
+    assert (answer.level, tokens(events), answer.text) == ("hint", [plain], plain)
+    assert answer.removed == (invented,)
+
+
+def test_a_hint_left_with_nothing_gets_the_rungs_help(make_tutor: MakeTutor) -> None:
+    fake = ScriptedLLM(answer=["The next iterate is x_1 = x_0 - 7 * sin(x_0) / 3 [1]."])
+    tutor, _ = make_tutor(fake, answer_check=True, answer_check_judge=False)
+    events, answer = run(tutor, EXERCISE_2)
+    assert (answer.level, tokens(events)) == ("hint", [fallback_help("hint", "en", 1)])
+
+
 def test_follow_ups_stay_on_the_exercise_and_climb(make_tutor: MakeTutor) -> None:
     tutor, fake = make_tutor(ScriptedLLM(answer=[CLEAN_HINT, GUIDING, CLEAN_HINT]))
     _, first = run(tutor, EXERCISE_2)

@@ -23,6 +23,7 @@ import re
 from collections.abc import Callable, Sequence
 
 import numpy as np
+import numpy.typing as npt
 
 from ..ingest.formulas import GAP, has_gap
 from ..llm import GenParams, Message
@@ -88,10 +89,11 @@ class CheckResult:
     removed: tuple[str, ...]
     verdicts: tuple[Verdict, ...]
     quote_first: bool = False
+    recited: int = 0  # claims that now cite the source carrying them
 
     @property
     def changed(self) -> bool:
-        return bool(self.removed) or self.quote_first
+        return bool(self.removed) or self.quote_first or bool(self.recited)
 
 
 class AnswerChecker:
@@ -120,22 +122,67 @@ class AnswerChecker:
         if removed and 2 * len(removed) >= len(verdicts):
             return CheckResult(self._quote_first(inp, evidence, removed), removed,
                                tuple(verdicts), True)
-        text = remove_sentences(inp.text, removed)
+        return self._result(inp.text, tuple(verdicts))
+
+    def check_terms(self, inp: CheckInput) -> CheckResult:
+        """The terms alone: each claim whose numbers, formulas or names are in no source (nor
+        the question) is removed, the others kept as worded; never quote-first. For exercise
+        help, which words its hints its own way but must not bring in a formula the course
+        does not have."""
+        found = claims(inp.text)
+        if not found or not inp.sources:
+            return CheckResult(inp.text, (), ())
+        evidence = _Evidence(inp.sources, self.embedder)
+        verdicts = []
+        for claim in found:
+            cites = set(cited_numbers(claim))
+            cited = [s for s in inp.sources if s.number in cites] or list(inp.sources)
+            missing = self._missing(claim, cited, inp, evidence)
+            if missing and len(cited) < len(inp.sources) and not self._missing(
+                    claim, inp.sources, inp, evidence):
+                carrier = self._carrier(claim, inp, evidence, [])
+                verdicts.append(Verdict(claim, True, source=carrier))
+            else:
+                verdicts.append(Verdict(claim, not missing, missing))
+        return self._result(inp.text, tuple(verdicts))
+
+    def _result(self, text: str, verdicts: tuple[Verdict, ...]) -> CheckResult:
+        """The reply without its unsupported claims, each kept claim citing the source that
+        carries it (a claim that cited none gets one when the reply cites it nowhere else)."""
+        removed = tuple(v.claim for v in verdicts if not v.supported)
+        cited_anywhere = set(cited_numbers(text))
+        text = remove_sentences(text, removed)
+        recited = 0
         for v in verdicts:
-            if v.supported and v.source is not None:
+            if not v.supported or v.source is None or v.source in cited_numbers(v.claim):
+                continue
+            if cited_numbers(v.claim):
                 text = text.replace(v.claim, recite(v.claim, v.source), 1)
-        return CheckResult(text, removed, tuple(verdicts))
+            elif v.source not in cited_anywhere:
+                text = text.replace(v.claim, cite(v.claim, v.source), 1)
+            else:
+                continue
+            recited += 1
+        return CheckResult(text, removed, verdicts, recited=recited)
 
     def _verdict(self, claim: str, inp: CheckInput, ev: _Evidence, may_judge: bool) -> Verdict:
         """Against the sources the claim cites; when they do not carry it, against the whole
         context, and then the claim cites the source that does."""
-        cited = [s for s in inp.sources if s.number in cited_numbers(claim)] or list(inp.sources)
+        cites = set(cited_numbers(claim))
+        cited = [s for s in inp.sources if s.number in cites] or list(inp.sources)
         verdict, best = self._score(claim, cited, inp, ev)
         if verdict.supported is not True and len(cited) < len(inp.sources):
             wider, wider_best = self._score(claim, inp.sources, inp, ev)
             if wider.supported is True or (verdict.supported is False
                                            and wider.supported is None):
                 verdict, best = wider, wider_best
+                # the source to cite is the one that carries the claim's terms
+                carrier = self._carrier(claim, inp, ev, best)
+                if carrier is not None and carrier not in cites:
+                    verdict = dataclasses.replace(
+                        verdict, source=-1 if verdict.source == -1 else carrier)
+        if not cites and verdict.supported is True and verdict.source is None:
+            verdict = dataclasses.replace(verdict, source=self._carrier(claim, inp, ev, best))
         if verdict.supported is not None:
             return verdict
         # unsure: kept only when it restates one passage in most of its words or its meaning
@@ -149,15 +196,31 @@ class AnswerChecker:
             answer = self.judge(_bare(claim), " ".join(text for _, text in best))
             if answer is False:
                 return dataclasses.replace(verdict, supported=False, judged=True)
+        if not cites and verdict.source is None:
+            verdict = dataclasses.replace(verdict, source=self._carrier(claim, inp, ev, best))
         return dataclasses.replace(verdict, supported=True)
+
+    def _missing(self, claim: str, among: Sequence[Source], inp: CheckInput,
+                 ev: _Evidence) -> tuple[str, ...]:
+        """The claim's numbers, formulas and names found neither in `among` nor the question
+        (and a blank where a source's formula was lost)."""
+        missing = tuple(missing_terms(claim, ev.terms(among), inp.question))
+        return (*missing, GAP) if has_gap(claim) else missing
+
+    def _carrier(self, claim: str, inp: CheckInput, ev: _Evidence,
+                 best: Sequence[tuple[int, str]]) -> int | None:
+        """The source that carries the claim alone: the first, closest sentences' sources
+        first, whose text holds all its numbers, formulas and names."""
+        by_number = {s.number: s for s in inp.sources}
+        order = dict.fromkeys([*(n for n, _ in best if n in by_number), *by_number])
+        return next((n for n in order if not self._missing(claim, [by_number[n]], inp, ev)),
+                    None)
 
     def _score(self, claim: str, among: Sequence[Source], inp: CheckInput,
                ev: _Evidence) -> tuple[Verdict, list[tuple[int, str]]]:
         """The verdict of the terms and scores alone (supported None: unsure), and the
         closest source sentences."""
-        missing = tuple(missing_terms(claim, ev.terms(among), inp.question))
-        if has_gap(claim):  # it quotes a blank where the source's formula was lost
-            missing = (*missing, GAP)
+        missing = self._missing(claim, among, inp, ev)
         if missing:
             return Verdict(claim, False, missing), []
         overlap = ev.overlap(claim, among, inp.question, inp.language)
@@ -194,9 +257,16 @@ class _Evidence:
         self.sentences: list[tuple[int, str]] = [
             (s.number, sentence) for s in sources for sentence in sentences(_full_text(s))
             if len(sentence) >= 12]
-        self.vectors = embedder.embed_passages(text for _, text in self.sentences)
+        self._vectors: npt.NDArray[np.float32] | None = None
         self._terms: dict[tuple[int, ...], SourceText] = {}
         self._words: dict[tuple[int, str], list[set[str]]] = {}
+
+    @property
+    def vectors(self) -> npt.NDArray[np.float32]:
+        """The sentences' embeddings, computed when first needed (a terms check needs none)."""
+        if self._vectors is None:
+            self._vectors = self.embedder.embed_passages(text for _, text in self.sentences)
+        return self._vectors
 
     def terms(self, cited: Sequence[Source]) -> SourceText:
         key = tuple(s.number for s in cited)
@@ -280,6 +350,15 @@ def recite(claim: str, number: int) -> str:
         return claim
     rest = re.sub(r"\s+([.,;:!?])", r"\1", MARKER.sub("", claim[first.end():]))
     return re.sub(r" {2,}", " ", f"{claim[:first.start()]}[{number}]{rest}")
+
+
+def cite(claim: str, number: int) -> str:
+    """The claim, which cites nothing, citing source `number` before its final stop."""
+    body = claim.rstrip()
+    stop = re.search(r"[.!?\u3002\uff01\uff1f]+$", body)
+    end = stop.start() if stop else len(body)
+    space = "" if has_cjk(body[end - 1 : end]) else " "
+    return f"{body[:end]}{space}[{number}]{body[end:]}{claim[len(body):]}"
 
 
 def _bare(claim: str) -> str:

@@ -334,13 +334,18 @@ class Tutor:
             helps = not text.startswith(reply("passages", cat.language))
             text = guard_rung(self.router, level, text if helps else "", facts, cat.language,
                               _exercise_source(ctx, ev), t.log).text
+            # the rung's numbers, formulas and names against the sources, before it is shown
+            check = self._check(t, text, ctx, cat, level)
+            text = (check.text if check.changed else text).strip() or fallback_help(
+                level, cat.language, _exercise_source(ctx, ev))
             text, cited = check_citations(text, ctx.sources)
             t.lap("leak_check", since)
             t.timings["first_token"] = round((time.perf_counter() - t.started) * 1000, 1)
             yield TokenEvent(text)
-        check = self._check(t, text, ctx, cat, level)
-        if check.changed:
-            text, cited = check_citations(check.text, ctx.sources)
+        else:
+            check = self._check(t, text, ctx, cat, level)
+            if check.changed:
+                text, cited = check_citations(check.text, ctx.sources)
         if check.verdicts:
             since = t.lap("check", since)
         if not draft.complete:
@@ -357,10 +362,16 @@ class Tutor:
 
     def _check(self, t: TurnState, text: str, ctx: Context, cat: Categorization,
                level: Level | None) -> CheckResult:
-        """The reply's claims against its sources (exercise rungs below the solution keep
-        their own contracts: an analogous example must use other numbers than the sources)."""
-        if not self.settings.answer_check or (level is not None and level != "solution"):
+        """The reply's claims against its sources. Exercise help below the solution words
+        its hints its own way: only its numbers, formulas and names are checked (against
+        the sources and what the student wrote), and an analogous example, which must use
+        other numbers than the exercise, is left to its rung's contract."""
+        if not self.settings.answer_check or level == "example":
             return CheckResult(text, (), ())
+        if level is not None and level != "solution":
+            checker = AnswerChecker(self.ws.embedder)
+            return checker.check_terms(CheckInput(text, _student_said(t), ctx.sources,
+                                                  cat.language))
         judge = model_judge(self.router, t.log) if self.settings.answer_check_judge else None
         checker = AnswerChecker(self.ws.embedder, judge, self.settings.answer_check_max_judged,
                                 reply("quote_first", cat.language))
