@@ -40,6 +40,7 @@ from coursetutor.types import (
     DoneEvent,
     FileMeta,
     MetaEvent,
+    SearchFilters,
     SourcesEvent,
     StreamEvent,
     TokenEvent,
@@ -364,6 +365,25 @@ def test_model_answering_not_covered_gets_the_not_covered_reply(make_tutor: Make
     assert "NOT_COVERED" not in "".join(tokens(events))
     assert (answer.covered, answer.grade, answer.sources) == (False, "incorrect", ())
     assert answer.text.startswith(reply("not_covered", "en"))
+
+
+def test_a_decline_across_languages_gets_the_sources_own_words(make_tutor: MakeTutor) -> None:
+    """The evidence says covered, the sources are English, the question Korean, and the small
+    model declines: the student reads the closest source sentences, not "not covered"."""
+    fake = ScriptedLLM(answer=["NOT_COVERED"], translate=["How does bisection work?"])
+    tutor, _ = make_tutor(fake, answer_check=True)
+    events, answer = run(tutor, "이분법은 어떻게 작동하나요?")
+    assert answer.covered and answer.grade == "correct"
+    assert answer.text.startswith(reply("quote_first", "ko") + "\n> ")
+    assert answer.sources and all(line.startswith("> ") for line in answer.text.splitlines()[1:])
+    assert "NOT_COVERED" not in "".join(tokens(events))
+    # the quoted lines are the sources' own, word for word
+    texts = " ".join(tutor.ws.store.get_chunks(SearchFilters(TENANT, SAMPLE_COURSE),
+                                              [c.chunk_id for c in answer.sources])[c.chunk_id]
+                     .text for c in answer.sources)
+    for line in answer.text.splitlines()[1:]:
+        quoted = line.removeprefix("> ").rsplit(" [", 1)[0]
+        assert " ".join(quoted.split()) in " ".join(texts.split())
 
 
 def test_without_a_model_the_passages_are_returned(workspace: Callable[..., Workspace]) -> None:

@@ -239,6 +239,14 @@ class AnswerChecker:
         return Verdict(claim, None, (), overlap, similarity,
                        source=-1 if across else source), best
 
+    def quote(self, inp: CheckInput) -> str:
+        """The framing line and the source sentences closest to the question, verbatim
+        ("" when no sentence is fit to quote)."""
+        picked = _Evidence(inp.sources, self.embedder).closest(inp.question, inp.language,
+                                                                QUOTES)
+        lines = [f"> {text} [{number}]" for number, text in picked]
+        return "\n".join([self.framing, *lines] if self.framing else lines) if lines else ""
+
     def _quote_first(self, inp: CheckInput, ev: _Evidence, removed: Sequence[str]) -> str:
         """The framing line and the source sentences closest to the question, verbatim."""
         picked = ev.closest(inp.question, inp.language, QUOTES)

@@ -302,9 +302,16 @@ class Tutor:
         if draft.first_token_ms is not None and not buffered:
             t.timings["first_token"] = round(
                 (shown - t.started) * 1000 if gate and shown else draft.first_token_ms, 1)
+        quoted = False  # the sources' own sentences, true by construction: not checked
         if draft.declined and level is not None and ctx.sources:
             # the small model refused an exercise it was given: the rung's own help instead
             draft.text = fallback_help(level, cat.language, _exercise_source(ctx, ev))
+        elif draft.declined and ev.grade == "correct" and _across(cat, ctx) and (
+                quote := self._quote(t, cat, ctx)):
+            # the evidence says covered, but the sources are in another language than the
+            # question, which a small model often fails to read: their own words instead
+            draft.text, quoted = quote, True
+            yield TokenEvent(quote)
         elif draft.declined:
             yield from self._not_covered(t, cat, ev, meta_sent=True)
             return
@@ -343,7 +350,8 @@ class Tutor:
             t.timings["first_token"] = round((time.perf_counter() - t.started) * 1000, 1)
             yield TokenEvent(text)
         else:
-            check = self._check(t, text, ctx, cat, level)
+            check = (CheckResult(text, (), ()) if quoted
+                     else self._check(t, text, ctx, cat, level))
             if check.changed:
                 text, cited = check_citations(check.text, ctx.sources)
         if check.verdicts:
@@ -376,6 +384,11 @@ class Tutor:
         checker = AnswerChecker(self.ws.embedder, judge, self.settings.answer_check_max_judged,
                                 reply("quote_first", cat.language))
         return checker.check(CheckInput(text, t.question, ctx.sources, cat.language))
+
+    def _quote(self, t: TurnState, cat: Categorization, ctx: Context) -> str:
+        """The framing line and the source sentences closest to the question, verbatim."""
+        checker = AnswerChecker(self.ws.embedder, framing=reply("quote_first", cat.language))
+        return checker.quote(CheckInput("", t.question, ctx.sources, cat.language))
 
     def _messages(self, t: TurnState, cat: Categorization, ctx: Context,
                   level: Level | None) -> list[Message]:
@@ -492,6 +505,12 @@ def _about_an_exercise(cat: Categorization, ev: Evidence) -> bool:
             and bool(ev.hits)
             and ev.grade != "incorrect"
             and ev.hits[0].chunk.doc_type in ("exercise", "exam"))
+
+
+def _across(cat: Categorization, ctx: Context) -> bool:
+    """The first sources are all in another language than the question."""
+    first = [s.hit.chunk.language for s in ctx.sources[:3]]
+    return bool(first) and all(lang and lang != cat.language for lang in first)
 
 
 def _exercise_source(ctx: Context, ev: Evidence) -> int | None:
