@@ -237,3 +237,15 @@ def test_exercise_help_keeps_its_words_but_loses_invented_formulas(embedder) -> 
     result = AnswerChecker(embedder).check_terms(
         CheckInput(mine, "I got r = 0.25, is that right?", [sheet], "en"))
     assert result.removed == ()
+
+
+def test_exercise_help_cites_where_its_formula_is(embedder) -> None:  # type: ignore[no-untyped-def]
+    sheet = _source(1, "Exercise 1: fit the model by Newton-Raphson.", "Sheet 9")
+    loss = _source(2, "The empirical risk is Remp = sum of (y - pi(x))^2 over the data.", "Sheet 9")
+    text = ("The loss is Remp = sum of (y - pi(x))^2 over the data. "
+            "Think about which method fits the model [1].")
+    result = AnswerChecker(embedder).check_terms(CheckInput(text, "Which loss?", [sheet, loss],
+                                                            "en"))
+    assert result.removed == ()
+    assert result.text == ("The loss is Remp = sum of (y - pi(x))^2 over the data [2]. "
+                           "Think about which method fits the model [1].")

@@ -142,8 +142,12 @@ class AnswerChecker:
                     claim, inp.sources, inp, evidence):
                 carrier = self._carrier(claim, inp, evidence, [])
                 verdicts.append(Verdict(claim, True, source=carrier))
-            else:
-                verdicts.append(Verdict(claim, not missing, missing))
+            elif missing:
+                verdicts.append(Verdict(claim, False, missing))
+            else:  # a claim with terms that cites nothing gets the source holding them
+                stated = not cites and bool(missing_terms(claim, SourceText([]), ""))
+                verdicts.append(Verdict(claim, True, source=self._carrier(
+                    claim, inp, evidence, []) if stated else None))
         return self._result(inp.text, tuple(verdicts))
 
     def _result(self, text: str, verdicts: tuple[Verdict, ...]) -> CheckResult:
