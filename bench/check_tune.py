@@ -38,6 +38,9 @@ VARIANTS: dict[str, dict[str, float]] = {
     "keep 0.92": {"SIMILARITY_KEEP": 0.92},
     "keep 0.92, overlap 0.65": {"SIMILARITY_KEEP": 0.92, "OVERLAP_KEEP": 0.65},
     "keep 0.92, across 0.86": {"SIMILARITY_KEEP": 0.92, "SIMILARITY_ACROSS": 0.86},
+    "across 0.83": {"SIMILARITY_ACROSS": 0.83},
+    "across 0.86": {"SIMILARITY_ACROSS": 0.86},
+    "keep 0.90, across 0.83": {"SIMILARITY_KEEP": 0.90, "SIMILARITY_ACROSS": 0.83},
 }
 
 
