@@ -319,7 +319,7 @@ class Tutor:
         text, cited = check_citations(written, ctx.sources)
         if not cited and ctx.sources and written:
             text, cited = _attribute(text, ctx)
-        hidden = gate is not None and gate.right is False
+        hidden = gate is not None and gate.right is False and not quoted  # quotes stay verbatim
         if text and (hidden or (buffered and checked(cat.language)
                                 and not in_script(text, cat.language))):
             translated = translate_reply(self.router, text, language_name(cat.language),
