@@ -18,6 +18,7 @@ from coursetutor.errors import InputError, MissingDependencyError
 from coursetutor.live import listen
 from coursetutor.store import SQLiteStore
 from coursetutor.store.classes import TranscriptEvent
+from coursetutor.types import Document
 
 
 def test_missing_weights_name_the_extra(monkeypatch: pytest.MonkeyPatch,
@@ -25,6 +26,27 @@ def test_missing_weights_name_the_extra(monkeypatch: pytest.MonkeyPatch,
     monkeypatch.setattr(listen, "PARTS", ("no_such_whisper_part1", "no_such_whisper_part2"))
     with pytest.raises(MissingDependencyError, match=r"coursetutor\[listen\]"):
         listen.model_folder(tmp_path)
+
+
+def course_c1(data: Path) -> CliRunner:
+    """A data folder with an empty course c1; the runner to call the CLI on it."""
+    runner = CliRunner()
+    assert runner.invoke(cli, ["--data-dir", str(data), "courses"]).exit_code == 0
+    store = SQLiteStore(data / "coursetutor.db")
+    store.ensure_course("default", "c1")
+    store.close()
+    return runner
+
+
+def class_text(data: Path) -> tuple[Document, str]:
+    """Course c1's one document (the class) and the text of its chunks."""
+    store = SQLiteStore(data / "coursetutor.db")
+    try:
+        (document,) = store.list_documents("default", "c1")
+        return document, " ".join(r.text for r in store.export_chunks("default", "c1",
+                                                                        document.id))
+    finally:
+        store.close()
 
 
 @pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="espeak-ng is not installed")
@@ -39,22 +61,13 @@ def test_a_spoken_sentence_reaches_the_class(tmp_path: Path,
     subprocess.run(["espeak-ng", "-v", "en", "-w", str(wav),
                     "The bisection method halves the interval at every step."], check=True)
     data = tmp_path / "data"
-    runner = CliRunner()
-    assert runner.invoke(cli, ["--data-dir", str(data), "courses"]).exit_code == 0
-    store = SQLiteStore(data / "coursetutor.db")
-    store.ensure_course("default", "c1")
-    store.close()
+    runner = course_c1(data)
     result = runner.invoke(cli, ["--data-dir", str(data), "class", "listen", str(wav),
                                  "--course", "c1", "--json"])
     assert result.exit_code == 0, result.output
     figures = json.loads(result.stdout.strip().splitlines()[-1])
     assert figures["events"] >= 1 and figures["language"] == "en"
-    store = SQLiteStore(data / "coursetutor.db")
-    try:
-        (document,) = store.list_documents("default", "c1")
-        text = " ".join(r.text for r in store.export_chunks("default", "c1", document.id))
-    finally:
-        store.close()
+    document, text = class_text(data)
     assert document.id.startswith("class-") and "bisection" in text.lower()
 
 
@@ -166,23 +179,15 @@ def test_a_raw_stream_on_standard_input_feeds_the_class(
     monkeypatch.setattr(cli_listen, "Listener", ToneListener)
     monkeypatch.setattr(cli_listen, "model_folder", lambda models: models)
     data = tmp_path / "data"
-    runner = CliRunner()
-    assert runner.invoke(cli, ["--data-dir", str(data), "courses"]).exit_code == 0
-    store = SQLiteStore(data / "coursetutor.db")
-    store.ensure_course("default", "c1")
-    store.close()
+    runner = course_c1(data)
     audio = raw(np.concatenate([loud(1.0), quiet(1.5), loud(1.0), quiet(0.2)]))
     result = runner.invoke(cli, ["--data-dir", str(data), "class", "listen", "-", "--raw",
                                  "--course", "c1", "--json"], input=audio)
     assert result.exit_code == 0, result.output
     figures = json.loads(result.stdout.strip().splitlines()[-1])
     assert (figures["events"], figures["audio_seconds"]) == (2, 3.7)
-    store = SQLiteStore(data / "coursetutor.db")
-    try:
-        (document,) = store.list_documents("default", "c1")
-        text = " ".join(r.text for r in store.export_chunks("default", "c1", document.id))
-    finally:
-        store.close()
+    document, text = class_text(data)
+    assert document.id.startswith("class-")
     assert "utterance number 1" in text and "utterance number 2" in text
 
 
