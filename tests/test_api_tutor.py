@@ -257,7 +257,9 @@ def test_sse_of_a_question_the_course_does_not_cover(api: Api) -> None:
 
 
 def test_sse_streams_the_models_pieces(with_model: OpenFake) -> None:
-    api, fake = with_model(ScriptedLLM([Say(("Bisection halves ", "the bracket [1]."))]))
+    # the stream's mechanics: the answer check (which would re-cite the claim) is off
+    api, fake = with_model(ScriptedLLM([Say(("Bisection halves ", "the bracket [1]."))]),
+                           answer_check=False)
     response, events = ask_sse(api)
     assert response.status_code == 200
     assert shape(events) == ["meta", "token", "sources", "done"]
@@ -449,7 +451,7 @@ def test_an_ask_waiting_for_a_worker_opens_its_stream_with_queued(
     fake = ScriptedLLM([Say(("Bisection ", "halves ", "the bracket [1]."), gate=gate),
                         Say(("It halves ", "the bracket [1]."))])
     # the second ask is the same question: reuse off, so that it is answered afresh
-    api, _ = with_model(fake, api_ask_workers=1, reuse=False)
+    api, _ = with_model(fake, api_ask_workers=1, reuse=False, answer_check=False)
     with api.client.stream("POST", f"/v1/courses/{COURSE}/ask", headers={
             **SSE, **api.headers("student")}, json={"question": CONCEPT}) as first:
         first_lines = first.iter_lines()
@@ -473,7 +475,7 @@ def test_a_quiet_stream_sends_keep_alive_comments(with_model: OpenFake,
     monkeypatch.setattr(routes_tutor, "KEEPALIVE_SECONDS", 0.05)
     gate = threading.Event()
     api, _ = with_model(ScriptedLLM([Say(("Bisection ", "halves the bracket [1]."),
-                                         gate=gate)]))
+                                         gate=gate)]), answer_check=False)
     lines = []
     with api.client.stream("POST", f"/v1/courses/{COURSE}/ask", headers={
             **SSE, **api.headers("student")}, json={"question": CONCEPT}) as response:

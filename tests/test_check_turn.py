@@ -17,13 +17,17 @@ WRONG_BOUND = "Bisection needs at most 17 steps for any tolerance, whatever the 
 RIGHT = "The bisection method repeatedly halves a bracket [1]."
 
 
-def test_a_supported_reply_streams_and_stays(make_tutor: MakeTutor) -> None:
+def test_a_supported_reply_stays_and_cites_the_passage_that_says_it(
+        make_tutor: MakeTutor) -> None:
     fake = ScriptedLLM(answer=[Say((RIGHT,))])
     tutor, _ = make_tutor(fake, answer_check=True)
-    _, answer = run(tutor, CONCEPT)
-    assert answer.text == RIGHT
+    events, answer = run(tutor, CONCEPT)
+    assert "".join(e.text for e in events if isinstance(e, TokenEvent)) == RIGHT
     assert (answer.checked, answer.removed) == (True, ())
-    assert [c.number for c in answer.sources] == [1]
+    # [1] is the video's "Bisection always works, but it's slow": the claim now cites the
+    # passage that says it, even with nothing removed
+    assert re.fullmatch(r"The bisection method repeatedly halves a bracket \[\d\]\.", answer.text)
+    assert "repeatedly halves a bracket" in answer.sources[0].snippet
 
 
 def test_a_claim_with_a_number_not_in_the_sources_is_removed(make_tutor: MakeTutor) -> None:
