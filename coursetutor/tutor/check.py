@@ -32,7 +32,15 @@ from ..retrieval.embed import EmbeddingModel
 from ..retrieval.language import STOPWORDS
 from ..retrieval.tokenize import has_cjk, tokenize
 from . import prompts
-from .claims import SourceText, claims, missing_terms, sentences
+from .claims import (
+    SourceText,
+    claim_numbers,
+    claims,
+    formulas,
+    missing_terms,
+    names,
+    sentences,
+)
 from .context import Source
 from .markers import MARKER, cited_numbers
 
@@ -145,7 +153,8 @@ class AnswerChecker:
             elif missing:
                 verdicts.append(Verdict(claim, False, missing))
             else:  # a claim with terms that cites nothing gets the source holding them
-                stated = not cites and bool(missing_terms(claim, SourceText([]), ""))
+                stated = not cites and bool(formulas(claim) or claim_numbers(claim)
+                                            or names(claim))
                 verdicts.append(Verdict(claim, True, source=self._carrier(
                     claim, inp, evidence, []) if stated else None))
         return self._result(inp.text, tuple(verdicts))
@@ -185,10 +194,8 @@ class AnswerChecker:
                 if carrier is not None and carrier not in cites:
                     verdict = dataclasses.replace(
                         verdict, source=-1 if verdict.source == -1 else carrier)
-        if not cites and verdict.supported is True and verdict.source is None:
-            verdict = dataclasses.replace(verdict, source=self._carrier(claim, inp, ev, best))
         if verdict.supported is not None:
-            return verdict
+            return self._sourced(verdict, cites, inp, ev, best)
         # unsure: kept only when it restates one passage in most of its words or its meaning
         across = verdict.source == -1
         verdict = dataclasses.replace(verdict, source=None if across else verdict.source)
@@ -200,9 +207,14 @@ class AnswerChecker:
             answer = self.judge(_bare(claim), " ".join(text for _, text in best))
             if answer is False:
                 return dataclasses.replace(verdict, supported=False, judged=True)
-        if not cites and verdict.source is None:
-            verdict = dataclasses.replace(verdict, source=self._carrier(claim, inp, ev, best))
-        return dataclasses.replace(verdict, supported=True)
+        return self._sourced(dataclasses.replace(verdict, supported=True), cites, inp, ev, best)
+
+    def _sourced(self, verdict: Verdict, cites: set[int], inp: CheckInput, ev: _Evidence,
+                 best: Sequence[tuple[int, str]]) -> Verdict:
+        """A supported claim that cites nothing, with the source that carries it."""
+        if cites or not verdict.supported or verdict.source is not None:
+            return verdict
+        return dataclasses.replace(verdict, source=self._carrier(verdict.claim, inp, ev, best))
 
     def _missing(self, claim: str, among: Sequence[Source], inp: CheckInput,
                  ev: _Evidence) -> tuple[str, ...]:
@@ -243,22 +255,18 @@ class AnswerChecker:
         return Verdict(claim, None, (), overlap, similarity,
                        source=-1 if across else source), best
 
-    def quote(self, inp: CheckInput) -> str:
+    def quote(self, inp: CheckInput, ev: _Evidence | None = None) -> str:
         """The framing line and the source sentences closest to the question, verbatim
         ("" when no sentence is fit to quote)."""
-        picked = _Evidence(inp.sources, self.embedder).closest(inp.question, inp.language,
-                                                                QUOTES)
-        lines = [f"> {text} [{number}]" for number, text in picked]
+        ev = ev or _Evidence(inp.sources, self.embedder)
+        lines = [f"> {text} [{number}]"
+                 for number, text in ev.closest(inp.question, inp.language, QUOTES)]
         return "\n".join([self.framing, *lines] if self.framing else lines) if lines else ""
 
     def _quote_first(self, inp: CheckInput, ev: _Evidence, removed: Sequence[str]) -> str:
-        """The framing line and the source sentences closest to the question, verbatim."""
-        picked = ev.closest(inp.question, inp.language, QUOTES)
-        if not picked:  # nothing quotable: what is left of the reply, or the best passages
-            kept = remove_sentences(inp.text, removed)
-            return kept or " ".join(f"[{s.number}]" for s in inp.sources[:3])
-        lines = [f"> {text} [{number}]" for number, text in picked]
-        return "\n".join([self.framing, *lines]) if self.framing else "\n".join(lines)
+        """The quote; with nothing quotable, what is left of the reply, or the best passages."""
+        return (self.quote(inp, ev) or remove_sentences(inp.text, removed)
+                or " ".join(f"[{s.number}]" for s in inp.sources[:3]))
 
 
 class _Evidence:
