@@ -249,3 +249,50 @@ def test_exercise_help_cites_where_its_formula_is(embedder) -> None:  # type: ig
     assert result.removed == ()
     assert result.text == ("The loss is Remp = sum of (y - pi(x))^2 over the data [2]. "
                            "Think about which method fits the model [1].")
+
+
+LOCAL = ("Advantage: for f sufficiently smooth, Newton-Raphson converges locally quadratically "
+         "(for starting points close enough to a stationary point). Disadvantage: for bad "
+         "starting points Newton-Raphson may diverge.")
+
+
+def test_a_quantifier_the_source_does_not_have_removes_the_claim(embedder) -> None:  # type: ignore[no-untyped-def]
+    # every word of the claim is on the slide; "any" turns it into what the slide denies
+    text = "Newton-Raphson converges from any starting point [1]."
+    checker = AnswerChecker(embedder, framing="The course material puts it this way:")
+    result = checker.check(CheckInput(text, "Does Newton-Raphson converge from any starting "
+                                      "point?", [_source(1, LOCAL)], "en"))
+    assert result.removed == (text,)
+    assert result.verdicts[0].reason == "says what its passage does not: any"
+    assert result.quote_first
+    assert "may diverge" in result.text
+
+
+def test_a_negation_the_source_has_is_kept(embedder) -> None:  # type: ignore[no-untyped-def]
+    source = _source(1, "In general, d[t] is not a descent direction. If the Hessian is "
+                        "positive definite, d[t] is a descent direction.")
+    text = "In general, d[t] is not a descent direction [1]."
+    result = AnswerChecker(embedder).check(CheckInput(text, "Is d a descent direction?",
+                                                      [source], "en"))
+    assert result.removed == ()
+
+
+def test_a_sentence_cut_short_says_nothing(embedder) -> None:  # type: ignore[no-untyped-def]
+    # the model lost the formula it set out to write; the student reads the source instead
+    source = _source(1, "Serie di Mengoli (o Telescopica): la somma di 1/(n(n+1)) per n da 1 "
+                        "a infinito vale 1.", "Serie")
+    text = "La somma della serie di Mengoli è definita come [1]."
+    checker = AnswerChecker(embedder, framing="Il materiale del corso lo dice così:")
+    result = checker.check(CheckInput(text, "Quanto vale la somma della serie di Mengoli?",
+                                      [source], "it"))
+    assert result.verdicts[0].reason == "an incomplete sentence"
+    assert result.quote_first
+    assert "vale 1" in result.text
+
+
+def test_the_slides_words_recombined_are_removed(embedder) -> None:  # type: ignore[no-untyped-def]
+    text = ("For a quadratic form the method converges in one step [1]. The Hessian is a "
+            "descent direction for the update of the quadratic form [1].")
+    result = AnswerChecker(embedder).check(CheckInput(text, QUESTION, [_source(1, SLIDE)], "en"))
+    assert result.verdicts[0].supported
+    assert not result.verdicts[1].supported

@@ -43,6 +43,7 @@ from .claims import (
 )
 from .context import Source
 from .markers import MARKER, cited_numbers
+from .wording import dangles, polarity
 
 # measured on the sample course and the course pack (see docs/tutor.md)
 OVERLAP_SURE = 0.75  # share of a claim's words in its sources: supported
@@ -52,6 +53,14 @@ SIMILARITY_LOW = 0.82
 OVERLAP_KEEP = 0.55  # unsure and no judge: kept at or above either
 SIMILARITY_KEEP = 0.92  # between wrong (0.89-0.90) and right (0.95-0.98) same-language claims
 SIMILARITY_ACROSS = 0.86  # the same across languages (wrong claims 0.83-0.86, right 0.85-0.95)
+# a sentence in the sources' language this far from every source sentence says something else,
+# however many of their words it uses (course pack: every such claim was wrong or invented,
+# 0.82-0.85; right ones 0.87 and up)
+SIMILARITY_FLOOR = 0.86
+WORDED = 20  # letters that make a claim a sentence (not "1." or a formula line)
+CUT_SHORT = "an incomplete sentence"
+RECOMBINED = "the source's words, not what it says"
+UNBACKED = "says what its passage does not: "
 PASSAGE_CHARS = 300  # the most of a source one claim's words are looked for in
 QUOTES = 2  # source sentences a quote-first reply copies
 _BLANK = re.compile(r"\s[,.;:，。；：]|\(\s*\)|[，。]\s*[，。]|\uFFFD|[\uE000-\uF8FF]")
@@ -81,9 +90,12 @@ class Verdict:
     similarity: float = 0.0
     judged: bool = False  # the model decided
     source: int | None = None  # the source that carries it, when it cites another
+    note: str = ""  # why it was removed, when neither its terms nor its scores say
 
     @property
     def reason(self) -> str:
+        if self.note:
+            return self.note
         if self.missing:
             return "not in the sources: " + ", ".join(self.missing)
         return "the model found it unsupported" if self.judged else "too far from the sources"
@@ -127,7 +139,8 @@ class AnswerChecker:
             judged += verdict.judged
             verdicts.append(verdict)
         removed = tuple(v.claim for v in verdicts if not v.supported)
-        if removed and 2 * len(removed) >= len(verdicts):
+        says = any(v.supported and not _introduces(v.claim) for v in verdicts)
+        if removed and (2 * len(removed) >= len(verdicts) or not says):
             return CheckResult(self._quote_first(inp, evidence, removed), removed,
                                tuple(verdicts), True)
         return self._result(inp.text, tuple(verdicts))
@@ -145,6 +158,9 @@ class AnswerChecker:
         for claim in found:
             cites = set(cited_numbers(claim))
             cited = [s for s in inp.sources if s.number in cites] or list(inp.sources)
+            if dangles(claim, inp.language):
+                verdicts.append(Verdict(claim, False, note=CUT_SHORT))
+                continue
             missing = self._missing(claim, cited, inp, evidence)
             if missing and len(cited) < len(inp.sources) and not self._missing(
                     claim, inp.sources, inp, evidence):
@@ -236,20 +252,28 @@ class AnswerChecker:
                ev: _Evidence) -> tuple[Verdict, list[tuple[int, str]]]:
         """The verdict of the terms and scores alone (supported None: unsure), and the
         closest source sentences."""
+        if dangles(claim, inp.language):
+            return Verdict(claim, False, note=CUT_SHORT), []
         missing = self._missing(claim, among, inp, ev)
         if missing:
             return Verdict(claim, False, missing), []
-        overlap = ev.overlap(claim, among, inp.question, inp.language)
+        overlap, unbacked = ev.overlap(claim, among, inp.question, inp.language)
         similarity, best = ev.similarity(claim, among)
+        if unbacked:  # "any", "not", "only" that the passage it rests on does not say
+            return Verdict(claim, False, (), overlap, similarity,
+                           note=UNBACKED + ", ".join(sorted(unbacked))), best
         cites = set(cited_numbers(claim))
         # the source to cite instead, when the claim's own citation does not carry it
         source = best[0][0] if best and cites and best[0][0] not in cites else None
-        if overlap >= OVERLAP_SURE or similarity >= SIMILARITY_SURE:
-            return Verdict(claim, True, (), overlap, similarity, source=source), best
         # across languages words cannot overlap and e5 scores sit lower: only the judge (or,
         # without one, the similarity) may remove such a claim
         across = any(s.hit.chunk.language and s.hit.chunk.language != inp.language
                      for s in among)
+        if not across and similarity < SIMILARITY_FLOOR and _worded(claim):
+            # the passage's words recombined into something it does not say
+            return Verdict(claim, False, (), overlap, similarity, note=RECOMBINED), best
+        if overlap >= OVERLAP_SURE or similarity >= SIMILARITY_SURE:
+            return Verdict(claim, True, (), overlap, similarity, source=source), best
         if not across and overlap < OVERLAP_LOW and similarity < SIMILARITY_LOW:
             return Verdict(claim, False, (), overlap, similarity), best
         return Verdict(claim, None, (), overlap, similarity,
@@ -279,7 +303,7 @@ class _Evidence:
             if len(sentence) >= 12]
         self._vectors: npt.NDArray[np.float32] | None = None
         self._terms: dict[tuple[int, ...], SourceText] = {}
-        self._words: dict[tuple[int, str], list[set[str]]] = {}
+        self._words: dict[tuple[int, str], list[tuple[set[str], str]]] = {}
 
     @property
     def vectors(self) -> npt.NDArray[np.float32]:
@@ -296,18 +320,24 @@ class _Evidence:
                  f"{_full_text(s)}" for s in cited])
         return self._terms[key]
 
-    def overlap(self, claim: str, cited: Sequence[Source], question: str, language: str) -> float:
-        """Share of the claim's words found in the question or in one passage of the sources:
-        a sentence, or two neighbouring ones."""
+    def overlap(self, claim: str, cited: Sequence[Source], question: str,
+                language: str) -> tuple[float, set[str]]:
+        """Share of the claim's words found in the question or in one passage of the sources
+        (a sentence, or two neighbouring ones), and the claim's polarity words ("not", "any",
+        "only") that no passage holding that many of its words has. Polarity words are
+        compared only where the sources are in the claim's language."""
         words = {w for w in tokenize(MARKER.sub(" ", claim), language) if w not in _STOP}
-        if not words:
-            return 1.0
         rest = words - set(tokenize(question, language))
-        found = max((len(rest & window) for s in cited for window in self._passages(s, language)),
-                    default=0)
-        return (len(words) - len(rest) + found) / len(words)
+        passages = [(len(rest & window), text, s.hit.chunk.language or language)
+                    for s in cited for window, text in self._passages(s, language)]
+        found = max((n for n, _, _ in passages), default=0)
+        stated = polarity(claim, language)
+        best = [(text, lang) for n, text, lang in passages if n == found]
+        unbacked = set() if not stated or any(lang != language for _, lang in best) else min(
+            (stated - polarity(text, language) for text, _ in best), key=len, default=stated)
+        return ((len(words) - len(rest) + found) / len(words) if words else 1.0), unbacked
 
-    def _passages(self, source: Source, language: str) -> list[set[str]]:
+    def _passages(self, source: Source, language: str) -> list[tuple[set[str], str]]:
         """The words of each passage of a source: a sentence (a line, on slides) and those
         that follow it, up to PASSAGE_CHARS, at least two; in the reply's and the source's
         language."""
@@ -323,7 +353,7 @@ class _Evidence:
                     window |= words[j]
                     size += len(texts[j])
                     j += 1
-                windows.append(window)
+                windows.append((window, " ".join(texts[i:j])))
             self._words[key] = windows
         return self._words[key]
 
@@ -351,6 +381,16 @@ class _Evidence:
             key=lambda i: -(float(scores[i]) + 0.05 * len(
                 wanted & set(tokenize(self.sentences[i][1], language)))))
         return [self.sentences[i] for i in ranked[:k]]
+
+
+def _worded(claim: str) -> bool:
+    """The claim is a sentence in words, not an enumerator or a formula on its own."""
+    return sum(c.isalpha() for c in MARKER.sub("", claim)) >= WORDED
+
+
+def _introduces(claim: str) -> bool:
+    """The claim only introduces what follows it ("The update rule is:")."""
+    return MARKER.sub("", claim).rstrip().endswith((":", "\uff1a"))
 
 
 def _quotable(sentence: str) -> bool:

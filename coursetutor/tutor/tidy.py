@@ -7,6 +7,7 @@ import difflib
 import re
 from collections.abc import Sequence
 
+from ..retrieval.tokenize import has_cjk
 from .citations import MARKER
 
 ENDS = ".!?\u3002\uff01\uff1f"  # what ends a sentence
@@ -60,10 +61,17 @@ def _echoes(span: str, sentence: str, question: str) -> bool:
                                     SequenceMatcher(None, sentence, question).ratio() >= ECHO_RATIO)
 
 
+def _cut_short(span: str) -> bool:
+    """A last span that begins a sentence and stops (the answer ran out of tokens): "The [1]"."""
+    bare = MARKER.sub("", span).strip()
+    return bare.isalpha() and len(bare) < MIN_SENTENCE and not has_cjk(bare)
+
+
 def tidy(text: str, question: str, headers: Sequence[str], prompt: Sequence[str] = ()) -> str:
     """`text` without an echo of `question`, lines copying a source header (`headers`),
     sentences copied from the student's message or the `prompt`'s instructions, and sentences
-    said before; "" when what is left says nothing."""
+    said before, and a last sentence cut off after its first word; "" when what is left says
+    nothing."""
     asked = _norm(question)
     copied = [_norm(h) for h in headers]
     parroted = [asked, *(_norm(p) for p in prompt)]
@@ -84,6 +92,8 @@ def tidy(text: str, question: str, headers: Sequence[str], prompt: Sequence[str]
         if not dropped:
             seen.add(key)
             kept.append(span)
+    if kept and _cut_short(kept[-1]):
+        kept.pop()
     out = "".join(kept).strip()
     letters = sum(c.isalpha() for c in MARKER.sub("", out))
     return out if letters >= MIN_LETTERS else ""

@@ -1,0 +1,71 @@
+"""Words that decide what a claim says: its polarity words, and an ending that dangles.
+
+Pure functions over a claim and its language, with the word lists in `wording.toml`. The
+answer check's overlap counts content words; these are the small words it drops ("not",
+"any", "only") and the sentence endings it cannot judge ("is given by [1].").
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import tomllib
+from importlib import resources
+
+from ..retrieval.tokenize import has_cjk
+from .markers import MARKER
+
+_WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?", re.UNICODE)
+_CJK_LANGUAGES = frozenset({"zh", "ko", "ja"})  # words not split by spaces: found as substrings
+
+
+@functools.cache
+def _lists() -> dict[str, dict[str, frozenset[str]]]:
+    raw = (resources.files("coursetutor.tutor") / "wording.toml").read_text(encoding="utf-8")
+    return {lang: {key: frozenset(words) for key, words in table.items()}
+            for lang, table in tomllib.loads(raw).items()}
+
+
+def _words(text: str, language: str, key: str) -> frozenset[str]:
+    return _lists().get(language, {}).get(key, frozenset())
+
+
+def polarity(text: str, language: str) -> set[str]:
+    """The polarity words of `text` in `language`: negations, quantifiers, restrictions."""
+    wanted = _words(text, language, "polarity")
+    if not wanted:
+        return set()
+    lowered = MARKER.sub(" ", text).casefold()
+    if language in _CJK_LANGUAGES:
+        return {w for w in wanted if w in lowered}
+    return {w for w in _WORD.findall(lowered) if w in wanted}
+
+
+def unbacked_polarity(claim: str, passage: str, language: str) -> set[str]:
+    """The polarity words of `claim` that `passage` does not have."""
+    return polarity(claim, language) - polarity(passage, language)
+
+
+def _unclosed_maths(text: str) -> bool:
+    """A formula opened (`\\(`, `\\[`, `$`) and never closed: the sentence was cut in the maths."""
+    opened = text.count("\\(") + text.count("\\[")
+    closed = text.count("\\)") + text.count("\\]")
+    return opened > closed or text.replace("\\$", "").count("$") % 2 == 1
+
+
+def dangles(claim: str, language: str) -> bool:
+    """The claim stops before it says what it set out to: its last word (citation markers and
+    the full stop aside) is one a sentence does not end on ("is given by [1].", "è definita
+    come."), or a formula it opened is never closed."""
+    bare = MARKER.sub(" ", claim).strip().rstrip(".!?\u3002\uff01\uff1f ").strip()
+    if not bare:
+        return True
+    if _unclosed_maths(bare):
+        return True
+    ending = _words(claim, language, "dangling")
+    if not ending:
+        return False
+    if has_cjk(bare[-1:]):
+        return any(bare.endswith(w) for w in ending if has_cjk(w))
+    words = _WORD.findall(bare.casefold())
+    return bool(words) and bare[-1].isalpha() and words[-1] in ending
