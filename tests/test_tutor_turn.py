@@ -386,6 +386,35 @@ def test_a_decline_across_languages_gets_the_sources_own_words(make_tutor: MakeT
         assert " ".join(quoted.split()) in " ".join(texts.split())
 
 
+def test_an_ambiguous_grade_across_languages_is_left_to_the_answer_model(
+        make_tutor: MakeTutor) -> None:
+    """Korean question, English sources, evidence between the bars: the grade model would read
+    a machine translation, so the answer model (which reads the question as asked) decides."""
+    fake = ScriptedLLM(answer=["이분법은 구간을 반으로 나눕니다 [1]."],
+                       translate=["How does bisection work?"])
+    tutor, _ = make_tutor(fake, grade_correct=0.999, grade_incorrect=0.0)
+    _, answer = run(tutor, "이분법은 어떻게 작동하나요?")
+    assert "grade" not in fake.kinds()
+    assert answer.covered and answer.grade == "correct"
+
+
+def test_a_deferred_grade_declined_by_the_answer_model_is_not_covered(
+        make_tutor: MakeTutor) -> None:
+    # not the sources' quoted lines: nothing but the answer model said they cover it
+    fake = ScriptedLLM(answer=["NOT_COVERED"], translate=["How does bisection work?"])
+    tutor, _ = make_tutor(fake, grade_correct=0.999, grade_incorrect=0.0, answer_check=True)
+    _, answer = run(tutor, "이분법은 어떻게 작동하나요?")
+    assert "grade" not in fake.kinds()
+    assert not answer.covered and answer.text.startswith(reply("not_covered", "ko"))
+
+
+def test_an_ambiguous_grade_in_one_language_asks_the_grade_model(make_tutor: MakeTutor) -> None:
+    fake = ScriptedLLM(answer=["Bisection halves the bracket [1]."])
+    tutor, _ = make_tutor(fake, grade_correct=0.999, grade_incorrect=0.0)
+    run(tutor, CONCEPT)
+    assert "grade" in fake.kinds()
+
+
 def test_without_a_model_the_passages_are_returned(workspace: Callable[..., Workspace]) -> None:
     ws = workspace(llm_backend="none")
     tutor = Tutor(ws, Router(ws.settings, factory=forbidden))

@@ -36,6 +36,10 @@ class Evidence:
     grade: Grade
     widened: bool = False
     checked_by_model: bool = False
+    # ambiguous, and the passages are in another language than the question: the grade model
+    # would judge a machine translation of it, so the answer model, which reads the question
+    # as asked, decides whether they cover it (it may still reply NOT_COVERED)
+    deferred: bool = False
 
 
 def keyword_query(query: str) -> str:
@@ -77,8 +81,11 @@ class EvidenceFinder:
         return prefer(self.rerank(hits), preferred_types(intent)), score
 
     def find(self, query: str, course: str, types: tuple[DocType, ...], intent: str,
-             k: int = 6, pinned: Hit | None = None) -> Evidence:
-        """Search, grade, and on an ambiguous grade widen the search and decide again.
+             k: int = 6, pinned: Hit | None = None, language: str = "") -> Evidence:
+        """Search, grade, and on an ambiguous grade widen the search and decide again: by
+        the grade model, or, when the passages are in another language than the question, by
+        the answer model itself (`Evidence.deferred`). `language` is the question's as the
+        student asked it (`query` may be its translation).
 
         A `pinned` passage (the exercise the student names) comes first and makes the
         evidence sufficient: the question is about the course's own material.
@@ -97,6 +104,9 @@ class EvidenceFinder:
         verdict = grade(score, self.settings.grade_correct, self.settings.grade_incorrect)
         if verdict != "ambiguous" or not self.router.enabled:
             return Evidence(merged, score, verdict, widened=True)
+        if language and all(h.chunk.language and h.chunk.language != language
+                            for h in merged[:3]):
+            return Evidence(merged, score, "correct", widened=True, deferred=True)
         supported = self._model_check(query, merged[:3])
         return Evidence(merged, score, "correct" if supported else "incorrect", True, True)
 

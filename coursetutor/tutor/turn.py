@@ -206,7 +206,8 @@ class Tutor:
         pinned = (find_exercise(self.ws, t.course, query, t.history, followup)
                   if cat.intent == "exercise" or cat.about_exercise else None)
         evidence = (t.reuse and t.reuse.find(cat, self._allowed_types(t))) or finder.find(
-            query, t.course, self._allowed_types(t), cat.intent, pinned=pinned)
+            query, t.course, self._allowed_types(t), cat.intent, pinned=pinned,
+            language=cat.language)
         if _about_an_exercise(cat, evidence):
             cat = dataclasses.replace(cat, intent="exercise")
         elif _previous_intent(t.history) == "exercise" and not cat.about_exercise:
@@ -306,7 +307,8 @@ class Tutor:
         if draft.declined and level is not None and ctx.sources:
             # the small model refused an exercise it was given: the rung's own help instead
             draft.text = fallback_help(level, cat.language, _exercise_source(ctx, ev))
-        elif draft.declined and ev.grade == "correct" and _across(cat, ctx) and (
+        elif draft.declined and ev.grade == "correct" and not ev.deferred and _across(
+                cat, ctx) and (
                 quote := self._quote(t, cat, ctx)):
             # the evidence says covered, but the sources are in another language than the
             # question, which a small model often fails to read: their own words instead
