@@ -296,3 +296,14 @@ def test_the_slides_words_recombined_are_removed(embedder) -> None:  # type: ign
     result = AnswerChecker(embedder).check(CheckInput(text, QUESTION, [_source(1, SLIDE)], "en"))
     assert result.verdicts[0].supported
     assert not result.verdicts[1].supported
+
+
+def test_a_formula_keeps_its_page_when_the_claim_citing_it_goes(embedder) -> None:  # type: ignore[no-untyped-def]
+    # [1] was cited only by the invented last sentence; once it is removed the formula line,
+    # which cites nothing, must show its page itself
+    text = ("The update is x[t+1] = x[t] −(∇2f(x[t]))−1∇f(x[t]).\n"
+            "For a quadratic form the method converges in one step [1].\n"
+            "It was first used in 1669 [1].")
+    result = AnswerChecker(embedder).check(CheckInput(text, QUESTION, [_source(1, SLIDE)], "en"))
+    assert "1669" not in result.text
+    assert "x[t+1] = x[t] −(∇2f(x[t]))−1∇f(x[t]) [1]." in result.text

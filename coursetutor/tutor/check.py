@@ -179,15 +179,16 @@ class AnswerChecker:
         """The reply without its unsupported claims, each kept claim citing the source that
         carries it (a claim that cited none gets one when the reply cites it nowhere else)."""
         removed = tuple(v.claim for v in verdicts if not v.supported)
-        cited_anywhere = set(cited_numbers(text))
         text = remove_sentences(text, removed)
+        cited_anywhere = set(cited_numbers(text))  # by what is left: a removed claim cites nothing
         recited = 0
         for v in verdicts:
             if not v.supported or v.source is None or v.source in cited_numbers(v.claim):
                 continue
             if cited_numbers(v.claim):
                 text = text.replace(v.claim, recite(v.claim, v.source), 1)
-            elif v.source not in cited_anywhere:
+            elif v.source not in cited_anywhere or formulas(v.claim) or claim_numbers(v.claim):
+                # a formula or a number always shows the page it comes from
                 text = text.replace(v.claim, cite(v.claim, v.source), 1)
             else:
                 continue
