@@ -307,3 +307,10 @@ def test_a_formula_keeps_its_page_when_the_claim_citing_it_goes(embedder) -> Non
     result = AnswerChecker(embedder).check(CheckInput(text, QUESTION, [_source(1, SLIDE)], "en"))
     assert "1669" not in result.text
     assert "x[t+1] = x[t] −(∇2f(x[t]))−1∇f(x[t]) [1]." in result.text
+
+
+def test_exercise_help_that_only_introduces_is_emptied(embedder) -> None:  # type: ignore[no-untyped-def]
+    text = "The equation Gauss-Newton solves for the direction d is given by: [1]"
+    result = AnswerChecker(embedder).check_terms(CheckInput(
+        text, "Which equation does Gauss-Newton solve?", [_source(1, SLIDE)], "en"))
+    assert result.changed and result.text.strip() == ""  # the rung gets its fixed help

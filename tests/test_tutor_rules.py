@@ -677,6 +677,21 @@ def test_tidy_drops_sentences_parroted_from_the_student_or_the_task() -> None:
         "How many pencils does Jam have in her three boxes? [1]")
 
 
+def test_tidy_drops_the_task_parroted_with_a_phrase_left_out() -> None:
+    task = prompts.load("task_steps")
+    # the task: "The exercise and the method the course teaches for it are in the sources above."
+    assert tidy("[1] The exercise and the method are in the sources above.",
+                "Dammi la soluzione dell'esercizio 1 (c).", [], (task,)) == ""
+    own = "Use the Newton-Raphson method from the sources above to find the optimal model [1]."
+    assert tidy(own, "Solve exercise 1.", [], (task,)) == own
+
+
+def test_tidy_drops_a_last_sentence_cut_after_its_first_word() -> None:
+    assert tidy("The loss is the Brier loss [2]. The [1]", "Which loss?", []) == (
+        "The loss is the Brier loss [2].")
+    assert tidy("The loss is x [2]. It is 5", "Which loss?", []) == "The loss is x [2]. It is 5"
+
+
 def test_tidy_drops_copied_headers_whatever_their_punctuation() -> None:
     headers = ["[1] Lecture 1: Root finding > 5 Convergence and stopping criteria > 5.2 When "
                "to stop, #52-when-to-stop", "[2] Lecture 2: Convergence of iterative methods > "

@@ -173,6 +173,10 @@ class AnswerChecker:
                                             or names(claim))
                 verdicts.append(Verdict(claim, True, source=self._carrier(
                     claim, inp, evidence, []) if stated else None))
+        if not any(v.supported and not _introduces(v.claim) for v in verdicts):
+            # "The equation it solves is:" with the equation gone helps nobody
+            verdicts = [v if not v.supported else dataclasses.replace(
+                v, supported=False, note=CUT_SHORT) for v in verdicts]
         return self._result(inp.text, tuple(verdicts))
 
     def _result(self, text: str, verdicts: tuple[Verdict, ...]) -> CheckResult:

@@ -20,6 +20,8 @@ MIN_LETTERS = 6  # a tidied reply with fewer letters says nothing
 REPEATS = 3  # the same sentence this many times: the model is looping
 ECHO_RATIO = 0.8  # a sentence this similar to the question repeats it
 MIN_COPY = 20  # a sentence this long found in the student's message or the task is parroted
+COPY_RUN = 8  # characters in a row that count as copied
+PARROTED = 0.9  # share of a sentence copied in such runs that makes it parroted
 
 
 def _norm(text: str) -> str:
@@ -61,6 +63,17 @@ def _echoes(span: str, sentence: str, question: str) -> bool:
                                     SequenceMatcher(None, sentence, question).ratio() >= ECHO_RATIO)
 
 
+def _parrots(key: str, text: str) -> bool:
+    """The sentence (`key`, normalised) is `text`'s words again, perhaps with a phrase left
+    out ("the exercise and the method are in the sources above" from the task's "the exercise
+    and the method the course teaches for it are in the sources above"): at least
+    PARROTED of it in runs of COPY_RUN characters or more found in `text` in order."""
+    if key in text:
+        return True
+    blocks = difflib.SequenceMatcher(None, key, text, autojunk=False).get_matching_blocks()
+    return sum(b.size for b in blocks if b.size >= COPY_RUN) >= PARROTED * len(key)
+
+
 def _cut_short(span: str) -> bool:
     """A last span that begins a sentence and stops (the answer ran out of tokens): "The [1]"."""
     bare = MARKER.sub("", span).strip()
@@ -88,7 +101,7 @@ def tidy(text: str, question: str, headers: Sequence[str], prompt: Sequence[str]
         dropped = (
             _echoes(span, key, asked)
             or (len(key) >= MIN_SENTENCE and key in seen)
-            or (len(key) >= MIN_COPY and any(key in p for p in parroted)))
+            or (len(key) >= MIN_COPY and any(_parrots(key, p) for p in parroted)))
         if not dropped:
             seen.add(key)
             kept.append(span)
