@@ -15,7 +15,15 @@ from coursetutor.live.progress import class_progress
 from coursetutor.live.session import LiveClasses
 from coursetutor.retrieval import EmbeddingModel
 from coursetutor.store.classes import LiveClass, TranscriptEvent
-from coursetutor.tutor.tiers import CLASS, COURSE, Bar, TierInput, tiered_search, weights_of
+from coursetutor.tutor.tiers import (
+    CLASS,
+    COURSE,
+    WIDE_K,
+    Bar,
+    TierInput,
+    tiered_search,
+    weights_of,
+)
 from coursetutor.tutor.turn import Tutor
 from coursetutor.workspace import Workspace
 
@@ -87,7 +95,7 @@ def test_a_question_about_what_was_said_stays_in_the_class(ws: Workspace,
 def test_an_unreachable_bar_widens_to_the_course(ws: Workspace, live: LiveClass) -> None:
     p = class_progress(ws.store, TENANT, SAMPLE_COURSE, live.id)
     question = "how small is the interval after twenty halvings?"
-    plain = ws.search(question, SAMPLE_COURSE, k=4)
+    plain = ws.search(question, SAMPLE_COURSE, k=WIDE_K)[:4]  # the same search, as fused
     out = tiered_search(ws, TierInput(question, SAMPLE_COURSE, p, k=4),
                         weights_of(ws.settings), Bar(threshold=1.01))
     assert out.tier == COURSE

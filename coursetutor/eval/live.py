@@ -27,9 +27,8 @@ from typing import Any
 from ..errors import EmptyQueryError
 from ..live.progress import ClassProgress, Spoken, build_progress, spoken_of
 from ..live.rewrite import with_progress
-from ..retrieval.progress import ProgressWeights, class_share, rerank, tier_score
-from ..retrieval.retriever import SearchTrace
-from ..tutor.tiers import Bar, split, weights_of
+from ..retrieval.progress import ProgressWeights
+from ..tutor.tiers import WIDE_K, Bar, candidates, split, weights_of
 from ..types import FileMeta, Hit
 from ..workspace import Workspace
 from . import tvqa
@@ -74,9 +73,11 @@ class LiveRun:
     """The course of 76 lectures, with one of them cut at "now" at a time."""
 
     def __init__(self, ws: Workspace, videos: Path, weights: ProgressWeights | None = None,
+                 wide: int = WIDE_K,
                  ) -> None:
         self.ws = ws
         self.weights = weights or weights_of(ws.settings)
+        self.wide = wide  # candidates of the course search the tiers are cut from
         self.data = {str(v["video_id"]): v
                      for v in json.loads(videos.read_text(encoding="utf-8"))}
         digest = hashlib.sha256(videos.read_bytes()).hexdigest()[:12]
@@ -132,14 +133,11 @@ class LiveRun:
                   ) -> Record:
         plain = self.ws.search(q.text, self.course, k=K)
         query = with_progress(q.text, progress)
-        trace = SearchTrace()
-        fused = self.ws.search(query, self.course, k=30, trace=trace)
-        focus = progress.focus()
-        ranked = rerank(fused, focus, self.weights)
-        score = tier_score(fused, focus, trace.keyword_evidence)
-        in_class, _ = split(ranked, fused, focus, True)
-        return Record(q.id, delay, flags(q, plain), flags(q, in_class), flags(q, fused),
-                      round(score, 4), round(class_share(fused, focus), 4), query != q.text)
+        found = candidates(self.ws, query, self.course, progress.focus(), self.weights,
+                           wide=self.wide)
+        in_class, _ = split(found.ranked, found.fused, progress.focus(), True)
+        return Record(q.id, delay, flags(q, plain), flags(q, in_class), flags(q, found.fused),
+                      round(found.score, 4), round(found.share, 4), query != q.text)
 
 
 def _segments(video: dict[str, Any]) -> list[dict[str, Any]]:
@@ -154,11 +152,12 @@ def _progress(video: str, now: float, spoken: Sequence[Spoken]) -> ClassProgress
 
 def run(ws: Workspace, videos: Path, questions_path: Path, limit: int | None = None,
         cross: bool = False, progress: Progress | None = None,
-        weights: ProgressWeights | None = None) -> list[Record]:
-    """Every question in its lecture (and, with `cross`, in another one)."""
+        weights: ProgressWeights | None = None, wide: int = WIDE_K) -> list[Record]:
+    """Every question in its lecture (and, with `cross`, in another one); `wide` candidates
+    of the course search the tiers are cut from."""
     questions = tvqa.load_questions(videos, questions_path)[:limit]
     delay = delays([q.id for q in questions])
-    live = LiveRun(ws, videos, weights)
+    live = LiveRun(ws, videos, weights, wide)
     try:
         live.load()
         records: list[Record] = []

@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from ..config import Settings
-from ..tutor.tiers import Bar, weights_of
+from ..tutor.tiers import WIDE_K, Bar, weights_of
 from ..workspace import Workspace
 from . import live
 
@@ -28,17 +28,20 @@ from . import live
               help="Tier threshold (default: the live_tier_threshold setting).")
 @click.option("--ratio", type=click.FloatRange(0, 1), default=None,
               help="Tier ratio (default: the live_tier_ratio setting).")
+@click.option("--candidates", "wide", type=click.IntRange(1), default=WIDE_K, show_default=True,
+              help="Candidates of the course search the tiers are cut from.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.pass_context
 def live_command(ctx: click.Context, path: Path, videos: Path, limit: int | None, cross: bool,
-                 threshold: float | None, ratio: float | None, as_json: bool) -> None:
+                 threshold: float | None, ratio: float | None, wide: int, as_json: bool) -> None:
     """hit@1 / hit@5 per delay after the answer was said, without and with class context."""
     settings: Settings = ctx.obj
     ws = ctx.with_resource(Workspace(settings))
     ws.tenant = "eval"
     bar = Bar(settings.live_tier_threshold if threshold is None else threshold,
               settings.live_tier_ratio if ratio is None else ratio)
-    records, seconds = live.timed(lambda: live.run(ws, videos, path, limit, cross, _progress))
+    records, seconds = live.timed(lambda: live.run(ws, videos, path, limit, cross, _progress,
+                                                   wide=wide))
     result = live.report(records, bar, seconds, weights_of(settings))
     if as_json:
         click.echo(json.dumps(result, indent=2))

@@ -30,7 +30,9 @@ from ..workspace import Workspace
 from .evidence import EvidenceFinder, prefer
 from .pedagogy import preferred_types
 
-WIDE_K = 30  # candidates of the one course search the tiers are cut from
+# candidates of the one course search the tiers are cut from (100 lifted the class's own
+# ranking, but with the tier bar set again for it no better overall: docs/evaluation.md)
+WIDE_K = 30
 CLASS, COURSE, HISTORY = "class", "course", "history"
 
 
@@ -83,25 +85,43 @@ def split(hits: list[Hit], fused: list[Hit], focus: Focus, strong: bool,
             + [h for h in fused if not in_focus(h, focus)]), CLASS
 
 
+@dataclasses.dataclass(frozen=True)
+class Candidates:
+    """One wide search of the course, read two ways."""
+
+    fused: list[Hit]  # the course's best WIDE_K as fused
+    ranked: list[Hit]  # the same reranked by progress: the class's passages come from here
+    score: float  # the class's own evidence among `fused` (`tier_score`)
+    share: float  # the class's best fused score over the course's best (`class_share`)
+    keyword_evidence: float
+
+
+def candidates(ws: Workspace, query: str, course: str, focus: Focus, weights: ProgressWeights,
+               doc_types: tuple[DocType, ...] | None = None, k: int = 0,
+               wide: int = WIDE_K) -> Candidates:
+    """Search the course once, `wide` deep."""
+    trace = SearchTrace()
+    fused = ws.search(query, course, k=max(wide, k), doc_types=doc_types, trace=trace)
+    return Candidates(fused, rerank(fused, focus, weights),
+                      tier_score(fused, focus, trace.keyword_evidence),
+                      class_share(fused, focus), trace.keyword_evidence)
+
+
 def bar_of(settings: Settings) -> Bar:
     return Bar(settings.live_tier_threshold, settings.live_tier_ratio)
 
 
 def tiered_search(ws: Workspace, inp: TierInput, weights: ProgressWeights, bar: Bar,
-                  wide: int = WIDE_K) -> TierOutput:
+                  ) -> TierOutput:
     """Search the course once and cut it into tiers (see the module's docstring)."""
-    trace = SearchTrace()
     t0 = time.perf_counter()
-    fused = ws.search(inp.query, inp.course, k=max(wide, inp.k), doc_types=inp.doc_types,
-                      trace=trace)
-    t1 = time.perf_counter()
     focus = inp.progress.focus()
-    ranked = rerank(fused, focus, weights)
-    score = tier_score(fused, focus, trace.keyword_evidence)
-    hits, tier = split(ranked, fused, focus, bar.passes(score, class_share(fused, focus)))
+    found = candidates(ws, inp.query, inp.course, focus, weights, inp.doc_types, inp.k)
+    t1 = time.perf_counter()
+    hits, tier = split(found.ranked, found.fused, focus, bar.passes(found.score, found.share))
     labelled = [label(h, inp.progress, tier) for h in hits[: inp.k]]
     t2 = time.perf_counter()
-    return TierOutput(labelled, tier, round(score, 4), trace.keyword_evidence,
+    return TierOutput(labelled, tier, round(found.score, 4), found.keyword_evidence,
                       {"retrieval": round((t1 - t0) * 1000, 1),
                        "rerank": round((t2 - t1) * 1000, 1)})
 
