@@ -5,14 +5,18 @@ For each claim (a sentence that states something; not a question to the student)
    (`claims.missing_terms`); one that is not makes the claim unsupported, whatever else;
 2. support: token overlap with the closest passage of the cited sources (one sentence or two
    neighbouring ones: words gathered from all over a page may say something the page does
-   not) and embedding similarity to their best sentence; a clear verdict either way is final;
+   not) and embedding similarity to their best sentence; a clear verdict either way is final.
+   Overlap cannot see three things, each of which makes the claim unsupported first: a
+   polarity word ("not", "any", "only"; `wording.py`) its passage does not have, a sentence
+   cut short ("is given by [1]."), and, in the sources' language, a cosine so low that the
+   passage's words were recombined into something it does not say;
 3. an unsure claim is kept only when it is close enough to one passage to be a restatement
    of it, and then the configured model, asked yes or no on that one sentence, may still
    remove it. The model never rescues a claim the scores put too far from the sources: a
    small model says yes to fluent, wrong sentences.
 
-An unsupported claim is removed. When half or more of the claims go, what is left no longer
-answers the question: the reply becomes quote-first, the best source sentences copied exactly
+An unsupported claim is removed. When half or more of the claims go, or what is left only
+introduces ("The rule is:"), it no longer answers the question: the reply becomes quote-first, the best source sentences copied exactly
 with their citations under one framing line.
 """
 
