@@ -16,8 +16,9 @@ For each claim (a sentence that states something; not a question to the student)
    small model says yes to fluent, wrong sentences.
 
 An unsupported claim is removed. When half or more of the claims go, or what is left only
-introduces ("The rule is:"), it no longer answers the question: the reply becomes quote-first, the best source sentences copied exactly
-with their citations under one framing line.
+introduces ("The rule is:"), it no longer answers the question: the reply becomes
+quote-first, the best source sentences copied exactly with their citations under one framing
+line.
 """
 
 from __future__ import annotations
