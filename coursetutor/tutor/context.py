@@ -55,11 +55,14 @@ class Context:
 
 
 def source_header(number: int, hit: Hit) -> str:
-    """'[2] Lecture 2: Convergence > Secant method, p. 3'."""
+    """'[2] Lecture 2: Convergence > Secant method, p. 3': the document, its innermost
+    section and the page or time span. The sections between and a heading's anchor say
+    nothing the passage needs and every prompt token after the cached prefix delays the first
+    token (about 11 ms each on 2 cores)."""
     chunk = hit.chunk
-    where = hit.locator.label()
-    path = " > ".join(p for p in chunk.section_path if p and p != chunk.document_title)
-    title = f"{chunk.document_title} > {path}" if path else chunk.document_title
+    where = "" if hit.locator.page is None and hit.locator.start is None else hit.locator.label()
+    inner = next((p for p in reversed(chunk.section_path) if p and p != chunk.document_title), "")
+    title = f"{chunk.document_title} > {inner}" if inner else chunk.document_title
     return f"[{number}] {title}" + (f", {where}" if where else "")
 
 
