@@ -79,7 +79,7 @@ class Settings:
     answer_check: bool = True  # every claim of an answer checked against its cited sources
     answer_check_judge: bool = True  # the model decides the claims the scores are unsure of
     answer_check_max_judged: int = 4  # model verdicts per answer at most
-    refine_context_tokens: int = 350  # evidence kept of the passages, in tokens (0: whole)
+    refine_context_tokens: int = 300  # evidence kept of the passages, in tokens (0: whole)
     # reuse of past answers (docs/tutor.md); thresholds chosen by eval memory --reuse
     reuse: bool = True  # a question asked before in the course reuses that answer's passages
     reuse_threshold: float = 0.91  # cosine of the question keys in one script (en, de, it...)
