@@ -314,3 +314,15 @@ def test_exercise_help_that_only_introduces_is_emptied(embedder) -> None:  # typ
     result = AnswerChecker(embedder).check_terms(CheckInput(
         text, "Which equation does Gauss-Newton solve?", [_source(1, SLIDE)], "en"))
     assert result.changed and result.text.strip() == ""  # the rung gets its fixed help
+
+
+def test_quote_first_quotes_statements_before_headings(embedder) -> None:  # type: ignore[no-untyped-def]
+    deck = ("Optimization in Machine Learning Second Order Methods Newton-Raphson Learning Goals. "
+            "For a quadratic form Newton-Raphson needs one iteration. "
+            "Newton-Raphson may diverge for bad starting points.")
+    checker = AnswerChecker(embedder, framing="The course material puts it this way:")
+    quoted = checker.quote(CheckInput("", "How many iterations does Newton-Raphson need for a "
+                                          "quadratic form?", [_source(1, deck)], "en"))
+    lines = quoted.splitlines()[1:]
+    assert lines[0] == "> For a quadratic form Newton-Raphson needs one iteration. [1]"
+    assert not any("Learning Goals" in line for line in lines)

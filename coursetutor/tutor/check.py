@@ -68,6 +68,10 @@ RECOMBINED = "the source's words, not what it says"
 UNBACKED = "says what its passage does not: "
 PASSAGE_CHARS = 300  # the most of a source one claim's words are looked for in
 QUOTES = 2  # source sentences a quote-first reply copies
+HEADING_SHARE = 0.6  # a sentence with this share of heading or capitalised words is not quoted
+_HEADING = re.compile(r"^\s*\d+(?:\.\d+)+\s+\w")  # "2.3.10 Proprietà archimedea"
+_ANY_WORD = re.compile(r"[^\W\d_]{2,}(?:-[^\W\d_]+)*")
+_CAPITAL = re.compile(r"\b[A-Z][^\W\d_]+(?:-[^\W\d_]+)*")
 _BLANK = re.compile(r"\s[,.;:，。；：]|\(\s*\)|[，。]\s*[，。]|\uFFFD|[\uE000-\uF8FF]")
 _STOP = frozenset().union(*STOPWORDS.values())
 
@@ -311,6 +315,11 @@ class _Evidence:
         self.sentences: list[tuple[int, str]] = [
             (s.number, sentence) for s in sources for sentence in sentences(_full_text(s))
             if len(sentence) >= 12]
+        # the words of each source's document title and section headings
+        self._headings = {s.number: _content_words(
+            f"{s.hit.chunk.document_title} {' '.join(s.hit.chunk.section_path)}",
+            s.hit.chunk.language or "en") for s in sources}
+        self._languages = {s.number: s.hit.chunk.language or "en" for s in sources}
         self._vectors: npt.NDArray[np.float32] | None = None
         self._terms: dict[tuple[int, ...], SourceText] = {}
         self._words: dict[tuple[int, str], list[tuple[set[str], str]]] = {}
@@ -379,9 +388,26 @@ class _Evidence:
         order = np.argsort(-scores)[:3]
         return float(scores[order[0]]), [self.sentences[rows[i]] for i in order]
 
+    def _heading(self, number: int, text: str) -> bool:
+        """The sentence is a heading, not a statement: mostly its document's title and
+        headings, a numbered section title ("2.3.10 Proprietà archimedea Teorema 5"), a line of
+        capitalised words (a title slide) or a page header with a web address. It names the
+        topic and says nothing about it."""
+        if any(c in text for c in "=∑∫≤≥<>→"):  # a formula is content, whatever surrounds it
+            return False
+        if _HEADING.match(text) or "http" in text:
+            return True
+        capitalised = _CAPITAL.findall(text)
+        if len(capitalised) >= HEADING_SHARE * max(1, len(_ANY_WORD.findall(text))):
+            return True
+        words = _content_words(text, self._languages.get(number, "en"))
+        known = self._headings.get(number, set())
+        return bool(words) and len(words & known) >= HEADING_SHARE * len(words)
+
     def closest(self, question: str, language: str, k: int) -> list[tuple[int, str]]:
         """The k source sentences nearest the question (its terms count double), none with a
-        blank where maths was and none too short to say anything (headers, labels)."""
+        blank where maths was, none too short to say anything (labels) and none made mostly
+        of the document's title and headings."""
         if not self.sentences:
             return []
         wanted = {t for t in tokenize(question, language) if t not in _STOP}
@@ -390,7 +416,13 @@ class _Evidence:
             (i for i, (_, text) in enumerate(self.sentences) if _quotable(text)),
             key=lambda i: -(float(scores[i]) + 0.05 * len(
                 wanted & set(tokenize(self.sentences[i][1], language)))))
-        return [self.sentences[i] for i in ranked[:k]]
+        # statements first; headings only when nothing else is left to quote
+        said = [i for i in ranked if not self._heading(*self.sentences[i])]
+        return [self.sentences[i] for i in [*said, *(i for i in ranked if i not in said)][:k]]
+
+
+def _content_words(text: str, language: str) -> set[str]:
+    return {w for w in tokenize(text, language) if w not in _STOP and not w.isdigit()}
 
 
 def _worded(claim: str) -> bool:
