@@ -16,6 +16,7 @@ from coursetutor.llm import bundled
 from coursetutor.llm.base import GenParams, Message
 from coursetutor.llm.bundled import INSTALL_HINT, BundledModel, bundled_model_path, part_files
 from coursetutor.llm.local import LocalLLM
+from coursetutor.llm.router import CallRecord, Router
 from coursetutor.retrieval import EmbeddingModel
 from coursetutor.store import SQLiteStore
 from coursetutor.tutor.turn import Tutor
@@ -70,6 +71,17 @@ def test_prompt_tokens_do_not_depend_on_how_the_reply_ended(smollm: LocalLLM) ->
     assert (short.finish, whole.finish) == ("length", "stop")
     assert short.usage is not None and whole.usage is not None
     assert short.usage.prompt_tokens == whole.usage.prompt_tokens
+
+
+def test_a_stream_stopped_early_is_still_booked(smollm: LocalLLM) -> None:
+    """The tutor closes a looping stream before its usage comes: the router counts it."""
+    router = Router(Settings(), factory=lambda task, model: smollm)
+    log: list[CallRecord] = []
+    deltas = router.stream("answer", QUESTION, GenParams(temperature=0.0, max_tokens=20), log)
+    next(deltas), next(deltas)
+    deltas.close()
+    [call] = log
+    assert call.usage.prompt_tokens > 5 and call.usage.completion_tokens >= 1
 
 
 def test_forgetting_prompts_changes_no_reply(smollm: LocalLLM) -> None:

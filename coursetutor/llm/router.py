@@ -66,13 +66,18 @@ class Router:
         """Stream from the task's model; the call is booked in `log` when it ends."""
         llm = self.llm(task)
         started = time.perf_counter()
-        usage = Usage()
+        usage: Usage | None = None
+        written: list[str] = []
         try:
             for delta in llm.stream(messages, params):
                 if delta.usage is not None:
                     usage = delta.usage
+                written.append(delta.text)
                 yield delta
         finally:
+            if usage is None:  # the caller stopped the stream (a loop) before its usage came
+                usage = Usage(sum(llm.count_tokens(m.content) for m in messages),
+                              llm.count_tokens("".join(written))) if written else Usage()
             log.append(CallRecord(task, llm.backend, llm.model, usage, self.cost(usage),
                                   time.perf_counter() - started))
 
