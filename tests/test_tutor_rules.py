@@ -776,3 +776,14 @@ def test_an_exercise_key_without_a_numbered_section_uses_the_item() -> None:
     assert exercise_key(plain) == "doc-0:Exercise sheet 1 > Exercise 2: Newton"
     continued = make_hit("... and stop after three steps.", "exercise", "Sheet 9", (), n=4)
     assert exercise_key(continued) == "doc-4:#4"
+
+
+def test_a_line_of_maths_is_no_section_path() -> None:
+    from coursetutor.tutor.turn import _path_like
+
+    assert _path_like("Notes > 5 Series > 5.2 Known series")
+    assert _path_like("Lecture 2 > Secant method")
+    assert not _path_like("Use step size α > 0 with x [t+1] = x [t] + αd[t]")
+    # a quoted source line with a "greater than" survives tidying when it is not a header
+    line = "Use step size α > 0 with x [t+1] = x [t] + αd[t] [1]"
+    assert tidy(line, "What step size?", []) == line

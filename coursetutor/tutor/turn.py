@@ -317,7 +317,9 @@ class Tutor:
         elif draft.declined:
             yield from self._not_covered(t, cat, ev, meta_sent=True)
             return
-        written = _tidied(draft.text.strip(), t.question, ctx, cat, level)
+        # quoted lines are the sources' own: tidying could take one for a copied header
+        written = draft.text.strip() if quoted else _tidied(draft.text.strip(), t.question,
+                                                            ctx, cat, level)
         text, cited = check_citations(written, ctx.sources)
         if not cited and ctx.sources and written:
             text, cited = _attribute(text, ctx)
@@ -484,7 +486,7 @@ def _tidied(text: str, question: str, ctx: Context, cat: Categorization,
     three best passages when nothing else is left."""
     # what a copied "source list" can be made of: the headers and any path-like line
     headers = [source_header(s.number, s.hit) for s in ctx.sources] + [
-        line for s in ctx.sources for line in s.text.splitlines() if " > " in line]
+        line for s in ctx.sources for line in s.text.splitlines() if _path_like(line)]
     written = tidy(text, question, headers,
                    (prompts.load(task_prompt(cat.intent, level, cat.about_exercise)),
                     prompts.load("system")))
@@ -492,6 +494,12 @@ def _tidied(text: str, question: str, ctx: Context, cat: Categorization,
         written = reply("passages", cat.language) + " " + " ".join(
             f"[{s.number}]" for s in ctx.sources[:3])
     return written
+
+
+def _path_like(line: str) -> bool:
+    """A line of a passage that reads like a section path ("Notes > 5 Series > 5.2"), not
+    maths that has a "greater than" in it ("step size α > 0 with x = ...")."""
+    return line.count(" > ") >= 2 or (" > " in line and not any(c in line for c in "=<≤≥∇∑∫"))
 
 
 def _native_instruction(language: str) -> str:
