@@ -26,13 +26,13 @@ def _lists() -> dict[str, dict[str, frozenset[str]]]:
             for lang, table in tomllib.loads(raw).items()}
 
 
-def _words(text: str, language: str, key: str) -> frozenset[str]:
+def _words(language: str, key: str) -> frozenset[str]:
     return _lists().get(language, {}).get(key, frozenset())
 
 
 def polarity(text: str, language: str) -> set[str]:
     """The polarity words of `text` in `language`: negations, quantifiers, restrictions."""
-    wanted = _words(text, language, "polarity")
+    wanted = _words(language, "polarity")
     if not wanted:
         return set()
     lowered = MARKER.sub(" ", text).casefold()
@@ -62,7 +62,7 @@ def dangles(claim: str, language: str) -> bool:
         return True
     if _unclosed_maths(bare):
         return True
-    ending = _words(claim, language, "dangling")
+    ending = _words(language, "dangling")
     if not ending:
         return False
     if has_cjk(bare[-1:]):
