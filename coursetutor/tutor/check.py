@@ -48,7 +48,7 @@ from .claims import (
 )
 from .context import Source
 from .markers import MARKER, cited_numbers
-from .wording import dangles, polarity
+from .wording import dangles, polarity, unbacked_polarity
 
 # measured on the sample course and the course pack (see docs/tutor.md)
 OVERLAP_SURE = 0.75  # share of a claim's words in its sources: supported
@@ -353,7 +353,8 @@ class _Evidence:
         stated = polarity(claim, language)
         best = [(text, lang) for n, text, lang in passages if n == found]
         unbacked = set() if not stated or any(lang != language for _, lang in best) else min(
-            (stated - polarity(text, language) for text, _ in best), key=len, default=stated)
+            (unbacked_polarity(claim, text, language) for text, _ in best), key=len,
+            default=stated)
         return ((len(words) - len(rest) + found) / len(words) if words else 1.0), unbacked
 
     def _passages(self, source: Source, language: str) -> list[tuple[set[str], str]]:

@@ -12,11 +12,11 @@ import re
 import tomllib
 from importlib import resources
 
+from ..retrieval.retriever import CJK_LANGUAGES
 from ..retrieval.tokenize import has_cjk
 from .markers import MARKER
 
 _WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?", re.UNICODE)
-_CJK_LANGUAGES = frozenset({"zh", "ko", "ja"})  # words not split by spaces: found as substrings
 
 
 @functools.cache
@@ -36,7 +36,7 @@ def polarity(text: str, language: str) -> set[str]:
     if not wanted:
         return set()
     lowered = MARKER.sub(" ", text).casefold()
-    if language in _CJK_LANGUAGES:
+    if language in CJK_LANGUAGES:  # words not split by spaces: found as substrings
         return {w for w in wanted if w in lowered}
     return {w for w in _WORD.findall(lowered) if w in wanted}
 
