@@ -138,9 +138,9 @@ class IngestJobs:
     # -- the ingest threads -------------------------------------------------------------------
     def _loop(self) -> None:
         assert self._ws is not None
+        store = self._ws.store.reopen()  # at full priority: opening may wait on a lock
         with contextlib.suppress(OSError, AttributeError):  # Linux: per thread
             os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), INGEST_NICE)
-        store = self._ws.store.reopen()
         try:
             while not self._stop.is_set():
                 job = self._next(store)

@@ -54,7 +54,8 @@ class SQLiteStore(SQLCatalog, SQLAccess, SQLSessions, Store):
 
     _db: sqlite3.Connection
 
-    def __init__(self, path: Path | str, vector_exact_limit: int = EXACT_LIMIT) -> None:
+    def __init__(self, path: Path | str, vector_exact_limit: int = EXACT_LIMIT,
+                 *, migrate: bool = True) -> None:
         self.path = str(path)
         self.vector_exact_limit = vector_exact_limit
         if self.path != ":memory:":
@@ -73,7 +74,8 @@ class SQLiteStore(SQLCatalog, SQLAccess, SQLSessions, Store):
         self._local = threading.local()
         # each thread's reader, with the thread: readers of threads that ended are closed
         self._readers: list[tuple[threading.Thread, sqlite3.Connection]] = []
-        self.migrate()
+        if migrate:
+            self.migrate()
         self.classes = SQLClasses(self._reader, self._tx)
         self.summaries = SQLSummaries(self._db, self._tx)
         self.profiles = SQLProfiles(self._db, self._tx)
@@ -107,10 +109,13 @@ class SQLiteStore(SQLCatalog, SQLAccess, SQLSessions, Store):
                     self._readers.remove((thread, old))
                 self._readers.append((threading.current_thread(), reader))
         return reader
+
     def reopen(self) -> SQLiteStore:
         if self.path == ":memory:":
             return self
-        reopened = SQLiteStore(self.path, self.vector_exact_limit)
+        # the schema is this store's, already migrated: a reopened store takes no write lock
+        # until it writes (a background thread holding one while it starts would stall others)
+        reopened = SQLiteStore(self.path, self.vector_exact_limit, migrate=False)
         self._reopened.append(reopened)
         return reopened
 
