@@ -160,8 +160,8 @@ class Settings:
     live_slide_window: int = 2  # pages either side of the current slide that get a share
     # the class's passages go first while their evidence and their share of the course's best
     # fused score reach these (set on the live TutorialVQA train split: docs/evaluation.md)
-    live_tier_threshold: float = 0.35
-    live_tier_ratio: float = 0.3
+    live_tier_threshold: float = 0.0
+    live_tier_ratio: float = 0.45
 
     @property
     def files_path(self) -> Path:

@@ -9,8 +9,9 @@ during a class (rewrite with progress, progress-aware rerank, tiers). Hits follo
 `eval retrieval --dataset tvqa`.
 
 Each question's tier decision is recorded with both of its rankings, so the figures for any
-tier threshold come out of one run (`sweep`); `--cross` also asks every question during
-another lecture (the class cannot answer it: the tiers must widen to the history).
+tier bar (threshold and ratio) come out of one run (`sweep`); `--cross` also asks every
+question during another lecture (the class cannot answer it: the tiers must widen to the
+history).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from . import tvqa
 DELAYS = (30.0, 120.0, 300.0, 600.0)
 K = 10
 THRESHOLDS = tuple(round(0.05 * i, 2) for i in range(0, 17))
+RATIOS = tuple(round(0.05 * i, 2) for i in range(0, 15))
 Progress = Callable[[int, int], None]
 
 
@@ -189,13 +191,18 @@ def _pick(qid: str, n: int) -> int:
 
 def hit_at(records: Sequence[Record], k: int, ranking: str, bar: Bar | None = None) -> float:
     """Share of questions with a hit in the top `k` of `ranking` ("plain" or "live")."""
+    return round(_share(records, k, ranking, bar), 3)
+
+
+def _share(records: Sequence[Record], k: int, ranking: str, bar: Bar | None) -> float:
     if not records:
         return 0.0
+
     def top(r: Record) -> tuple[bool, ...]:
         if ranking == "plain" or bar is None:
             return r.plain
         return r.in_class if bar.passes(r.score, r.share) else r.widened
-    return round(sum(any(top(r)[:k]) for r in records) / len(records), 3)
+    return sum(any(top(r)[:k]) for r in records) / len(records)
 
 
 def table(records: Sequence[Record], bar: Bar) -> dict[str, Any]:
@@ -216,17 +223,26 @@ def table(records: Sequence[Record], bar: Bar) -> dict[str, Any]:
             for name, rs in groups.items()}
 
 
-def sweep(records: Sequence[Record], ratio: float) -> list[dict[str, float]]:
-    """hit@1 with class context at each threshold: in the lecture, elsewhere, and their mean."""
+def sweep(records: Sequence[Record], ratios: Sequence[float] = RATIOS,
+          ) -> list[dict[str, float]]:
+    """hit@1 with class context for every tier bar (threshold x ratio): in the lecture,
+    elsewhere, and their mean (the lecture's alone without `--cross`)."""
     own = [r for r in records if r.delay >= 0]
     other = [r for r in records if r.delay < 0]
     rows = []
-    for t in THRESHOLDS:
-        bar = Bar(t, ratio)
-        a, b = hit_at(own, 1, "live", bar), hit_at(other, 1, "live", bar)
-        rows.append({"threshold": t, "in_lecture": a, "elsewhere": b,
-                     "mean": round((a + b) / 2, 3) if other else a})
+    for ratio in ratios:
+        for t in THRESHOLDS:
+            bar = Bar(t, ratio)
+            a, b = _share(own, 1, "live", bar), _share(other, 1, "live", bar)
+            rows.append({"threshold": t, "ratio": ratio, "in_lecture": round(a, 4),
+                         "elsewhere": round(b, 4), "mean": round((a + b) / 2 if other else a, 4)})
     return rows
+
+
+def best_bar(rows: Sequence[dict[str, float]]) -> dict[str, float]:
+    """The sweep's row with the highest mean (the first of equal ones: the lowest ratio, then
+    the lowest threshold), the rule the default bar was chosen by on the train split."""
+    return max(rows, key=lambda r: r["mean"])
 
 
 def report(records: Sequence[Record], bar: Bar, seconds: float,
@@ -235,7 +251,8 @@ def report(records: Sequence[Record], bar: Bar, seconds: float,
     return {"questions": sum(r.delay >= 0 for r in records), "threshold": bar.threshold,
             "ratio": bar.ratio, "weights": dataclasses.asdict(weights),
             "seconds": round(seconds, 1), "rewritten": sum(r.rewritten for r in records),
-            "delays": table(records, bar), "sweep": sweep(records, bar.ratio)}
+            "delays": table(records, bar), "sweep": (rows := sweep(records)),
+            "best": best_bar(rows)}
 
 
 def timed(fn: Callable[[], list[Record]]) -> tuple[list[Record], float]:

@@ -12,6 +12,7 @@ from ..config import Settings
 from ..tutor.tiers import WIDE_K, Bar, weights_of
 from ..workspace import Workspace
 from . import live
+from .live import best_bar
 
 
 @click.command("live")
@@ -60,10 +61,15 @@ def _print(result: dict[str, Any]) -> None:
         click.echo(f"{name:12}{row['questions']:>10}   {w['hit@1']:.3f} / {w['hit@5']:.3f}"
                    f"          {c['hit@1']:.3f} / {c['hit@5']:.3f}       {row['class_tier']:.3f}")
     if any(r["elsewhere"] for r in result["sweep"]):
-        click.echo("\nthreshold sweep (hit@1 with class context): in the lecture / elsewhere")
-        for r in result["sweep"]:
-            click.echo(f"  {r['threshold']:.2f}   {r['in_lecture']:.3f} / {r['elsewhere']:.3f}"
-                       f"   mean {r['mean']:.3f}")
+        click.echo("\ntier bar sweep (hit@1 with class context), the best threshold per ratio:"
+                   " in the lecture / elsewhere")
+        for ratio in sorted({r["ratio"] for r in result["sweep"]}):
+            row = best_bar([r for r in result["sweep"] if r["ratio"] == ratio])
+            click.echo(f"  ratio {ratio:.2f}  threshold {row['threshold']:.2f}   "
+                       f"{row['in_lecture']:.3f} / {row['elsewhere']:.3f}   mean {row['mean']:.4f}")
+        b = result["best"]
+        click.echo(f"best mean: threshold {b['threshold']:.2f}, ratio {b['ratio']:.2f} "
+                   f"({b['mean']:.4f})")
 
 
 def _progress(done: int, total: int) -> None:

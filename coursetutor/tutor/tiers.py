@@ -30,9 +30,9 @@ from ..workspace import Workspace
 from .evidence import EvidenceFinder, prefer
 from .pedagogy import preferred_types
 
-# candidates of the one course search the tiers are cut from (100 lifted the class's own
-# ranking, but with the tier bar set again for it no better overall: docs/evaluation.md)
-WIDE_K = 30
+# candidates of the one course search the tiers are cut from: a class's passage that answers
+# is often below the course's first 30 (docs/evaluation.md, "Answering during a class")
+WIDE_K = 100
 CLASS, COURSE, HISTORY = "class", "course", "history"
 
 
@@ -69,8 +69,8 @@ def weights_of(settings: Settings) -> ProgressWeights:
 class Bar:
     """When the class's own passages go first (settings `live_tier_threshold`, `_ratio`)."""
 
-    threshold: float = 0.35  # their evidence (`tier_score`) at least this
-    ratio: float = 0.3  # and their best fused score at least this share of the course's best
+    threshold: float = 0.0  # their evidence (`tier_score`) at least this
+    ratio: float = 0.45  # and their best fused score at least this share of the course's best
 
     def passes(self, score: float, share: float) -> bool:
         return score >= self.threshold and share >= self.ratio
