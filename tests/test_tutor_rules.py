@@ -17,6 +17,7 @@ from coursetutor.tutor.categorize import (
     looks_garbled,
     parse_llm_categorization,
 )
+from coursetutor.tutor.check import recite
 from coursetutor.tutor.citations import check_citations, cited_numbers, strip_invalid
 from coursetutor.tutor.context import (
     Budget,
@@ -451,6 +452,33 @@ def test_check_citations_keeps_cited_real_sources_in_order() -> None:
         Citation(1, "chunk-0", "doc-0", "Lecture 1: Root finding", "lecture",
                  Locator(anchor="bisection"), "Passage 1.", "Bisection"),
     )
+
+
+@pytest.mark.parametrize("text", [
+    "The starting interval is `[0, 4]` [1].",  # inline code
+    "The root lies in $[1, 2]$ [1].",  # a formula
+    "On [0, 4] the error halves [1].",  # no source is number 0
+])
+def test_intervals_are_not_markers(text: str) -> None:
+    assert strip_invalid(text, {1, 2}) == text
+    assert cited_numbers(text) == [1]
+
+
+def test_a_bracket_a_source_writes_is_its_words_not_a_citation() -> None:
+    src = [Source(i + 1, make_hit(text, n=i), text, 5) for i, text in enumerate([
+        "Bisection on [1, 9] needs 20 steps.", "Newton converges fast.", "Secant."])]
+    quoted = "> Bisection on [1, 9] needs 20 steps. [2]"
+    text, cited = check_citations(quoted, src)
+    assert text == quoted  # not "Bisection on [1] needs ..."
+    assert [c.number for c in cited] == [2]
+    # a bracket the sources do not write is still a marker, its invented numbers dropped
+    assert check_citations("Newton [2, 9].", src)[0] == "Newton [2]."
+
+
+def test_recite_leaves_the_sources_brackets_alone() -> None:
+    claim = "Bisection on [1, 9] needs 20 steps [3]."
+    assert recite(claim, 1, frozenset({"[1, 9]"})) == "Bisection on [1, 9] needs 20 steps [1]."
+    assert recite("Newton [3] converges [2].", 1) == "Newton [1] converges."
 
 
 def test_check_citations_without_markers_cites_nothing() -> None:

@@ -47,7 +47,7 @@ from .claims import (
     sentences,
 )
 from .context import Source
-from .markers import MARKER, cited_numbers
+from .markers import MARKER, cited_numbers, content_brackets
 from .wording import dangles, polarity, unbacked_polarity
 
 # measured on the sample course and the course pack (see docs/tutor.md)
@@ -152,7 +152,7 @@ class AnswerChecker:
         if removed and (2 * len(removed) >= len(verdicts) or not says):
             return CheckResult(self._quote_first(inp, evidence, removed), removed,
                                tuple(verdicts), True)
-        return self._result(inp.text, tuple(verdicts))
+        return self._result(inp.text, tuple(verdicts), evidence.content)
 
     def check_terms(self, inp: CheckInput) -> CheckResult:
         """The terms alone: each claim whose numbers, formulas or names are in no source (nor
@@ -165,7 +165,7 @@ class AnswerChecker:
         evidence = _Evidence(inp.sources, self.embedder)
         verdicts = []
         for claim in found:
-            cites = set(cited_numbers(claim))
+            cites = set(cited_numbers(claim, evidence.content))
             cited = [s for s in inp.sources if s.number in cites] or list(inp.sources)
             if dangles(claim, inp.language):
                 verdicts.append(Verdict(claim, False, note=CUT_SHORT))
@@ -186,20 +186,23 @@ class AnswerChecker:
             # "The equation it solves is:" with the equation gone helps nobody
             verdicts = [v if not v.supported else dataclasses.replace(
                 v, supported=False, note=CUT_SHORT) for v in verdicts]
-        return self._result(inp.text, tuple(verdicts))
+        return self._result(inp.text, tuple(verdicts), evidence.content)
 
-    def _result(self, text: str, verdicts: tuple[Verdict, ...]) -> CheckResult:
+    def _result(self, text: str, verdicts: tuple[Verdict, ...],
+                content: frozenset[str] = frozenset()) -> CheckResult:
         """The reply without its unsupported claims, each kept claim citing the source that
         carries it (a claim that cited none gets one when the reply cites it nowhere else)."""
         removed = tuple(v.claim for v in verdicts if not v.supported)
         text = remove_sentences(text, removed)
-        cited_anywhere = set(cited_numbers(text))  # by what is left: a removed claim cites nothing
+        # by what is left: a removed claim cites nothing
+        cited_anywhere = set(cited_numbers(text, content))
         recited = 0
         for v in verdicts:
-            if not v.supported or v.source is None or v.source in cited_numbers(v.claim):
+            if (not v.supported or v.source is None
+                    or v.source in cited_numbers(v.claim, content)):
                 continue
-            if cited_numbers(v.claim):
-                text = text.replace(v.claim, recite(v.claim, v.source), 1)
+            if cited_numbers(v.claim, content):
+                text = text.replace(v.claim, recite(v.claim, v.source, content), 1)
             elif v.source not in cited_anywhere or formulas(v.claim) or claim_numbers(v.claim):
                 # a formula or a number always shows the page it comes from
                 text = text.replace(v.claim, cite(v.claim, v.source), 1)
@@ -211,7 +214,7 @@ class AnswerChecker:
     def _verdict(self, claim: str, inp: CheckInput, ev: _Evidence, may_judge: bool) -> Verdict:
         """Against the sources the claim cites; when they do not carry it, against the whole
         context, and then the claim cites the source that does."""
-        cites = set(cited_numbers(claim))
+        cites = set(cited_numbers(claim, ev.content))
         cited = [s for s in inp.sources if s.number in cites] or list(inp.sources)
         verdict, best = self._score(claim, cited, inp, ev)
         if verdict.supported is not True and len(cited) < len(inp.sources):
@@ -276,7 +279,7 @@ class AnswerChecker:
         if unbacked:  # "any", "not", "only" that the passage it rests on does not say
             return Verdict(claim, False, (), overlap, similarity,
                            note=UNBACKED + ", ".join(sorted(unbacked))), best
-        cites = set(cited_numbers(claim))
+        cites = set(cited_numbers(claim, ev.content))
         # the source to cite instead, when the claim's own citation does not carry it
         source = best[0][0] if best and cites and best[0][0] not in cites else None
         # across languages words cannot overlap and e5 scores sit lower: only the judge (or,
@@ -320,6 +323,8 @@ class _Evidence:
             f"{s.hit.chunk.document_title} {' '.join(s.hit.chunk.section_path)}",
             s.hit.chunk.language or "en") for s in sources}
         self._languages = {s.number: s.hit.chunk.language or "en" for s in sources}
+        # brackets of numbers the sources write themselves ("[1, 2]"): never markers
+        self.content = content_brackets(_full_text(s) for s in sources)
         self._vectors: npt.NDArray[np.float32] | None = None
         self._terms: dict[tuple[int, ...], SourceText] = {}
         self._words: dict[tuple[int, str], list[tuple[set[str], str]]] = {}
@@ -446,12 +451,18 @@ def _quotable(sentence: str) -> bool:
     return letters >= 25 and len(sentence.split()) >= 5
 
 
-def recite(claim: str, number: int) -> str:
-    """The claim citing source `number` instead of what it cited."""
-    first = MARKER.search(claim)
-    if first is None:
+def recite(claim: str, number: int, content: frozenset[str] = frozenset()) -> str:
+    """The claim citing source `number` instead of what it cited (brackets in `content` are
+    the sources' own words and stay)."""
+    found = [m for m in MARKER.finditer(claim) if m.group(0) not in content]
+    if not found:
         return claim
-    rest = re.sub(r"\s+([.,;:!?])", r"\1", MARKER.sub("", claim[first.end():]))
+    first = found[0]
+
+    def drop(m: re.Match[str]) -> str:
+        return m.group(0) if m.group(0) in content else ""
+
+    rest = re.sub(r"\s+([.,;:!?])", r"\1", MARKER.sub(drop, claim[first.end():]))
     return re.sub(r" {2,}", " ", f"{claim[:first.start()]}[{number}]{rest}")
 
 

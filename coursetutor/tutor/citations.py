@@ -9,14 +9,18 @@ from ..types import Citation
 from .context import Source
 from .markers import MARKER as MARKER
 from .markers import cited_numbers as cited_numbers
+from .markers import content_brackets
 
 SNIPPET_CHARS = 240
 _GONE = "\x00"
 
 
-def strip_invalid(text: str, valid: set[int]) -> str:
-    """Remove citation markers that point at no source (the model invented them)."""
+def strip_invalid(text: str, valid: set[int], content: frozenset[str] = frozenset()) -> str:
+    """Remove citation markers that point at no source (the model invented them); brackets
+    in `content` are the sources' own words ("[1, 2]", an interval) and stay as they are."""
     def fix(m: re.Match[str]) -> str:
+        if m.group(0) in content:
+            return m.group(0)
         kept = [p.strip() for p in re.split(r"[,;]", m.group(1)) if int(p) in valid]
         return f"[{', '.join(kept)}]" if kept else _GONE
 
@@ -46,6 +50,8 @@ def to_citation(source: Source) -> Citation:
 def check_citations(text: str, sources: Sequence[Source]) -> tuple[str, tuple[Citation, ...]]:
     """Drop markers to unknown sources; return the text and the cited sources in order."""
     valid = {s.number for s in sources}
-    clean = strip_invalid(text, valid)
+    content = content_brackets(s.hit.chunk.text for s in sources)
+    clean = strip_invalid(text, valid, content)
     by_number = {s.number: s for s in sources}
-    return clean, tuple(to_citation(by_number[n]) for n in cited_numbers(clean) if n in by_number)
+    return clean, tuple(to_citation(by_number[n]) for n in cited_numbers(clean, content)
+                        if n in by_number)
