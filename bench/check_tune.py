@@ -34,6 +34,7 @@ from coursetutor.workspace import Workspace
 
 VARIANTS: dict[str, dict[str, float]] = {
     "as set": {},
+    "numbers may come from several passages": {"SPLIT_NUMBERS": False},
     "keep 0.90": {"SIMILARITY_KEEP": 0.90},
     "keep 0.92": {"SIMILARITY_KEEP": 0.92},
     "keep 0.92, overlap 0.65": {"SIMILARITY_KEEP": 0.92, "OVERLAP_KEEP": 0.65},

@@ -326,3 +326,27 @@ def test_quote_first_quotes_statements_before_headings(embedder) -> None:  # typ
     lines = quoted.splitlines()[1:]
     assert lines[0] == "> For a quadratic form Newton-Raphson needs one iteration. [1]"
     assert not any("Learning Goals" in line for line in lines)
+
+
+BOUND = ("For example, on [1, 2] with tol = 1e-6 we need n >= log2(10^6) = 19.93, so 20 steps "
+         "suffice, whatever the function.")
+EXERCISE = ("How many bisection steps guarantee an error of at most 10^-8 when the starting "
+            "interval is [0, 4]? Does the answer depend on the function f?")
+
+
+def test_numbers_of_two_passages_put_together_are_removed(embedder) -> None:  # type: ignore[no-untyped-def]
+    # "20 steps" belongs to the lecture's example, "10^-8" and "[0, 4]" to the exercise
+    sources = [_source(1, BOUND, "Bisection"), _source(2, EXERCISE, "Exercise 3")]
+    question = "How many halvings does bisection need?"
+    wrong = ("Bisection needs 20 steps to guarantee an error of at most 10^-8 when the "
+             "starting interval is [0, 4].")
+    right = "On [1, 2] with tol = 1e-6, 20 steps suffice, whatever the function [1]."
+    result = AnswerChecker(embedder).check(CheckInput(f"{right} {wrong}", question, sources,
+                                                      "en"))
+    assert result.removed == (wrong,)
+    assert result.verdicts[1].reason == "numbers of different passages put together"
+    assert result.verdicts[0].supported
+    # the student's own numbers count in every passage
+    asked = "How many steps for 10^-8 on [0, 4] if 20 steps suffice for 1e-6?"
+    kept = AnswerChecker(embedder).check(CheckInput(wrong, asked, sources, "en"))
+    assert kept.verdicts[0].reason != "numbers of different passages put together"

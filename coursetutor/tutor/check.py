@@ -66,6 +66,10 @@ WORDED = 20  # letters that make a claim a sentence (not "1." or a formula line)
 CUT_SHORT = "an incomplete sentence"
 RECOMBINED = "the source's words, not what it says"
 UNBACKED = "says what its passage does not: "
+SPLIT = "numbers of different passages put together"
+# a claim citing one source or none must find all its numbers and formulas in one passage
+# ("20 steps" of one example with the "[0, 4]" and "10^-8" of an exercise is a new, wrong fact)
+SPLIT_NUMBERS = True
 PASSAGE_CHARS = 300  # the most of a source one claim's words are looked for in
 QUOTES = 2  # source sentences a quote-first reply copies
 HEADING_SHARE = 0.6  # a sentence with this share of heading or capitalised words is not quoted
@@ -256,6 +260,22 @@ class AnswerChecker:
         missing = tuple(missing_terms(claim, ev.terms(among), inp.question))
         return (*missing, GAP) if has_gap(claim) else missing
 
+    def _split(self, claim: str, among: Sequence[Source], inp: CheckInput,
+               ev: _Evidence) -> bool:
+        """Whether the claim, citing one source or none, has two or more numbers or formulas
+        (not the student's own) that only several passages of `among` hold between them."""
+        if len(among) < 2 or len(cited_numbers(claim, ev.content)) > 1:
+            return False
+        own = set(names(claim))
+        asked = SourceText([inp.question])
+        terms = [f for f in formulas(claim) if not asked.has_formula(f)]
+        terms += [n for n in claim_numbers(claim) if not asked.has_number(n)]
+        if len(set(terms)) < 2:
+            return False
+        return not any(
+            not [t for t in missing_terms(claim, ev.terms([s]), inp.question) if t not in own]
+            for s in among)
+
     def _carrier(self, claim: str, inp: CheckInput, ev: _Evidence,
                  best: Sequence[tuple[int, str]]) -> int | None:
         """The source that carries the claim alone: the first, closest sentences' sources
@@ -274,6 +294,8 @@ class AnswerChecker:
         missing = self._missing(claim, among, inp, ev)
         if missing:
             return Verdict(claim, False, missing), []
+        if SPLIT_NUMBERS and self._split(claim, among, inp, ev):
+            return Verdict(claim, False, note=SPLIT), []
         overlap, unbacked = ev.overlap(claim, among, inp.question, inp.language)
         similarity, best = ev.similarity(claim, among)
         if unbacked:  # "any", "not", "only" that the passage it rests on does not say
