@@ -67,7 +67,7 @@ CUT_SHORT = "an incomplete sentence"
 RECOMBINED = "the source's words, not what it says"
 UNBACKED = "says what its passage does not: "
 SPLIT = "numbers of different passages put together"
-# a claim citing one source or none must find all its numbers and formulas in one passage
+# a claim citing one source or none must find all its numbers and formulas in one source
 # ("20 steps" of one example with the "[0, 4]" and "10^-8" of an exercise is a new, wrong fact)
 SPLIT_NUMBERS = True
 PASSAGE_CHARS = 300  # the most of a source one claim's words are looked for in
@@ -266,14 +266,14 @@ class AnswerChecker:
         (not the student's own) that only several passages of `among` hold between them."""
         if len(among) < 2 or len(cited_numbers(claim, ev.content)) > 1:
             return False
-        own = set(names(claim))
+        named = set(names(claim))  # names may come from anywhere: only numbers and formulas
         asked = SourceText([inp.question])
         terms = [f for f in formulas(claim) if not asked.has_formula(f)]
         terms += [n for n in claim_numbers(claim) if not asked.has_number(n)]
         if len(set(terms)) < 2:
             return False
         return not any(
-            not [t for t in missing_terms(claim, ev.terms([s]), inp.question) if t not in own]
+            not [t for t in missing_terms(claim, ev.terms([s]), inp.question) if t not in named]
             for s in among)
 
     def _carrier(self, claim: str, inp: CheckInput, ev: _Evidence,
