@@ -45,7 +45,8 @@ STEPS = "# Fixed-point iteration\n\n" + "\n\n".join(
     f"## Step {i}\n\nIteration {i} of the fixed point map moves the estimate x_{i} closer to "
     f"the root when the derivative of g stays below one near it, step {i}." for i in
     range(1, 9))
-SMALL_CHUNKS = {"embed_batch_size": 1, "chunk_target_tokens": 30, "chunk_max_tokens": 40}
+SMALL_CHUNKS: dict[str, Any] = {"embed_batch_size": 1, "chunk_target_tokens": 30,
+                                "chunk_max_tokens": 40}
 
 
 class CountingEmbedder(EmbeddingModel):
@@ -302,6 +303,27 @@ def test_a_restart_resumes_a_job_at_its_first_file_without_a_result(
     assert len(counting.texts) == 1 and "hidden formula" in counting.texts[0]
 
 
+def test_a_server_that_stops_mid_job_waits_for_its_thread_and_resumes_the_job(
+        sample: Sample, counting: CountingEmbedder, tmp_path: Path) -> None:
+    counting.hold.set()
+    with open_api(sample, counting, tmp_path / "data", **SMALL_CHUNKS) as before:
+        job_id = upload(before, "teacher", [("fixed-point.md", STEPS.encode()),
+                                            ("regula-falsi.md", REGULA_FALSI)]).json()["id"]
+        assert counting.waiting.wait(30)  # embedding the first file, a batch at a time
+        threading.Timer(0.5, counting.release.set).start()  # once the stop has begun
+        jobs = before.app.state.coursetutor.jobs
+    # the server stopped: its ingest thread ended before the store closed under it
+    assert not any(t.is_alive() for t in jobs._threads)
+    with contextlib.closing(SQLiteStore(before.settings.data_dir / "coursetutor.db")) as store:
+        assert store.get_job("default", job_id).status == "running"
+    assert staged(before) == [job_id]  # the staged files wait for the next start
+    with reopen_api(before, counting) as api:
+        job = wait_for_job(api, job_id)
+        assert eventually(lambda: staged(api) == [])
+    assert job["status"] == "done"
+    assert [f["status"] for f in job["report"]["files"]] == ["added", "added"]
+
+
 def test_staged_folders_no_job_owns_are_removed_at_start_up(
         sample: Sample, embedder: EmbeddingModel, tmp_path: Path) -> None:
     with stopped_server(sample, embedder, tmp_path / "data") as before:
@@ -326,7 +348,7 @@ def test_one_tenants_large_upload_does_not_hold_up_anothers_small_one(
                        course=COURSE_B).json()["id"]
         time.sleep(0.3)  # B's thread now waits for its turn
         counting.release.set()
-        finished = {}
+        finished: dict[str, tuple[float, Any]] = {}
         deadline = time.monotonic() + 60
         while len(finished) < 2 and time.monotonic() < deadline:
             for who, job_id in (("teacher", big), ("teacher_b", small)):
@@ -355,7 +377,7 @@ def test_turns_go_round_robin_between_waiting_tenants() -> None:
     for tenant in ("b", "a"):  # b waits first, then a (again)
         threads.append(threading.Thread(target=step, args=(tenant,)))
         threads[-1].start()
-        assert eventually(lambda t=tenant: t in turns._waiting)
+        assert eventually(lambda t=tenant: t in turns._waiting)  # type: ignore[misc]
     turns.give()
     for thread in threads:
         thread.join(5)
@@ -371,7 +393,7 @@ def test_turns_go_round_robin_between_waiting_tenants() -> None:
      r"per upload \(ingest_max_chunks_per_upload\); upload it separately"),
 ])
 def test_a_file_over_a_chunk_cap_fails_with_a_clear_line(
-        sample: Sample, counting: CountingEmbedder, tmp_path: Path, cap: dict[str, int],
+        sample: Sample, counting: CountingEmbedder, tmp_path: Path, cap: dict[str, Any],
         message: str) -> None:
     with open_api(sample, counting, tmp_path / "data", **SMALL_CHUNKS, **cap) as api:
         job_id = upload(api, "teacher", [("regula-falsi.md", REGULA_FALSI),

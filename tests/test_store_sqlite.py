@@ -111,3 +111,26 @@ def test_readers_of_threads_that_ended_are_closed(tmp_path: Path) -> None:
     # each new reader closes those of dead threads: only the last thread's is left
     assert store.connections() == 2
     store.close()
+
+
+def test_closing_leaves_a_live_threads_reader_to_that_thread(tmp_path: Path) -> None:
+    # closing a connection under a query another thread runs crashes the process: the
+    # reader of a live thread is closed when that thread ends, not by `close`
+    store = SQLiteStore(tmp_path / "readers.db")
+    store.ensure_course("t", "c", "C", "en")
+    opened, closed = threading.Event(), threading.Event()
+    seen: list[str] = []
+
+    def read() -> None:
+        seen.append(store.course_language("t", "c"))
+        opened.set()
+        closed.wait(10)
+        seen.append(store.course_language("t", "c"))  # its query in flight during close
+
+    thread = threading.Thread(target=read)
+    thread.start()
+    assert opened.wait(10)
+    store.close()
+    closed.set()
+    thread.join()
+    assert seen == ["en", "en"]

@@ -43,6 +43,8 @@ __all__ = ["CANCELLED", "IngestJobs", "recover", "report_json", "uploads_folder"
 log = logging.getLogger("coursetutor.api")
 
 CANCELLED = "cancelled by a teacher"
+STOPPED = "not finished: the server stopped; the job goes on where it was at the next start"
+STOP_SECONDS = 30.0  # how long a stopping server waits for its ingest threads
 POLL_SECONDS = 1.0  # how often idle threads look for jobs other processes queued
 # ingest threads run at a lower CPU priority than the threads answering searches and asks: an
 # upload then takes the cores they leave idle, and a student's search does not wait for it
@@ -130,10 +132,19 @@ class IngestJobs:
             shutil.rmtree(self.uploads / job_id, ignore_errors=True)
         return job
 
-    def shutdown(self) -> None:
+    def shutdown(self, timeout: float = STOP_SECONDS) -> None:
+        """Stop the ingest threads and wait for them: a running job stops after its current
+        step, stays 'running' with its staged files and is taken up again at the next start
+        (`recover`). The threads' stores are closed by the threads, never under them."""
         self._stop.set()
         with self._cond:
             self._cond.notify_all()
+        deadline = time.monotonic() + timeout
+        for thread in self._threads:
+            thread.join(max(0.0, deadline - time.monotonic()))
+            if thread.is_alive():
+                log.warning("ingest thread %s still ran %.0f s after the stop", thread.name,
+                            timeout)
 
     # -- the ingest threads -------------------------------------------------------------------
     def _loop(self) -> None:
@@ -170,24 +181,27 @@ class IngestJobs:
         folder = self.uploads / job.id
         status = "failed"
         try:
-            status = _JobRun(ws, job, folder, self.turns).run()
+            status = _JobRun(ws, job, folder, self.turns, self._stop).run()
         except Exception as exc:  # the job records it; the API process goes on
             log.exception("ingest job %s failed", job.id)
             store.update_job(job.id, status="failed", stage="failed",
                              error=short(str(exc), folder))
         finally:
-            shutil.rmtree(folder, ignore_errors=True)
+            if status != "stopped":  # a stopped job's files wait for the next start
+                shutil.rmtree(folder, ignore_errors=True)
             with self._cond:
                 self._active.pop(job.id, None)
                 self._cond.notify_all()
-        self._metrics.jobs.labels(status).inc()
+        if status != "stopped":
+            self._metrics.jobs.labels(status).inc()
 
 
 class _JobRun:
     """One job on one ingest thread: its files in order, each in the tenant's turn."""
 
-    def __init__(self, ws: Workspace, job: Job, folder: Path, turns: Turns) -> None:
-        self.ws, self.job, self.folder, self.turns = ws, job, folder, turns
+    def __init__(self, ws: Workspace, job: Job, folder: Path, turns: Turns,
+                 stop: threading.Event) -> None:
+        self.ws, self.job, self.folder, self.turns, self.stop = ws, job, folder, turns, stop
         self.store = ws.store
         self.files = self.store.job_files(job.id)
         self.results = [file_result(f.result) for f in self.files if f.result is not None]
@@ -198,16 +212,21 @@ class _JobRun:
         return self.store.get_job(self.job.tenant, self.job.id).status == "cancelled"
 
     def run(self) -> str:
-        """Ingest every file without a result; returns the job's final status."""
+        """Ingest every file without a result; returns the job's final status, or 'stopped'
+        when the server stops first (the job stays 'running' in the store)."""
         items = [(self.folder / f.name, FileMeta(**json.loads(f.meta))) for f in self.files]
         clashes = id_clashes(items)
         self.store.update_job(self.job.id, stage="parsing", files_done=len(self.results))
         for f, item in zip(self.files, items, strict=True):
             if f.result is not None:
                 continue
+            if self.stop.is_set():
+                return "stopped"
             if self.cancelled():
                 break
             result = clashes.get(f.ordinal) or self._file(*item)
+            if result.message.endswith(STOPPED):
+                return "stopped"  # the file is ingested again, whole, at the next start
             if result.message.endswith(CANCELLED) or self.cancelled():
                 break
             self.results.append(result)
@@ -243,6 +262,8 @@ class _JobRun:
                                                         else 0),
                               to_embed=self.embedded + p.to_embed)
         if p.stage in ("parsed", "embedding"):
+            if self.stop.is_set():
+                raise JobCancelledError(STOPPED)
             if self.cancelled():
                 raise JobCancelledError(CANCELLED)
             self.turns.pass_on(self.job.tenant)  # between two steps, others go first

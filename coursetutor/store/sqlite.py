@@ -87,10 +87,15 @@ class SQLiteStore(SQLCatalog, SQLAccess, SQLSessions, Store):
         for other in self._reopened:
             other.close()
         with self._lock:
-            for _thread, reader in self._readers:
-                reader.close()
+            here = threading.current_thread()
+            for thread, reader in self._readers:
+                # a reader another thread may be reading with right now is left to that
+                # thread: closing a connection under a running query crashes the process,
+                # and the reader closes with its thread's locals when the thread ends
+                if thread is here or not thread.is_alive():
+                    reader.close()
             self._readers.clear()
-        self._db.close()
+            self._db.close()
 
     def _reader(self) -> sqlite3.Connection:
         """This thread's read-only connection: searches from many threads read side by side
