@@ -282,6 +282,9 @@ class Answer:
     reused_from: str = ""  # the id of the earlier answer whose passages it reused
     tier: str = ""  # asked during a class: "class" (its own passages) or "course"
     explain: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (chunk id, why a rerank moved it)
+    # where the citation markers are in `text`: (start, end) character offsets; a bracket
+    # outside them (an interval, a source's own "[1, 2]") is text, not a citation
+    markers: tuple[tuple[int, int], ...] = ()
 
 
 Role = Literal["admin", "teacher", "student"]

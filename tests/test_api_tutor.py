@@ -41,7 +41,7 @@ from .support import Sample
 SSE = {"Accept": "text/event-stream"}
 ANSWER_KEYS = {"text", "sources", "category", "intent", "grade", "evidence", "level", "covered",
                "complete", "language", "note", "session_id", "checked", "removed", "usage",
-               "timings", "tier", "reused_from"}
+               "timings", "tier", "reused_from", "markers"}
 SOURCE_KEYS = {"media", "number", "chunk", "document", "title", "type", "page", "start", "end",
                "anchor", "label", "snippet", "url", "tier", "tier_label"}
 DOWN = "cannot reach the Ollama server at http://127.0.0.1:11434: start it with `ollama serve`"
@@ -274,6 +274,15 @@ def test_sse_streams_the_models_pieces(with_model: OpenFake) -> None:
             done["covered"]) == ("Bisection halves the bracket [1].", [1], True, True)
     assert done["usage"]["completion_tokens"] == 2 and done["usage"]["prompt_tokens"] > 0
     assert fake.kinds == ["answer"]
+
+
+def test_the_answer_says_where_its_citation_markers_are(with_model: OpenFake) -> None:
+    said = "On $[1, 2]$ and `[0, 4]` bisection halves the bracket [1]."
+    api, _ = with_model(ScriptedLLM([Say((said,))]), answer_check=False)
+    done = ask_sse(api)[1][-1][1]
+    assert done["text"] == said
+    # only the citation: the formula's and the code's brackets are the reply's words
+    assert [done["text"][a:b] for a, b in done["markers"]] == ["[1]"]
 
 
 def test_a_backend_failing_mid_stream_ends_with_an_error_event(with_model: OpenFake) -> None:

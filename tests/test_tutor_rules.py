@@ -29,6 +29,7 @@ from coursetutor.tutor.context import (
 )
 from coursetutor.tutor.exercise import exercise_key, item_numbers, referenced_number
 from coursetutor.tutor.leak import copies_solution, final_answers, reveals, states_number
+from coursetutor.tutor.markers import marker_spans
 from coursetutor.tutor.pedagogy import max_tokens, scaffold_level, task_prompt
 from coursetutor.tutor.tidy import looping, tidy
 from coursetutor.types import Chunk, Citation, DocType, Hit, Locator, Turn
@@ -815,3 +816,9 @@ def test_a_line_of_maths_is_no_section_path() -> None:
     # a quoted source line with a "greater than" survives tidying when it is not a header
     line = "Use step size α > 0 with x [t+1] = x [t] + αd[t] [1]"
     assert tidy(line, "What step size?", []) == line
+
+
+def test_marker_spans_are_the_citations_only() -> None:
+    text = "Bisection on [1, 9] needs 20 steps [2]; on $[1, 2]$ [1, 3] too."
+    spans = marker_spans(text, frozenset({"[1, 9]"}))
+    assert [text[a:b] for a, b in spans] == ["[2]", "[1, 3]"]

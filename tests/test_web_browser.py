@@ -292,3 +292,53 @@ def test_italian_page_and_not_covered_notice(browser: Any, server: Server, cours
         page.click("#key-forget")
         expect(page.locator("#key-form")).to_be_visible()
         assert page.evaluate("localStorage.getItem('coursetutor.key.student')") is None
+
+
+@pytest.fixture(scope="module")
+def static_site() -> Iterator[str]:
+    """The page's static files alone, over HTTP (modules do not load from file://)."""
+    import functools
+    import http.server
+
+    from coursetutor.api.app import STATIC
+
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(STATIC))
+    handler.log_message = lambda *args: None  # type: ignore[attr-defined]
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, name="static-site", daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    finally:
+        httpd.shutdown()
+        thread.join(5)
+
+
+# the citations answer.js renders: [the text of each button, the text between]
+RENDER = """async ([text, markers]) => {
+  const { renderAnswer } = await import("/answer.js");
+  const box = document.createElement("p");
+  const cite = (n) => Object.assign(document.createElement("button"), { textContent: String(n) });
+  renderAnswer(box, text, [{ number: 1 }, { number: 2 }], markers, cite);
+  return { buttons: [...box.querySelectorAll("button")].map((b) => b.textContent),
+           code: [...box.querySelectorAll("code")].map((c) => c.textContent),
+           text: box.textContent };
+}"""
+
+
+def test_the_page_shows_as_citations_only_the_brackets_the_tutor_counted(
+        browser: Any, static_site: str) -> None:
+    from coursetutor.tutor.markers import content_brackets, marker_spans
+
+    # the source writes the interval "[1, 2]"; the reply cites source 2, quotes the interval,
+    # and writes a formula and code with brackets; a character beyond U+FFFF comes first
+    text = "𝑥 lies in [1, 2] [2], as $[1, 2]$ and `a[1]` say [1]."
+    markers = [list(s) for s in marker_spans(text, content_brackets(["x in [1, 2]"]))]
+    with _page(browser) as page:
+        page.goto(static_site + "/answer.js")  # an empty page of the same origin
+        shown = page.evaluate(RENDER, [text, markers])
+        fallback = page.evaluate(RENDER, [text, None])
+    assert shown == {"buttons": ["2", "1"], "code": ["a[1]"],
+                     "text": text.replace("`", "")}
+    # without the server's markers the tutor's rule still skips formulas and code
+    assert fallback["buttons"] == ["1", "2", "2", "1"]

@@ -12,7 +12,7 @@ import dataclasses
 import threading
 import time
 import uuid
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from typing import Any
 
 from ..errors import NotFoundError
@@ -26,6 +26,7 @@ __all__ = ["CheckRun", "CourseChecks"]
 
 KEEP = 50  # finished checks kept in memory, oldest forgotten first
 UNFINISHED = ("queued", "running")
+STOP_SECONDS = 10.0  # how long a stopping server waits for the running check
 
 
 @dataclasses.dataclass
@@ -59,6 +60,7 @@ class CourseChecks:
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self._keep = keep
+        self._futures: list[Future[None]] = []
 
     def submit(self, ws: Workspace, router: Router, course: str, k: int, max_sections: int,
                answer: bool) -> CheckRun:
@@ -73,7 +75,10 @@ class CourseChecks:
                            updated=now)
             self._runs[run.id] = run
             self._forget_old()
-        self._executor.submit(self._run, run, Tutor(ws, router), k, max_sections, answer)
+        future = self._executor.submit(self._run, run, Tutor(ws, router), k, max_sections,
+                                       answer)
+        with self._lock:
+            self._futures = [f for f in self._futures if not f.done()] + [future]
         return dataclasses.replace(run)
 
     def get(self, tenant: str, course: str, check_id: str) -> CheckRun:
@@ -114,6 +119,11 @@ class CourseChecks:
         for run in finished[: max(0, len(self._runs) - self._keep)]:
             del self._runs[run.id]
 
-    def shutdown(self) -> None:
+    def shutdown(self, timeout: float = STOP_SECONDS) -> None:
+        """Stop the running check at its next section and wait for it (up to `timeout`),
+        so it never reads the store after it closes."""
         self._stopping.set()
         self._executor.shutdown(wait=False, cancel_futures=True)
+        with self._lock:
+            futures = list(self._futures)
+        wait(futures, timeout)

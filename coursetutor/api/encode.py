@@ -63,6 +63,7 @@ def answer(a: Answer, tenant: str, course_id: str, signer: Signer,
            media: dict[str, str] | None = None) -> dict[str, Any]:
     return {"text": a.text,
             "sources": [source(c, tenant, course_id, signer, media) for c in a.sources],
+            "markers": [list(span) for span in a.markers],
             "category": a.category, "intent": a.intent, "grade": a.grade,
             "evidence": a.evidence, "level": a.level, "covered": a.covered,
             "complete": a.complete, "language": a.language, "note": a.note,

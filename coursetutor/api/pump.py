@@ -10,7 +10,7 @@ import asyncio
 import threading
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from typing import Any
 
 from ..types import StreamEvent
@@ -18,6 +18,7 @@ from .metrics import Metrics
 
 _END = object()
 KEEPALIVE = object()  # what `next` returns when nothing came within its timeout
+STOP_SECONDS = 10.0  # how long a stopping server waits for the turns it cancelled
 
 
 class EventPump:
@@ -77,6 +78,7 @@ class AskPool:
         self._lock = threading.Lock()
         self.waiting = 0  # asks queued for a worker
         self.running = 0
+        self._live: dict[Future[None], EventPump] = {}
 
     def busy(self) -> bool:
         """Whether a new ask would have to wait for a worker."""
@@ -102,8 +104,22 @@ class AskPool:
                 with self._lock:
                     self.running -= 1
 
-        self._executor.submit(work)
+        future = self._executor.submit(work)
+        with self._lock:
+            self._live[future] = pump
+        future.add_done_callback(self._forget)
         return pump
 
-    def shutdown(self) -> None:
+    def _forget(self, future: Future[None]) -> None:
+        with self._lock:
+            self._live.pop(future, None)
+
+    def shutdown(self, timeout: float = STOP_SECONDS) -> None:
+        """Cancel every turn and wait for the running ones to stop (at their next event), so
+        none reads the store after it closes."""
+        with self._lock:
+            live = dict(self._live)
+        for pump in live.values():
+            pump.cancelled.set()
         self._executor.shutdown(wait=False, cancel_futures=True)
+        wait(live, timeout)

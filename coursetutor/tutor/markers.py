@@ -34,3 +34,10 @@ def cited_numbers(text: str, content: frozenset[str] = frozenset()) -> list[int]
             if n not in seen:
                 seen.append(n)
     return seen
+
+
+def marker_spans(text: str, content: frozenset[str] = frozenset()) -> tuple[tuple[int, int],
+                                                                                  ...]:
+    """Where the citation markers are in `text`: (start, end) offsets in characters, so a
+    page shows as citations exactly the brackets the tutor counted as citations."""
+    return tuple(m.span() for m in MARKER.finditer(text) if m.group(0) not in content)

@@ -39,6 +39,7 @@ from .evidence import Evidence, EvidenceFinder
 from .exercise import current_exercise, exercise_hit, find_exercise, solution_text
 from .generate import Draft, stream_answer
 from .guard import facts_for, fallback_help, guard_rung
+from .markers import content_brackets, marker_spans
 from .memory import Recall, TurnStart, asks_recap, notes, recap, start_turn
 from .pedagogy import Level, level_hint, max_tokens, scaffold_level, task_prompt
 from .remember import FoldInput, fold_history
@@ -370,7 +371,8 @@ class Tutor:
         yield SourcesEvent(cited)
         yield self._done(t, cat, ev, text, cited, level or "", key, complete=draft.complete,
                          context_over=ctx.over_budget,
-                         context=tuple(s.hit.chunk.id for s in ctx.sources), check=check)
+                         context=tuple(s.hit.chunk.id for s in ctx.sources), check=check,
+                         content=content_brackets(s.hit.chunk.text for s in ctx.sources))
 
     def _check(self, t: TurnState, text: str, ctx: Context, cat: Categorization,
                level: Level | None) -> CheckResult:
@@ -451,7 +453,8 @@ class Tutor:
               cited: tuple[Citation, ...], level: str, key: str, complete: bool = True,
               covered: bool = True, grade: str | None = None, note: str = "",
               context_over: bool = False, context: tuple[str, ...] = (),
-              check: CheckResult | None = None) -> DoneEvent:
+              check: CheckResult | None = None,
+              content: frozenset[str] = frozenset()) -> DoneEvent:
         t.lap("total", t.started)
         verdict = grade if grade is not None else (ev.grade if ev else "")
         stored = self.ws.store.add_turn(Turn(
@@ -477,6 +480,7 @@ class Tutor:
             context=context, context_over_budget=context_over, tier=t.tier,
             removed=check.removed if check else (), checked=bool(check and check.verdicts),
             explain=tuple((h.chunk.id, h.explain) for h in ev.hits if h.explain) if ev else (),
+            markers=marker_spans(text, content) if cited else (),
         ))
 
 

@@ -5,6 +5,7 @@ import {
   ApiError, clock, describeError, el, enc, listOf, makeApi, recall, remember,
   setupKeyBox, storedKey, when,
 } from "./common.js";
+import { renderAnswer } from "./answer.js";
 
 const SLOT = "student";
 const api = makeApi(() => storedKey(SLOT));
@@ -273,7 +274,7 @@ function addTurn(text) {
     finish(done) {
       const text = done.text ?? (streamed ? streamed.data : "");
       const cited = done.sources && done.sources.length ? done.sources : sources;
-      renderAnswer(answer, text, cited);
+      renderAnswer(answer, text, cited, done.markers, citeButton);
       renderSources(sourcesBox, cited);
       if (done.covered === false) notice.replaceChildren(notCoveredNotice());
       status.textContent = done.complete === false ? t("ask.incomplete") : "";
@@ -297,7 +298,9 @@ function addTurn(text) {
       status.textContent = t("ask.stopped");
       answer.setAttribute("aria-busy", "false");
       article.dataset.state = "stopped";
-      if (streamed || sources.length) renderAnswer(answer, streamed ? streamed.data : "", sources);
+      if (streamed || sources.length) {
+        renderAnswer(answer, streamed ? streamed.data : "", sources, null, citeButton);
+      }
     },
   };
 }
@@ -307,39 +310,6 @@ function notCoveredNotice() {
     el("p", { class: "notice-title" }, el("span", { class: "notice-icon", "aria-hidden": "true" }, "!"),
       t("not_covered.title")),
     el("p", {}, t("not_covered.body")));
-}
-
-const INLINE = /(\*\*[^*\n]+\*\*|`[^`\n]+`|\[\d+(?:\s*[,;]\s*\d+)*\])/g;
-
-/** The answer with **bold**, `code` and [n] citations that open the cited passage. */
-function renderAnswer(box, text, sources) {
-  const byNumber = new Map();
-  (sources || []).forEach((source, i) => byNumber.set(Number(source.number ?? i + 1), source));
-  box.replaceChildren();
-  let last = 0;
-  for (const match of text.matchAll(INLINE)) {
-    if (match.index > last) box.append(text.slice(last, match.index));
-    const token = match[0];
-    if (token.startsWith("**")) {
-      box.append(el("strong", {}, token.slice(2, -2)));
-    } else if (token.startsWith("`")) {
-      box.append(el("code", {}, token.slice(1, -1)));
-    } else {
-      const numbers = token.slice(1, -1).split(/\s*[,;]\s*/).map(Number);
-      if (numbers.every((n) => byNumber.has(n))) {
-        box.append("[");
-        numbers.forEach((n, i) => {
-          if (i) box.append(", ");
-          box.append(citeButton(n, byNumber.get(n)));
-        });
-        box.append("]");
-      } else {
-        box.append(token);
-      }
-    }
-    last = match.index + token.length;
-  }
-  if (last < text.length) box.append(text.slice(last));
 }
 
 function citeButton(n, source) {
