@@ -6,7 +6,11 @@ import dataclasses
 from collections.abc import Iterable
 from typing import Any
 
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.live import Live
 from rich.markup import escape
+from rich.segment import Segment
+from rich.text import Text
 
 from .render import console, out
 from .types import Answer, Citation, DoneEvent, MetaEvent, StreamEvent, TokenEvent
@@ -26,35 +30,57 @@ def answer_dict(a: Answer) -> dict[str, Any]:
     return data
 
 
+class _Draft:
+    """The reply as it streams, before its check: dim, and only its last lines (a live
+    region taller than the screen cannot be redrawn)."""
+
+    def __init__(self) -> None:
+        self.text = ""
+
+    def __rich_console__(self, con: Console, options: ConsoleOptions) -> RenderResult:
+        lines = con.render_lines(Text(self.text, style="dim"), options, pad=False)
+        for line in lines[-max(1, con.height - 4):]:
+            yield from line
+            yield Segment.line()
+
+
 def stream_to_terminal(events: Iterable[StreamEvent], show_meta: bool = True) -> Answer:
-    """Print tokens as they arrive, then the sources and a one-line summary."""
+    """The reply as it streams (in a terminal, dim, in a region it then replaces), then the
+    reply as checked against its sources, the sources and a one-line summary. What the check
+    took out is never left on the screen, and a pipe gets the checked reply alone."""
     answer: Answer | None = None
-    streamed: list[str] = []
-    for event in events:
-        if isinstance(event, MetaEvent) and show_meta:
-            level = f", {event.level}" if event.level else ""
-            console.print(f"[dim]{event.category} / {event.intent}{level} · evidence "
-                          f"{event.grade or '-'}[/dim]")
-        elif isinstance(event, TokenEvent):
-            out.print(event.text, end="", markup=False, highlight=False, soft_wrap=True)
-            streamed.append(event.text)
-        elif isinstance(event, DoneEvent):
-            answer = event.answer
-    out.print()
+    draft = _Draft()
+    live: Live | None = None
+    try:
+        for event in events:
+            if isinstance(event, MetaEvent) and show_meta:
+                level = f", {event.level}" if event.level else ""
+                console.print(f"[dim]{event.category} / {event.intent}{level} · evidence "
+                              f"{event.grade or '-'}[/dim]")
+            elif isinstance(event, TokenEvent):
+                draft.text += event.text
+                if live is None and out.is_terminal:
+                    live = Live(draft, console=out, transient=True, refresh_per_second=8)
+                    live.start()
+            elif isinstance(event, DoneEvent):
+                answer = event.answer
+    finally:
+        if live is not None:
+            live.stop()
     assert answer is not None
-    if answer.removed or "".join(streamed).strip() != answer.text.strip():
+    out.print(answer.text, markup=False, highlight=False, soft_wrap=True)
+    if answer.removed:
         print_checked(answer)
     print_sources(answer)
     return answer
 
 
 def print_checked(a: Answer) -> None:
-    """The answer as checked, when the check changed what streamed."""
+    """What the answer check took out of the reply shown above."""
     n = len(a.removed)
-    why = (f"{n} statement{'s' if n != 1 else ''} removed: the course material does not "
-           "support {}".format("them" if n != 1 else "it")) if n else "answer revised"
-    console.print(f"\n[dim]Checked against the sources ({why}):[/dim]")
-    out.print(a.text, markup=False, highlight=False, soft_wrap=True)
+    console.print(f"\n[dim]Checked against the sources: {n} statement{'s' if n != 1 else ''} "
+                  f"removed, the course material does not support {'them' if n != 1 else 'it'}"
+                  ".[/dim]")
 
 
 def print_explain(a: Answer) -> None:

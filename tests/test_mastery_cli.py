@@ -216,3 +216,4 @@ def test_eval_memory_on_the_dev_set_file_reads_it() -> None:
     items = memory.load_mathdial(folder / "mathdial-dev.jsonl", limit=5)
     assert len(items) == 5 and all(i.problem and i.student_solution and i.confusion
                                    for i in items)
+
