@@ -350,3 +350,16 @@ def test_numbers_of_two_passages_put_together_are_removed(embedder) -> None:  # 
     asked = "How many steps for 10^-8 on [0, 4] if 20 steps suffice for 1e-6?"
     kept = AnswerChecker(embedder).check(CheckInput(wrong, asked, sources, "en"))
     assert kept.verdicts[0].reason != "numbers of different passages put together"
+
+
+def test_quote_first_across_languages_reads_the_question_as_searched(embedder) -> None:  # type: ignore[no-untyped-def]
+    lecture = ("Superlinear convergence: lim e_{n+1} / e_n = 0. "
+               "Linear convergence: lim e_{n+1} / e_n = C with 0 < C < 1. "
+               "Newton's method at a simple root has order 2; the secant method has order "
+               "p = (1 + sqrt(5)) / 2 = 1.618. "
+               "Fixed-point iteration converges linearly when |g'(r)| < 1.")
+    checker = AnswerChecker(embedder, framing="课程材料原文如下：")
+    quoted = checker.quote(CheckInput(
+        "", "割线法的收敛阶是多少？", [_source(1, lecture, "Convergence")], "zh",
+        search="What is the order of convergence of the secant method? 割线法的收敛阶是多少？"))
+    assert quoted.splitlines()[1].startswith("> Newton's method at a simple root has order 2")

@@ -7,9 +7,9 @@ from coursetutor.tutor.refine import GAP, refine, units
 from coursetutor.types import Chunk, Hit, Locator
 
 
-def _hit(n: int, text: str) -> Hit:
+def _hit(n: int, text: str, language: str = "en") -> Hit:
     chunk = Chunk(id=f"c{n}", tenant="t", course="c", document_id=f"d{n}", document_title="T",
-                  doc_type="lecture", topic="", section_path=(), difficulty=0, language="en",
+                  doc_type="lecture", topic="", section_path=(), difficulty=0, language=language,
                   locator=Locator(page=n), text=text, content_hash=f"h{n}", ordinal=n)
     return Hit(chunk, 1.0 / n, {}, {}, Locator(page=n))
 
@@ -57,3 +57,30 @@ def test_build_context_with_refinement_drops_passages_that_do_not_bear() -> None
     assert len(whole.sources) == 3
     assert [s.hit.chunk.id for s in refined.sources] == ["c1"]
     assert refined.tokens < whole.tokens
+
+
+def test_a_passage_in_another_language_keeps_its_lead_instead_of_being_dropped() -> None:
+    # an Italian question in a course with Italian and English notes: no English sentence
+    # shares a word with it, yet the search found the English passages by their meaning
+    riassunto = ("Il metodo di bisezione dimezza l'intervallo a ogni passo. Serve un cambio di "
+                 "segno agli estremi. La convergenza è lineare.")
+    kept = refine([_hit(1, SECANT), _hit(2, riassunto, "it"), _hit(3, NEWTON)],
+                  "Come converge il metodo di bisezione?", "it", 60, words)
+    assert kept[0].startswith("The secant method replaces the derivative")
+    assert kept[2].startswith("Newton's method needs the derivative.")
+    assert "Il metodo di bisezione dimezza" in kept[1]
+    assert sum(words(k) for k in kept) <= 60 + words(NEWTON.split(". ")[0])
+
+
+def test_a_translated_question_keeps_the_first_passages_without_its_words() -> None:
+    # 二分法 came back from translation as "binary search": the search still ranked the
+    # bisection passage second, by its meaning, but it holds none of those words
+    bisection = ("The bisection method repeatedly halves a bracket. It keeps the half in which "
+                 "the sign change survives.")
+    speed = "Bisection always works, but it's slow. You gain about one binary digit per step."
+    hits = [_hit(1, speed), _hit(2, bisection), _hit(3, OTHER)]
+    question = "How does binary search work?"
+    assert refine(hits, question, "en", 40, words)[1] == ""
+    kept = refine(hits, question, "en", 40, words, translated=True)
+    assert kept[1] == "The bisection method repeatedly halves a bracket."
+    assert kept[0].startswith("Bisection always works") and kept[2] == ""

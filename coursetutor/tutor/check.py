@@ -90,6 +90,9 @@ class CheckInput:
     question: str
     sources: Sequence[Source]
     language: str  # the reply's
+    # the question as it was searched, translated into the course's language ("" when it
+    # was searched as asked): across languages it finds the sentences to quote far better
+    search: str = ""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -322,8 +325,8 @@ class AnswerChecker:
         """The framing line and the source sentences closest to the question, verbatim
         ("" when no sentence is fit to quote)."""
         ev = ev or _Evidence(inp.sources, self.embedder)
-        lines = [f"> {text} [{number}]"
-                 for number, text in ev.closest(inp.question, inp.language, QUOTES)]
+        lines = [f"> {text} [{number}]" for number, text in ev.closest(
+            inp.question, inp.language, QUOTES, also=inp.search)]
         return "\n".join([self.framing, *lines] if self.framing else lines) if lines else ""
 
     def _quote_first(self, inp: CheckInput, ev: _Evidence, removed: Sequence[str]) -> str:
@@ -432,18 +435,33 @@ class _Evidence:
         known = self._headings.get(number, set())
         return bool(words) and len(words & known) >= HEADING_SHARE * len(words)
 
-    def closest(self, question: str, language: str, k: int) -> list[tuple[int, str]]:
-        """The k source sentences nearest the question (its terms count double), none with a
-        blank where maths was, none too short to say anything (labels) and none made mostly
-        of the document's title and headings."""
+    def closest(self, question: str, language: str, k: int,
+                also: str = "") -> list[tuple[int, str]]:
+        """The k source sentences nearest the question (each of its terms a sentence holds
+        adds 0.05), none with a blank where maths was, none too short to say anything
+        (labels) and none made mostly of the document's title and headings. `also`, the
+        question as searched in the sources' language, counts as well: the nearer of the two
+        and the more terms of either."""
         if not self.sentences:
             return []
+        asked = [question, *([also] if also and also != question else [])]
+        scores = np.max([self.vectors @ self.embedder.embed_query(q) for q in asked], axis=0)
+
         wanted = {t for t in tokenize(question, language) if t not in _STOP}
-        scores = self.vectors @ self.embedder.embed_query(question)
-        ranked = sorted(
-            (i for i, (_, text) in enumerate(self.sentences) if _quotable(text)),
-            key=lambda i: -(float(scores[i]) + 0.05 * len(
-                wanted & set(tokenize(self.sentences[i][1], language)))))
+        searched: dict[str, set[str]] = {}
+
+        def terms(i: int) -> int:
+            number, text = self.sentences[i]
+            found = len(wanted & set(tokenize(text, language)))
+            if len(asked) > 1:
+                own = self._languages[number]
+                if own not in searched:
+                    searched[own] = {t for t in tokenize(also, own) if t not in _STOP}
+                found = max(found, len(searched[own] & set(tokenize(text, own))))
+            return found
+
+        ranked = sorted((i for i, (_, text) in enumerate(self.sentences) if _quotable(text)),
+                        key=lambda i: -(float(scores[i]) + 0.05 * terms(i)))
         # statements first; headings only when nothing else is left to quote
         said = [i for i in ranked if not self._heading(*self.sentences[i])]
         return [self.sentences[i] for i in [*said, *(i for i in ranked if i not in said)][:k]]

@@ -121,16 +121,17 @@ def _gist(answer: str, chars: int = 240) -> str:
 def build_context(
     hits: Sequence[Hit], question: str, language: str, budget: Budget,
     count: Counter, history: Sequence[Turn] = (), per_source: int = 320, refined: int = 0,
-    summary: str = "", notes: str = "",
+    summary: str = "", notes: str = "", translated: bool = False,
 ) -> Context:
     """Number the hits that fit the budget, each trimmed to what matters for the question;
     with `refined` > 0, only the sentences that matter, about that many tokens in all. The
     conversation's `summary` and the turns share the history budget; `notes` (the student's
-    memory, already fitted to the rest of the budget) are counted in."""
+    memory, already fitted to the rest of the budget) are counted in. `translated`: the
+    question was translated for the search (refinement keeps the first passages then)."""
     left = {"material": budget.material, "transcripts": budget.transcripts}
     sources: list[Source] = []
     over = False
-    kept = refine(hits, question, language, refined, count) if refined else None
+    kept = refine(hits, question, language, refined, count, translated) if refined else None
     for i, hit in enumerate(hits):
         if kept is not None and not kept[i]:
             continue  # nothing in it bears on the question

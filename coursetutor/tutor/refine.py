@@ -6,6 +6,11 @@ A sentence's weight is the sum of the IDF (over the context's own sentences) of 
 terms it holds: idf(t) = ln(1 + n / df(t)). The best sentence of each of the first passages is
 kept when it holds a question term, then the best of the rest until the budget is spent; a kept
 sentence that ends in ':' or is followed by a formula brings that formula along.
+
+A passage in another language than the question shares none of its words (an Italian question
+in a course with English and Italian notes is searched as it is, untranslated): words cannot
+tell what in it matters, and the search that found it already judged it by meaning. Its
+leading sentences are kept, up to an even share of the budget, instead of dropping it.
 """
 
 from __future__ import annotations
@@ -52,12 +57,16 @@ def units(hits: Sequence[Hit], question: str, language: str) -> list[Unit]:
 
 
 def refine(hits: Sequence[Hit], question: str, language: str, budget: int,
-           count: Counter) -> list[str]:
+           count: Counter, translated: bool = False) -> list[str]:
     """Per passage, the sentences kept for the question (in their order, gaps marked); ""
-    for a passage with nothing that matters."""
-    found = units(hits, question, language)
+    for a passage with nothing that matters. `translated`: the question is a translation
+    of the student's, and the first passages stay even without a word of it."""
+    foreign = {i for i, h in enumerate(hits)
+               if h.chunk.language and language and h.chunk.language != language}
+    every = units(hits, question, language)
+    found = [u for u in every if u.hit not in foreign]
     by_hit: dict[int, list[Unit]] = {}
-    for u in found:
+    for u in every:
         by_hit.setdefault(u.hit, []).append(u)
     kept: set[tuple[int, int]] = set()
     used = 0
@@ -69,13 +78,28 @@ def refine(hits: Sequence[Hit], question: str, language: str, budget: int,
                 kept.add((v.hit, v.index))
                 used += count(v.text)
 
+    share = budget // max(1, len(hits))
+    for i in sorted(foreign & set(by_hit)):
+        lead = 0
+        for u in by_hit[i]:
+            if lead and lead + count(u.text) > share:
+                break
+            kept.add((u.hit, u.index))
+            lead += count(u.text)
+        used += lead
     anchors = [max(by_hit[i], key=lambda u: (u.weight, -u.index))
-               for i in sorted(by_hit)[:ANCHORED]]
+               for i in sorted(set(by_hit) - foreign)[:ANCHORED]]
     for u in sorted(anchors, key=lambda u: -u.weight) + sorted(
             found, key=lambda u: (-u.weight, u.hit, u.index)):
         if u.weight <= 0 or used >= budget:
             break
         take(u)
+    for u in anchors if translated else ():
+        # ranked first by the search, yet without a word of the translated question (its
+        # words may not be the material's: 二分法 came back as "binary search", not
+        # "bisection"): its first sentence
+        if u.weight <= 0 and not any(k[0] == u.hit for k in kept):
+            take(by_hit[u.hit][0])
     if not kept and anchors:  # no question term anywhere: the best passage's first sentence
         take(anchors[0])
     return [_join([u for u in by_hit.get(i, []) if (u.hit, u.index) in kept])
