@@ -863,18 +863,3 @@ def test_an_empty_translation_searches_the_original() -> None:
     router = Router(Settings(llm_backend="ollama"),
                     factory=lambda task, model: ScriptedLLM(translate=[""]))
     assert translate_query(router, "Come funziona?", "English", []) == "Come funziona?"
-
-
-@pytest.mark.parametrize(("reply", "searched"), [
-    # the small model answered instead of translating: its answer is not searched
-    ("The order of convergence of the secant method is 2.", "割线法的收敛阶是多少？"),
-    ("What is the order of convergence of the secant method?",
-     "What is the order of convergence of the secant method?"),
-])
-def test_a_question_that_comes_back_as_a_statement_searches_the_original(
-        reply: str, searched: str) -> None:
-    from coursetutor.tutor.rewrite import translate_query
-
-    router = Router(Settings(llm_backend="ollama"),
-                    factory=lambda task, model: ScriptedLLM(translate=[reply]))
-    assert translate_query(router, "割线法的收敛阶是多少？", "English", []) == searched

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from ..llm import GenParams, Message
@@ -11,7 +10,6 @@ from ..types import Turn
 from . import prompts
 
 MAX_REWRITE_CHARS = 300
-_QUESTION_MARK = re.compile("[?\uff1f\u037e\u061f]")  # ?, full-width, Greek, Arabic
 
 
 def concatenated(message: str, history: Sequence[Turn]) -> str:
@@ -55,17 +53,11 @@ def translate_query(router: Router, question: str, language_name: str,
 
 def translation(router: Router, question: str, language_name: str,
                 log: list[CallRecord]) -> str:
-    """The question in `language_name` alone, or "" when the model gave no usable line: a
-    question that came back as a statement is the model answering it ("割线法的收敛阶是多少？"
-    came back as "The order of convergence of the secant method is 2."), and searching its
-    answer would put words the material may not say into the search."""
+    """The question in `language_name` alone, or "" when the model gave no usable line."""
     if not router.enabled:
         return ""
     prompt = prompts.render("translate", language=language_name, question=question)
-    text = _one_line(router, prompt, 80, log)
-    if _QUESTION_MARK.search(question) and not _QUESTION_MARK.search(text):
-        return ""
-    return text
+    return _one_line(router, prompt, 80, log)
 
 
 def _one_line(router: Router, prompt: str, max_tokens: int, log: list[CallRecord]) -> str:
