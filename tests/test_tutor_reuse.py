@@ -167,3 +167,13 @@ def test_answers_not_covered_are_not_kept(make_tutor: MakeTutor) -> None:
     _, done = ask(tutor, "What is the recipe for tiramisu?", "alice")
     assert not done.answer.covered
     assert tutor.ws.store.reuse.count(TENANT, SAMPLE_COURSE) == 0
+
+
+def test_a_question_searched_in_another_language_is_not_reused(make_tutor: MakeTutor) -> None:
+    # the sample course has Italian notes: an Italian question is searched in Italian, and
+    # the English answer's passages would leave them out
+    tutor, _ = make_tutor(ScriptedLLM(answer=["Bisection [1].", "Bisezione [1]."]))
+    ask(tutor, ASKED, "alice")
+    _, italian = ask(tutor, "Come funziona il metodo di bisezione?", "bob")
+    assert italian.answer.reused_from == ""
+    assert italian.answer.timings["retrieve"] > 0

@@ -2,8 +2,11 @@
 whose key is close enough to one answered before in the course, and that the meaning gate
 (reuse_key.py) finds no difference in, is answered from that answer's passages instead of a
 new search. The model still writes the answer, with the earlier one in the prompt as a
-reference, and the reply says the question was asked before. Each answered lecture question
-that did not reuse one is kept for the next students (store/reuse.py)."""
+reference, and the reply says the question was asked before. A question is reused only from
+one the course searches in the same language: in a course with notes in English and Italian an
+Italian question is searched in Italian, and the English answer's passages would hide them.
+Each answered lecture question that did not reuse one is kept for the next students
+(store/reuse.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +14,7 @@ import dataclasses
 import logging
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Protocol
 
 import numpy as np
@@ -19,6 +22,7 @@ import numpy.typing as npt
 
 from ..config import Settings
 from ..errors import CoursetutorError
+from ..retrieval.language import search_language
 from ..store.reuse import AnsweredQuestion
 from ..types import (
     Answer,
@@ -149,16 +153,27 @@ class AnswerReuse:
         generation = self.ws.store.reuse.generation(tenant, course)
         self._probe = (key, q.language, vector, generation)
         asked = meaning(q.question, q.language)
+        searched_in = self._searched_in(tenant, course)
         for near in self.ws.store.reuse.nearest(tenant, course, self.ws.embedder.model_id,
                                                 vector, self.settings.reuse_candidates):
             entry = near.entry
             if refusal(self.settings, asked, meaning(entry.question, entry.language),
                        near.score):
                 continue
+            if searched_in(entry.language) != searched_in(q.language):
+                # a course with material in both languages: each question is searched in
+                # its own, and the English answer's passages would hide the Italian notes
+                continue
             hits = self._hits(entry, q.types, generation)
             if hits:
                 return Reused(entry, near.score, hits)
         return None
+
+    def _searched_in(self, tenant: str, course: str) -> Callable[[str], str]:
+        """The language a question in a given language is searched in, in this course."""
+        languages = self.ws.store.course_languages(tenant, course)
+        main = self.ws.store.course_language(tenant, course)
+        return lambda language: search_language(language, main, languages)
 
     def _hits(self, entry: AnsweredQuestion, types: tuple[DocType, ...],
               generation: int) -> list[Hit]:
