@@ -822,3 +822,15 @@ def test_marker_spans_are_the_citations_only() -> None:
     text = "Bisection on [1, 9] needs 20 steps [2]; on $[1, 2]$ [1, 3] too."
     spans = marker_spans(text, frozenset({"[1, 9]"}))
     assert [text[a:b] for a, b in spans] == ["[2]", "[1, 3]"]
+
+
+@pytest.mark.parametrize(("reply", "tidied"), [
+    # a line of nothing but a marker the reply already cited says nothing of its own
+    ("Si calcola il punto medio `c` [1].\n\n[1]", "Si calcola il punto medio `c` [1]."),
+    # after a sentence on the same line it cites that sentence, and a new source stays
+    ("Bisection halves the bracket [1]. It always converges. [1]",
+     "Bisection halves the bracket [1]. It always converges. [1]"),
+    ("Bisection halves the bracket [1].\n\n[2]", "Bisection halves the bracket [1].\n\n[2]"),
+])
+def test_a_stray_line_of_markers_already_cited_goes(reply: str, tidied: str) -> None:
+    assert tidy(reply, "How does bisection work?", []) == tidied

@@ -8,7 +8,7 @@ import re
 from collections.abc import Sequence
 
 from ..retrieval.tokenize import has_cjk
-from .citations import MARKER
+from .citations import MARKER, cited_numbers
 
 ENDS = ".!?\u3002\uff01\uff1f"  # what ends a sentence
 # a sentence: up to . ! ? followed by a space (not "5.2" or "e.g") or a CJK full stop
@@ -80,6 +80,15 @@ def _cut_short(span: str) -> bool:
     return bare.isalpha() and len(bare) < MIN_SENTENCE and not has_cjk(bare)
 
 
+def _stray(span: str, before: str) -> bool:
+    """A line of nothing but markers the reply has already cited ("...[1].\n\n[1]"): it
+    cites no statement of its own."""
+    if not before.endswith("\n") or MARKER.sub("", span).strip(" ,;"):
+        return False
+    cited = set(cited_numbers(before))
+    return bool(cited) and set(cited_numbers(span)) <= cited
+
+
 def tidy(text: str, question: str, headers: Sequence[str], prompt: Sequence[str] = ()) -> str:
     """`text` without an echo of `question`, lines copying a source header (`headers`),
     sentences copied from the student's message or the `prompt`'s instructions, and sentences
@@ -95,7 +104,7 @@ def tidy(text: str, question: str, headers: Sequence[str], prompt: Sequence[str]
     for span in _sentences(text):
         key = _norm(span)
         if not key:
-            if not (dropped and MARKER.search(span)):
+            if not (dropped and MARKER.search(span)) and not _stray(span, "".join(kept)):
                 kept.append(span)
             continue
         dropped = (
