@@ -94,12 +94,13 @@ def refine(hits: Sequence[Hit], question: str, language: str, budget: int,
         if u.weight <= 0 or used >= budget:
             break
         take(u)
-    for u in anchors if translated else ():
+    if translated:
         # ranked first by the search, yet without a word of the translated question (its
         # words may not be the material's: 二分法 came back as "binary search", not
         # "bisection"): its first sentence
-        if u.weight <= 0 and not any(k[0] == u.hit for k in kept):
-            take(by_hit[u.hit][0])
+        for u in anchors:
+            if u.weight <= 0 and not any(k[0] == u.hit for k in kept):
+                take(by_hit[u.hit][0])
     if not kept and anchors:  # no question term anywhere: the best passage's first sentence
         take(anchors[0])
     return [_join([u for u in by_hit.get(i, []) if (u.hit, u.index) in kept])

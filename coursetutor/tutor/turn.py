@@ -75,7 +75,7 @@ class TurnState:
     reuse: AnswerReuse | None = None  # the reuse stage of this turn (tutor/reuse.py)
     live: ClassProgress | None = None  # the class in progress, when asked during one
     tier: str = ""  # during a class: the tier its passages came from
-    searched: str = ""  # the question as searched when translated for the course, else ""
+    translated: str = ""  # the question as translated for the search, else ""
     fresh: bool = False  # the session opened with this turn
     memory: Recall = dataclasses.field(default_factory=Recall)
 
@@ -198,7 +198,7 @@ class Tutor:
             query = translate_query(self.router, query, language_name(searched), t.log,
                                     keep_original=has_glossary(cat.language, searched))
             since = t.lap("translate", since)
-            t.searched = query
+            t.translated = query
         query = with_progress(t.question, t.live, searched, query)  # "and the other one?"
         finder = EvidenceFinder(self.ws, self.router, t.log, reranker(
             self.ws.store, self.settings, self.ws.tenant, t.course, t.student))
@@ -276,7 +276,7 @@ class Tutor:
             t.lap("summarize", since)
         ctx = build_context(ev.hits, query, detect_language(query, cat.language), budget,
                             llm.count_tokens, past.turns, refined=refined, summary=past.summary,
-                            translated=bool(t.searched),
+                            translated=bool(t.translated),
                             notes=notes(t.memory, ev.hits, budget.rest, llm.count_tokens))
         level: Level | None = None
         key = ""
@@ -393,13 +393,13 @@ class Tutor:
         checker = AnswerChecker(self.ws.embedder, judge, self.settings.answer_check_max_judged,
                                 reply("quote_first", cat.language))
         return checker.check(CheckInput(text, t.question, ctx.sources, cat.language,
-                                        search=t.searched))
+                                        search=t.translated))
 
     def _quote(self, t: TurnState, cat: Categorization, ctx: Context) -> str:
         """The framing line and the source sentences closest to the question, verbatim."""
         checker = AnswerChecker(self.ws.embedder, framing=reply("quote_first", cat.language))
         return checker.quote(CheckInput("", t.question, ctx.sources, cat.language,
-                                        search=t.searched))
+                                        search=t.translated))
 
     def _messages(self, t: TurnState, cat: Categorization, ctx: Context,
                   level: Level | None) -> list[Message]:
