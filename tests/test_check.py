@@ -363,3 +363,12 @@ def test_quote_first_across_languages_reads_the_question_as_searched(embedder) -
         "", "割线法的收敛阶是多少？", [_source(1, lecture, "Convergence")], "zh",
         search="What is the order of convergence of the secant method? 割线法的收敛阶是多少？"))
     assert quoted.splitlines()[1].startswith("> Newton's method at a simple root has order 2")
+
+
+def test_a_marker_line_the_recited_claims_now_carry_goes(embedder) -> None:  # type: ignore[no-untyped-def]
+    # the model cited its whole paragraph on a line of its own; once its claim cites the
+    # source that carries it (a formula always shows its page), the lone line cites nothing
+    text = "The update is x[t+1] = x[t] −(∇2f(x[t]))−1∇f(x[t]).\n\n[1]"
+    result = AnswerChecker(embedder).check(CheckInput(text, QUESTION, [_source(1, SLIDE)], "en"))
+    assert result.removed == ()
+    assert result.text == "The update is x[t+1] = x[t] −(∇2f(x[t]))−1∇f(x[t]) [1]."

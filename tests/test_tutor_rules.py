@@ -689,6 +689,34 @@ def test_tidy(text: str, question: str, tidied: str) -> None:
     assert tidy(text, question, HEADERS) == tidied
 
 
+def test_tidy_drops_a_sentence_that_says_again_what_the_reply_said() -> None:
+    first = ("Il metodo di bisezione si basa sul teorema dei valori intermedi: se la funzione è "
+             "continua su un intervallo e i valori agli estremi hanno segno opposto, allora "
+             "esiste una radice [1].")
+    again = ("Questo metodo è basato sul teorema dei valori intermedi, che dice che se una "
+             "funzione è continua su un intervallo e i valori agli estremi hanno segno opposto, "
+             "esiste una radice [1].")
+    question = "Come funziona il metodo di bisezione?"
+    assert tidy(f"{first}\n\n{again}", question, [], language="it") == first
+    # a sentence that adds something is kept, however many words it shares
+    more = ("Il metodo di bisezione dimezza l'intervallo a ogni passo e guadagna circa una cifra "
+            "binaria per passo, quindi è lento ma sicuro [1].")
+    assert tidy(f"{first} {more}", question, [], language="it") == f"{first} {more}"
+    # the same words with another sign are another statement
+    bounds = "If f is continuous and |x - y| < delta then |f(x) - f(y)| < epsilon for x, y [1]."
+    negated = "If f is continuous and |x - y| < delta then |f(x) - f(y)| >= epsilon for x, y [1]."
+    assert tidy(f"{bounds} {negated}", "What is uniform continuity?", []) == f"{bounds} {negated}"
+
+
+def test_tidy_drops_a_rhetorical_question_left_without_its_answer() -> None:
+    said = ("奇数次多项式方程至少有一个实根，这是根据 [1] 中的说明得出的。"
+            "具体来说，任何奇数次多项式方程都有至少一个实根，"
+            "因为根据 [1] 中的结论，任何奇数次多项式方程都有至少一个实根。")
+    again = "为什么？因为根据 [1] 中的说明，任何奇数次多项式方程都有至少一个实根。"
+    assert tidy(f"{said}\n\n{again}\n\n[1]", "为什么奇数次多项式方程至少有一个实根？", [],
+                language="zh") == said
+
+
 def test_looping() -> None:
     assert looping("It halves the bracket. " * 3)
     assert not looping("It halves the bracket. " * 2)

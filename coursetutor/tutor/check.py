@@ -48,6 +48,7 @@ from .claims import (
 )
 from .context import Source
 from .markers import MARKER, cited_numbers, content_brackets
+from .tidy import drop_stray
 from .wording import dangles, polarity, unbacked_polarity
 
 # measured on the sample course and the course pack (see docs/tutor.md)
@@ -216,6 +217,8 @@ class AnswerChecker:
             else:
                 continue
             recited += 1
+        if recited:  # a line of markers the statements above now cite themselves goes
+            text = drop_stray(text)
         return CheckResult(text, removed, verdicts, recited=recited)
 
     def _verdict(self, claim: str, inp: CheckInput, ev: _Evidence, may_judge: bool) -> Verdict:

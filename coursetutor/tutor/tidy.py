@@ -1,5 +1,5 @@
 """Small-model failure modes taken out of a reply: the question echoed back, the list of
-sources copied, one sentence said over and over."""
+sources copied, one sentence said over and over, or said again in other words."""
 
 from __future__ import annotations
 
@@ -7,14 +7,17 @@ import difflib
 import re
 from collections.abc import Sequence
 
-from ..retrieval.tokenize import has_cjk
+from ..retrieval.language import STOPWORDS
+from ..retrieval.tokenize import has_cjk, tokenize
 from .citations import MARKER, cited_numbers
 
 ENDS = ".!?\u3002\uff01\uff1f"  # what ends a sentence
 # a sentence: up to . ! ? followed by a space (not "5.2" or "e.g") or a CJK full stop
 _SPAN = re.compile(
     r"(?:[^.!?\u3002\uff01\uff1f\n]|[.!?](?![\s)]|$))+[.!?\u3002\uff01\uff1f]*\s*|\n+")
-_NOISE = re.compile(r"[\W_]+", re.UNICODE)
+# what a sentence's key leaves out: punctuation and spaces, not the signs of a formula
+# ("< epsilon" and ">= epsilon" are two statements)
+_NOISE = re.compile(r"(?:[^\w=<>≤≥≠∑∫√^]|_)+", re.UNICODE)
 MIN_SENTENCE = 6  # shorter sentences ("Yes.", "1.") may well repeat
 MIN_LETTERS = 6  # a tidied reply with fewer letters says nothing
 REPEATS = 3  # the same sentence this many times: the model is looping
@@ -22,6 +25,13 @@ ECHO_RATIO = 0.8  # a sentence this similar to the question repeats it
 MIN_COPY = 20  # a sentence this long found in the student's message or the task is parroted
 COPY_RUN = 8  # characters in a row that count as copied
 PARROTED = 0.9  # share of a sentence copied in such runs that makes it parroted
+# a sentence of at least RESTATED_TERMS content terms, this share of them already in the
+# reply, says again what the reply said (the small model's second paragraph restating its
+# first, or a list that keeps growing the same item)
+RESTATED = 0.9
+RESTATED_TERMS = 8
+_MATH = frozenset("=<>≤≥≠∑∫√^\\")  # a formula may differ by a sign the words do not show
+_STOP = frozenset().union(*STOPWORDS.values())
 
 
 def _norm(text: str) -> str:
@@ -74,6 +84,37 @@ def _parrots(key: str, text: str) -> bool:
     return sum(b.size for b in blocks if b.size >= COPY_RUN) >= PARROTED * len(key)
 
 
+def _terms(text: str, language: str) -> set[str]:
+    """The content terms of a sentence: stemmed words, CJK bigrams (single characters say
+    little), no stop words or bare numbers."""
+    return {t for t in tokenize(MARKER.sub(" ", text), language)
+            if t not in _STOP and not t.isdigit() and not (len(t) < 2 and has_cjk(t))}
+
+
+def _restates(span: str, terms: set[str], said: set[str]) -> bool:
+    """The sentence (its content `terms`) says nothing the reply has not said: at least
+    RESTATED of RESTATED_TERMS or more terms already there, and no formula to tell apart."""
+    return (len(terms) >= RESTATED_TERMS and not any(c in _MATH for c in span)
+            and len(terms & said) >= RESTATED * len(terms))
+
+
+def drop_stray(text: str) -> str:
+    """`text` without lines of nothing but markers that an earlier line already cites (left
+    behind when the last statement above came to cite the same source itself)."""
+    lines: list[str] = []
+    for line in text.split("\n"):
+        if MARKER.search(line) and _stray(line, "\n".join(lines) + "\n"):
+            continue
+        lines.append(line)
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
+
+
+def _opener(span: str) -> bool:
+    """A bare rhetorical question ("Why?", "为什么？", "Perché?") that ends the reply."""
+    bare = MARKER.sub("", span).strip()
+    return bare.endswith(("?", "\uff1f")) and sum(c.isalpha() for c in bare) < 8
+
+
 def _cut_short(span: str) -> bool:
     """A last span that begins a sentence and stops (the answer ran out of tokens): "The [1]"."""
     bare = MARKER.sub("", span).strip()
@@ -89,16 +130,18 @@ def _stray(span: str, before: str) -> bool:
     return bool(cited) and set(cited_numbers(span)) <= cited
 
 
-def tidy(text: str, question: str, headers: Sequence[str], prompt: Sequence[str] = ()) -> str:
+def tidy(text: str, question: str, headers: Sequence[str], prompt: Sequence[str] = (),
+         language: str = "en") -> str:
     """`text` without an echo of `question`, lines copying a source header (`headers`),
-    sentences copied from the student's message or the `prompt`'s instructions, and sentences
-    said before, and a last sentence cut off after its first word; "" when what is left says
-    nothing."""
+    sentences copied from the student's message or the `prompt`'s instructions, sentences
+    said before, word for word or in other words (`language` stems them), and a last
+    sentence cut off after its first word; "" when what is left says nothing."""
     asked = _norm(question)
     copied = [_norm(h) for h in headers]
     parroted = [asked, *(_norm(p) for p in prompt)]
     text = "\n".join(line for line in text.split("\n") if not _copies_header(line, copied))
     seen: set[str] = set()
+    said: set[str] = set()  # the content terms of the sentences kept
     kept: list[str] = []
     dropped = False  # the last sentence was dropped: so are the markers that trail it
     for span in _sentences(text):
@@ -107,14 +150,19 @@ def tidy(text: str, question: str, headers: Sequence[str], prompt: Sequence[str]
             if not (dropped and MARKER.search(span)) and not _stray(span, "".join(kept)):
                 kept.append(span)
             continue
+        terms = _terms(span, language)
         dropped = (
             _echoes(span, key, asked)
             or (len(key) >= MIN_SENTENCE and key in seen)
-            or (len(key) >= MIN_COPY and any(_parrots(key, p) for p in parroted)))
+            or (len(key) >= MIN_COPY and any(_parrots(key, p) for p in parroted))
+            or _restates(span, terms, said))
         if not dropped:
             seen.add(key)
+            said |= terms
             kept.append(span)
     if kept and _cut_short(kept[-1]):
+        kept.pop()
+    while kept and _opener(kept[-1]):  # "Why?" whose answer was the sentence said again
         kept.pop()
     out = "".join(kept).strip()
     letters = sum(c.isalpha() for c in MARKER.sub("", out))

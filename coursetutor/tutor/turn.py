@@ -498,7 +498,7 @@ def _tidied(text: str, question: str, ctx: Context, cat: Categorization,
         line for s in ctx.sources for line in s.text.splitlines() if _path_like(line)]
     written = tidy(text, question, headers,
                    (prompts.load(task_prompt(cat.intent, level, cat.about_exercise)),
-                    prompts.load("system")))
+                    prompts.load("system")), cat.language)
     if text and not written and ctx.sources:
         written = reply("passages", cat.language) + " " + " ".join(
             f"[{s.number}]" for s in ctx.sources[:3])
