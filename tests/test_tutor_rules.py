@@ -31,7 +31,7 @@ from coursetutor.tutor.exercise import exercise_key, item_numbers, referenced_nu
 from coursetutor.tutor.leak import copies_solution, final_answers, reveals, states_number
 from coursetutor.tutor.markers import marker_spans
 from coursetutor.tutor.pedagogy import max_tokens, scaffold_level, task_prompt
-from coursetutor.tutor.tidy import looping, tidy
+from coursetutor.tutor.tidy import looping, stuttering, tidy, unstutter
 from coursetutor.types import Chunk, Citation, DocType, Hit, Locator, Turn
 
 from .support import SAMPLE_DIR
@@ -715,6 +715,17 @@ def test_tidy_drops_a_rhetorical_question_left_without_its_answer() -> None:
     again = "为什么？因为根据 [1] 中的说明，任何奇数次多项式方程都有至少一个实根。"
     assert tidy(f"{said}\n\n{again}\n\n[1]", "为什么奇数次多项式方程至少有一个实根？", [],
                 language="zh") == said
+
+
+def test_stuttering() -> None:
+    stuck = "이 방법의 수렴 속도는 약 1.618으로, " + "금융의 " * 40
+    assert stuttering(stuck) and stuttering("很好" * 6)
+    assert unstutter(stuck) == "이 방법의 수렴 속도는 약 1.618으로, 금융의 "
+    assert not stuttering("the same " * 5)  # five times may still be prose
+    assert not stuttering("the " * 6 + "end.")  # only at the end of what came so far
+    assert unstutter("x = 0 0 0 0 0 0 0") == "x = 0 0 0 0 0 0 0"  # numbers, not a phrase
+    assert tidy("It halves the bracket [1] and keeps the " + "same " * 9, "How?", []) == (
+        "It halves the bracket [1] and keeps the same")
 
 
 def test_looping() -> None:

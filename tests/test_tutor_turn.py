@@ -816,6 +816,26 @@ def test_a_looping_model_is_stopped_and_its_reply_tidied(make_tutor: MakeTutor) 
     assert [s.number for s in answer.sources] == [1]
 
 
+def test_a_model_stuck_on_a_phrase_is_stopped_and_its_reply_tidied(
+        make_tutor: MakeTutor) -> None:
+    stuck = Say(("Bisection halves the bracket [1] and keeps the ", *("same ",) * 40))
+    tutor, _ = make_tutor(ScriptedLLM(answer=[stuck]))
+    events, answer = run(tutor, CONCEPT)
+    assert len(tokens(events)) <= 7  # stopped at the sixth "same", not after forty
+    assert answer.text == "Bisection halves the bracket [1] and keeps the same"
+
+
+def test_a_translation_stuck_on_a_phrase_is_not_shown(make_tutor: MakeTutor) -> None:
+    stuck = "이분법은 구간을 반으로 나누고 " + "금융의 " * 30
+    fake = ScriptedLLM(translate=["How does the bisection method work?"],
+                       answer=[ENGLISH_REPLY], translate_reply=[stuck])
+    tutor, _ = make_tutor(fake)
+    _, answer = run(tutor, KOREAN)
+    assert answer.text == ENGLISH_REPLY  # the reply as the model wrote it
+    [call] = [c for c in fake.calls if c.kind == "translate_reply"]
+    assert call.params.max_tokens == 64 + len(ENGLISH_REPLY)
+
+
 def test_a_reply_with_nothing_but_the_question_points_to_the_passages(
         make_tutor: MakeTutor) -> None:
     tutor, _ = make_tutor(ScriptedLLM(answer=[f"{CONCEPT}\n"]))

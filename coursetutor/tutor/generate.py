@@ -9,7 +9,7 @@ from collections.abc import Iterator, Sequence
 from ..errors import BackendTimeoutError, IncompleteAnswerError
 from ..llm import GenParams, Message
 from ..llm.router import CallRecord, Router
-from .tidy import ENDS, looping
+from .tidy import ENDS, looping, stuttering
 
 NOT_COVERED = "NOT_COVERED"
 
@@ -37,8 +37,10 @@ def stream_answer(router: Router, messages: Sequence[Message], params: GenParams
             if draft.first_token_ms is None:
                 draft.first_token_ms = (time.perf_counter() - started) * 1000
             draft.text += delta.text
-            # one sentence over and over: the rest would be the same (checked as one ends)
-            if any(c in ENDS for c in delta.text) and looping(draft.text):
+            # one sentence over and over (checked as one ends), or one phrase: the rest would
+            # be the same
+            if (any(c in ENDS for c in delta.text) and looping(draft.text)) or stuttering(
+                    draft.text):
                 deltas.close()  # the model stops now (and frees itself for the next call)
                 break
             if not draft.text.lstrip().startswith(NOT_COVERED[: len(draft.text.lstrip())]):

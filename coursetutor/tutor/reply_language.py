@@ -17,9 +17,11 @@ from ..llm import GenParams, Message
 from ..llm.router import CallRecord, Router
 from . import prompts
 from .citations import MARKER, cited_numbers
+from .tidy import stuttering, unstutter
 
 CHECK_LETTERS = 24  # letters held back before the script is judged
 MIN_SHARE = 0.2  # share of the letters that must be in the student's script
+MAX_TRANSLATION_TOKENS = 600
 _SCRIPTS = {
     "zh": re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]"),
     "ja": re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]"),
@@ -70,11 +72,16 @@ def gated(pieces: Iterator[str], language: str, gate: Gate) -> Iterator[str]:
 def translate_reply(router: Router, text: str, language_name: str,
                     log: list[CallRecord]) -> str:
     """`text` translated into the named language with its [n] markers ("" when the model
-    gives nothing). A translation that dropped every marker gets the original's at its end."""
+    gives nothing, or gets stuck on a phrase). A translation that dropped every marker gets
+    the original's at its end."""
     # a system message: asked in one user message, the small model returns the text as it is
     system = prompts.render("translate_reply", language=language_name)
+    # room for a translation twice the text's length, not for a model stuck on a phrase
+    budget = min(MAX_TRANSLATION_TOKENS, 64 + len(text))
     out = router.complete("answer", [Message("system", system), Message("user", text)],
-                          GenParams(temperature=0.0, max_tokens=600), log).text.strip()
+                          GenParams(temperature=0.0, max_tokens=budget), log).text.strip()
+    if stuttering(out) or unstutter(out) != out:
+        return ""  # "금융의 금융의 금융의 ...": the reply as written is better
     cited = cited_numbers(text)
     if out and cited and not cited_numbers(out):
         out = f"{out} {' '.join(f'[{n}]' for n in cited)}"

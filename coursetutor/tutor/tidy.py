@@ -1,5 +1,6 @@
 """Small-model failure modes taken out of a reply: the question echoed back, the list of
-sources copied, one sentence said over and over, or said again in other words."""
+sources copied, one sentence said over and over, or said again in other words, one phrase
+stuttered ("금융의 금융의 금융의 ...")."""
 
 from __future__ import annotations
 
@@ -40,6 +41,33 @@ def _norm(text: str) -> str:
 
 def _sentences(text: str) -> list[str]:
     return [m.group(0) for m in _SPAN.finditer(text)]
+
+
+# one phrase (a word or a few, with a letter in it) said STUTTERS times in a row
+STUTTERS = 6
+_STUTTER = re.compile(r"(\S[^\n]{0,30}?)(?:[\s,，、]*\1){" + str(STUTTERS - 1) + ",}")
+
+
+def _stutter_runs(text: str) -> list[re.Match[str]]:
+    return [m for m in _STUTTER.finditer(text) if any(c.isalpha() for c in m.group(1))]
+
+
+def stuttering(text: str) -> bool:
+    """True when `text` ends in one phrase said STUTTERS times in a row: a model stuck on a
+    phrase never ends its sentence, so `looping` cannot see it."""
+    tail = text.rstrip()
+    for size in range(1, 32):
+        unit = tail[-size:]
+        if any(c.isalpha() for c in unit) and tail.endswith(unit * STUTTERS):
+            return True
+    return False
+
+
+def unstutter(text: str) -> str:
+    """`text` with every phrase said STUTTERS or more times in a row said once."""
+    for m in reversed(_stutter_runs(text)):
+        text = text[: m.start()] + m.group(1) + text[m.end():]
+    return text
 
 
 def looping(text: str) -> bool:
@@ -136,6 +164,7 @@ def tidy(text: str, question: str, headers: Sequence[str], prompt: Sequence[str]
     sentences copied from the student's message or the `prompt`'s instructions, sentences
     said before, word for word or in other words (`language` stems them), and a last
     sentence cut off after its first word; "" when what is left says nothing."""
+    text = unstutter(text)
     asked = _norm(question)
     copied = [_norm(h) for h in headers]
     parroted = [asked, *(_norm(p) for p in prompt)]
