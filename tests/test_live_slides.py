@@ -226,6 +226,15 @@ def test_transcript_label_names_its_slide() -> None:
 
 
 @pytest.mark.skipif(not MAVILS.is_dir(), reason="../shared/datasets/mavils-dev is absent")
+def test_misses_say_where_the_wrong_pages_were() -> None:
+    gold = [1, 1, 2, 2, 3, -1, 5, 5]
+    shown = [1, 2, 1, 2, 1, 4, 5, 9]  # early, late, right, two behind, (unannotated), far ahead
+    assert slides_eval.misses(shown, gold) == {"late": round(1 / 7, 3), "early": round(1 / 7, 3),
+                                               "behind": round(1 / 7, 3),
+                                               "ahead": round(1 / 7, 3)}
+    assert slides_eval.accuracy(shown, gold) == 3 / 7
+
+
 def test_mavils_lecture_beats_the_tfidf_baseline(embedder: EmbeddingModel) -> None:
     lecture = slides_eval.load_lecture(MAVILS / "computer-vision", None)
     row = slides_eval.evaluate_lecture(lecture, embedder, "both")

@@ -64,6 +64,21 @@ def accuracy(predicted: Sequence[int], gold: Sequence[int]) -> float:
     return sum(p == g for p, g in pairs) / len(pairs) if pairs else 0.0
 
 
+def misses(predicted: Sequence[int], gold: Sequence[int]) -> dict[str, float]:
+    """Where the wrong pages were, as shares of the annotated sentences: one page behind the
+    annotator's (`late`: the lecturer moved on first), one ahead (`early`), further behind
+    (`behind`: the tracker lost, often on an earlier slide with the same words) or further
+    ahead (`ahead`)."""
+    pairs = [(p - g) for p, g in zip(predicted, gold, strict=True) if g != -1]
+    if not pairs:
+        return {"late": 0.0, "early": 0.0, "behind": 0.0, "ahead": 0.0}
+    n = len(pairs)
+    return {"late": round(sum(d == -1 for d in pairs) / n, 3),
+            "early": round(sum(d == 1 for d in pairs) / n, 3),
+            "behind": round(sum(d < -1 for d in pairs) / n, 3),
+            "ahead": round(sum(d > 1 for d in pairs) / n, 3)}
+
+
 class TfidfTracker:
     """The baseline of the datasets' README: TF-IDF of the last 3 sentences against each
     page's text (document frequencies over the pages and the whole transcript, terms in over
@@ -128,9 +143,11 @@ def evaluate_lecture(lecture: Lecture, embedder: EmbeddingModel, mode: str) -> d
         pages = [tracker.update(s, a, b) for s, (a, b) in zip(lecture.sentences, lecture.times,
                                                                strict=True)]
         row["causal"] = accuracy(pages, lecture.gold)
+        row["causal_misses"] = misses(pages, lecture.gold)
     if mode in ("offline", "both"):
         pages = align_offline(lecture.pages, lecture.sentences, embedder, times=lecture.times)
         row["offline"] = accuracy(pages, lecture.gold)
+        row["offline_misses"] = misses(pages, lecture.gold)
     row["seconds"] = round(time.perf_counter() - started, 1)
     return row
 
