@@ -268,6 +268,26 @@ def test_a_quantifier_the_source_does_not_have_removes_the_claim(embedder) -> No
     assert "may diverge" in result.text
 
 
+REASONLESS = ("If f is uniformly continuous on (a, b), it is continuous on each of its "
+              "subintervals. A function continuous on a closed interval is uniformly continuous.")
+
+
+@pytest.mark.parametrize(("passage", "kept"), [
+    (REASONLESS, False),  # both facts are there, the "because" between them is not
+    (REASONLESS.replace("A function", "Therefore a function"), True),  # any causal word backs it
+])
+def test_a_reason_the_source_does_not_give_removes_the_claim(  # type: ignore[no-untyped-def]
+        embedder, passage: str, kept: bool) -> None:
+    text = ("A function continuous on a closed interval is uniformly continuous because it is "
+            "continuous on each of its subintervals [1].")
+    result = AnswerChecker(embedder).check(CheckInput(
+        text, "Why is a continuous function on a closed interval uniformly continuous?",
+        [_source(1, passage)], "en"))
+    assert (result.removed == ()) is kept
+    if not kept:
+        assert result.verdicts[0].reason == "says what its passage does not: because"
+
+
 def test_a_negation_the_source_has_is_kept(embedder) -> None:  # type: ignore[no-untyped-def]
     source = _source(1, "In general, d[t] is not a descent direction. If the Hessian is "
                         "positive definite, d[t] is a descent direction.")

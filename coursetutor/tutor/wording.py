@@ -1,8 +1,10 @@
-"""Words that decide what a claim says: its polarity words, and an ending that dangles.
+"""Words that decide what a claim says: its polarity and causal words, and an ending that
+dangles.
 
 Pure functions over a claim and its language, with the word lists in `wording.toml`. The
 answer check's overlap counts content words; these are the small words it drops ("not",
-"any", "only") and the sentence endings it cannot judge ("is given by [1].").
+"any", "only"), the reasons it cannot see given ("because") and the sentence endings it
+cannot judge ("is given by [1].").
 """
 
 from __future__ import annotations
@@ -32,7 +34,12 @@ def _words(language: str, key: str) -> frozenset[str]:
 
 def polarity(text: str, language: str) -> set[str]:
     """The polarity words of `text` in `language`: negations, quantifiers, restrictions."""
-    wanted = _words(language, "polarity")
+    return _find(text, language, "polarity")
+
+
+def _find(text: str, language: str, key: str) -> set[str]:
+    """The words of list `key` that `text` holds."""
+    wanted = _words(language, key)
     if not wanted:
         return set()
     lowered = MARKER.sub(" ", text).casefold()
@@ -41,9 +48,19 @@ def polarity(text: str, language: str) -> set[str]:
     return {w for w in _WORD.findall(lowered) if w in wanted}
 
 
+def causal(text: str, language: str) -> set[str]:
+    """The causal words of `text` in `language` ("because", "therefore", "因为")."""
+    return _find(text, language, "causal")
+
+
 def unbacked_polarity(claim: str, passage: str, language: str) -> set[str]:
-    """The polarity words of `claim` that `passage` does not have."""
-    return polarity(claim, language) - polarity(passage, language)
+    """The polarity words of `claim` that `passage` does not have, and its causal words when
+    `passage` gives no reason at all (any causal word backs any other: "因为" and "因此")."""
+    out = polarity(claim, language) - polarity(passage, language)
+    reasons = causal(claim, language)
+    if reasons and not causal(passage, language):
+        out |= reasons
+    return out
 
 
 def _unclosed_maths(text: str) -> bool:
