@@ -7,9 +7,10 @@ For each claim (a sentence that states something; not a question to the student)
    neighbouring ones: words gathered from all over a page may say something the page does
    not) and embedding similarity to their best sentence; a clear verdict either way is final.
    Overlap cannot see three things, each of which makes the claim unsupported first: a
-   polarity word ("not", "any", "only"; `wording.py`) its passage does not have, a sentence
-   cut short ("is given by [1]."), and, in the sources' language, a cosine so low that the
-   passage's words were recombined into something it does not say;
+   polarity word ("not", "any", "only"; `wording.py`) its passage does not have, or a causal
+   word ("because") where its passage gives no reason, a sentence cut short ("is given by
+   [1]."), and, in the sources' language, a cosine so low that the passage's words were
+   recombined into something it does not say;
 3. an unsure claim is kept only when it is close enough to one passage to be a restatement
    of it, and then the configured model, asked yes or no on that one sentence, may still
    remove it. The model never rescues a claim the scores put too far from the sources: a
