@@ -3,7 +3,8 @@
 `coursetutor eval slides` runs the tracker as it is set. This script loads every lecture once
 (page texts, OCR for image-only pages), embeds pages and sentences once (cached in a file, so
 a second run embeds nothing), then replays the live tracker under each variant of
-`VARIANTS` (its scoring, its paces, the motion model) and prints every lecture's share of
+`VARIANTS` (its scoring, its paces, the motion model, a page shown that changes only on a
+clear lead) and prints every lecture's share of
 annotated sentences on the right page, the average, and the lectures below the TF-IDF
 baseline. Every variant is global: one setting for all lectures, none per lecture.
 
@@ -42,6 +43,9 @@ VARIANTS: dict[str, dict[str, dict[str, Any]]] = {
     "next 0.85, skip 0.04, back 0.04": {"motion": {"next": 0.85, "skip": 0.04, "back": 0.04}},
     "back 0.10": {"motion": {"back": 0.10}},
     "jump 0.02": {"motion": {"jump": 0.02}},
+    # the page shown changes only when the new page's belief is this many times the shown one's
+    "shown page held: 1.2x": {"shown": {"margin": 1.2}},
+    "shown page held: 2x": {"shown": {"margin": 2.0}},
 }
 
 
@@ -75,8 +79,13 @@ def run(lecture: slides_eval.Lecture, embedder: EmbeddingModel,
         scoring=dataclasses.replace(LiveScoring(), **change.get("scoring", {})),
         pace=dataclasses.replace(Pace(), **change.get("pace", {})),
         motion=dataclasses.replace(Motion(), **change.get("motion", {})))
-    pages = [tracker.update(s, a, b)
-             for s, (a, b) in zip(lecture.sentences, lecture.times, strict=True)]
+    margin = float(change.get("shown", {}).get("margin", 1.0))
+    pages: list[int] = []
+    for s, (a, b) in zip(lecture.sentences, lecture.times, strict=True):
+        best = tracker.update(s, a, b)
+        belief = tracker.belief
+        shown = pages[-1] if pages else best
+        pages.append(best if belief[best - 1] > margin * belief[shown - 1] else shown)
     return slides_eval.accuracy(pages, lecture.gold)
 
 

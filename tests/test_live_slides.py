@@ -75,6 +75,7 @@ def test_tracker_follows_the_lecture_sentence_by_sentence(embedder: EmbeddingMod
     assert sum(p == g for p, g in zip(pages, gold, strict=True)) >= 10
     assert all(abs(p - g) <= 1 for p, g in zip(pages, gold, strict=True))
     assert tracker.page == 4
+    assert int(np.argmax(tracker.belief)) + 1 == 4 and abs(tracker.belief.sum() - 1) < 1e-9
 
 
 def test_teacher_override_moves_the_tracker(embedder: EmbeddingModel) -> None:

@@ -119,6 +119,12 @@ class SlideTracker:
         return score
 
     @property
+    def belief(self) -> Vector:
+        """The belief over the deck's pages now (the paces summed; index 0 is page 1)."""
+        out: Vector = self._belief.sum(axis=0)
+        return out
+
+    @property
     def paces(self) -> dict[float, float]:
         """The belief over the paces held: mean seconds on a slide -> weight."""
         weights = self._belief.sum(axis=1)
