@@ -348,6 +348,18 @@ def test_quote_first_quotes_statements_before_headings(embedder) -> None:  # typ
     assert not any("Learning Goals" in line for line in lines)
 
 
+def test_quote_first_passes_over_a_table_of_contents(embedder) -> None:  # type: ignore[no-untyped-def]
+    contents = ("Contents 1.1 Limits 1.2 Continuous functions 2.1 Why a continuous function on "
+                "a closed interval is uniformly continuous 2.2 Finite covers 3.1 Derivatives.")
+    proof = ("Take a finite subcover of the cover by delta-balls: the smallest of their deltas "
+             "works at every point, which makes the function uniformly continuous.")
+    checker = AnswerChecker(embedder, framing="The course material puts it this way:")
+    quoted = checker.quote(CheckInput("", "Why is a continuous function on a closed interval "
+                                          "uniformly continuous?",
+                                      [_source(1, contents), _source(2, proof)], "en"))
+    assert quoted.splitlines()[1].startswith("> Take a finite subcover")
+
+
 BOUND = ("For example, on [1, 2] with tol = 1e-6 we need n >= log2(10^6) = 19.93, so 20 steps "
          "suffice, whatever the function.")
 EXERCISE = ("How many bisection steps guarantee an error of at most 10^-8 when the starting "

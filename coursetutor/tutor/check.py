@@ -76,6 +76,10 @@ PASSAGE_CHARS = 300  # the most of a source one claim's words are looked for in
 QUOTES = 2  # source sentences a quote-first reply copies
 HEADING_SHARE = 0.6  # a sentence with this share of heading or capitalised words is not quoted
 _HEADING = re.compile(r"^\s*\d+(?:\.\d+)+\s+\w")  # "2.3.10 Proprietà archimedea"
+# a section number before a title ("3.3闭区间上...", "2.1 Limits"): four in one sentence make it
+# a table of contents
+_SECTION = re.compile(r"(?<![\d.])\d+\.\d+(?![\d.])\s*[^\W\d_]")
+CONTENTS = 4
 _ANY_WORD = re.compile(r"[^\W\d_]{2,}(?:-[^\W\d_]+)*")
 _CAPITAL = re.compile(r"\b[A-Z][^\W\d_]+(?:-[^\W\d_]+)*")
 _BLANK = re.compile(r"\s[,.;:，。；：]|\(\s*\)|[，。]\s*[，。]|\uFFFD|[\uE000-\uF8FF]")
@@ -425,12 +429,13 @@ class _Evidence:
 
     def _heading(self, number: int, text: str) -> bool:
         """The sentence is a heading, not a statement: mostly its document's title and
-        headings, a numbered section title ("2.3.10 Proprietà archimedea Teorema 5"), a line of
-        capitalised words (a title slide) or a page header with a web address. It names the
+        headings, a numbered section title ("2.3.10 Proprietà archimedea Teorema 5"), a table
+        of contents (four section numbers before titles), a line of capitalised words (a title
+        slide) or a page header with a web address. It names the
         topic and says nothing about it."""
         if any(c in text for c in "=∑∫≤≥<>→"):  # a formula is content, whatever surrounds it
             return False
-        if _HEADING.match(text) or "http" in text:
+        if _HEADING.match(text) or "http" in text or len(_SECTION.findall(text)) >= CONTENTS:
             return True
         capitalised = _CAPITAL.findall(text)
         if len(capitalised) >= HEADING_SHARE * max(1, len(_ANY_WORD.findall(text))):
