@@ -226,7 +226,6 @@ def test_transcript_label_names_its_slide() -> None:
     assert Locator(start=1.0, end=2.0, anchor="intro").slide() is None
 
 
-@pytest.mark.skipif(not MAVILS.is_dir(), reason="../shared/datasets/mavils-dev is absent")
 def test_misses_say_where_the_wrong_pages_were() -> None:
     gold = [1, 1, 2, 2, 3, -1, 5, 5]
     shown = [1, 2, 1, 2, 1, 4, 5, 9]  # early, late, right, two behind, (unannotated), far ahead
@@ -236,6 +235,7 @@ def test_misses_say_where_the_wrong_pages_were() -> None:
     assert slides_eval.accuracy(shown, gold) == 3 / 7
 
 
+@pytest.mark.skipif(not MAVILS.is_dir(), reason="../shared/datasets/mavils-dev is absent")
 def test_mavils_lecture_beats_the_tfidf_baseline(embedder: EmbeddingModel) -> None:
     lecture = slides_eval.load_lecture(MAVILS / "computer-vision", None)
     row = slides_eval.evaluate_lecture(lecture, embedder, "both")
