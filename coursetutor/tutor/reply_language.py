@@ -17,7 +17,7 @@ from ..llm import GenParams, Message
 from ..llm.router import CallRecord, Router
 from . import prompts
 from .citations import MARKER, cited_numbers
-from .tidy import stuttering, unstutter
+from .tidy import unstutter
 
 CHECK_LETTERS = 24  # letters held back before the script is judged
 MIN_SHARE = 0.2  # share of the letters that must be in the student's script
@@ -80,7 +80,7 @@ def translate_reply(router: Router, text: str, language_name: str,
     budget = min(MAX_TRANSLATION_TOKENS, 64 + len(text))
     out = router.complete("answer", [Message("system", system), Message("user", text)],
                           GenParams(temperature=0.0, max_tokens=budget), log).text.strip()
-    if stuttering(out) or unstutter(out) != out:
+    if unstutter(out) != out:
         return ""  # "금융의 금융의 금융의 ...": the reply as written is better
     cited = cited_numbers(text)
     if out and cited and not cited_numbers(out):
