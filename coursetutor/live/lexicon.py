@@ -30,7 +30,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Iterable
 
-from ..retrieval.language import STOPWORDS
+from ..retrieval.language import ANY_STOPWORD
 from ..retrieval.tokenize import stemmer_for
 
 MIN_TERM = 6  # letters of a term a near-miss may be corrected to
@@ -40,7 +40,7 @@ MAX_SPAN = 3  # words joined into one term at most
 MIN_SOUND_TERM = 9  # letters of a term a sounds-like span may become ("the rough" != "through")
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?", re.UNICODE)
 _GAP = re.compile(r"^[ \t-]*$")  # only spaces or a hyphen between two words of one span
-_ALL_STOP = frozenset().union(*STOPWORDS.values()) | frozenset(
+_ALL_STOP = ANY_STOPWORD | frozenset(
     "i you he she we they me my our your a an so if but at no yes oh ok um uh".split())
 
 

@@ -33,6 +33,8 @@ STOPWORDS: dict[str, frozenset[str]] = {
         "en no se al lo".split()
     ),
 }
+# a stop word of any language (a claim or reply may mix them)
+ANY_STOPWORD: frozenset[str] = frozenset().union(*STOPWORDS.values())
 
 
 def script_language(text: str) -> str | None:

@@ -35,7 +35,7 @@ from ..ingest.formulas import GAP, has_gap
 from ..llm import GenParams, Message
 from ..llm.router import CallRecord, Router
 from ..retrieval.embed import EmbeddingModel
-from ..retrieval.language import STOPWORDS
+from ..retrieval.language import ANY_STOPWORD
 from ..retrieval.tokenize import has_cjk, tokenize
 from . import prompts
 from .claims import (
@@ -83,7 +83,6 @@ CONTENTS = 4
 _ANY_WORD = re.compile(r"[^\W\d_]{2,}(?:-[^\W\d_]+)*")
 _CAPITAL = re.compile(r"\b[A-Z][^\W\d_]+(?:-[^\W\d_]+)*")
 _BLANK = re.compile(r"\s[,.;:，。；：]|\(\s*\)|[，。]\s*[，。]|\uFFFD|[\uE000-\uF8FF]")
-_STOP = frozenset().union(*STOPWORDS.values())
 
 Judge = Callable[[str, str], "bool | None"]  # (claim, evidence) -> yes / no / no verdict
 
@@ -383,7 +382,7 @@ class _Evidence:
         (a sentence, or two neighbouring ones), and the claim's polarity words ("not", "any",
         "only") that no passage holding that many of its words has. Polarity words are
         compared only where the sources are in the claim's language."""
-        words = {w for w in tokenize(MARKER.sub(" ", claim), language) if w not in _STOP}
+        words = {w for w in tokenize(MARKER.sub(" ", claim), language) if w not in ANY_STOPWORD}
         rest = words - set(tokenize(question, language))
         passages = [(len(rest & window), text, s.hit.chunk.language or language)
                     for s in cited for window, text in self._passages(s, language)]
@@ -456,7 +455,7 @@ class _Evidence:
         asked = [question, *([also] if also and also != question else [])]
         scores = np.max([self.vectors @ self.embedder.embed_query(q) for q in asked], axis=0)
 
-        wanted = {t for t in tokenize(question, language) if t not in _STOP}
+        wanted = {t for t in tokenize(question, language) if t not in ANY_STOPWORD}
         searched: dict[str, set[str]] = {}
 
         def terms(i: int) -> int:
@@ -465,7 +464,7 @@ class _Evidence:
             if len(asked) > 1:
                 own = self._languages[number]
                 if own not in searched:
-                    searched[own] = {t for t in tokenize(also, own) if t not in _STOP}
+                    searched[own] = {t for t in tokenize(also, own) if t not in ANY_STOPWORD}
                 found = max(found, len(searched[own] & set(tokenize(text, own))))
             return found
 
@@ -477,7 +476,7 @@ class _Evidence:
 
 
 def _content_words(text: str, language: str) -> set[str]:
-    return {w for w in tokenize(text, language) if w not in _STOP and not w.isdigit()}
+    return {w for w in tokenize(text, language) if w not in ANY_STOPWORD and not w.isdigit()}
 
 
 def _worded(claim: str) -> bool:

@@ -20,14 +20,13 @@ import math
 import re
 from collections.abc import Callable, Sequence
 
-from ..retrieval.language import STOPWORDS
+from ..retrieval.language import ANY_STOPWORD
 from ..retrieval.tokenize import tokenize
 from ..types import Hit
 from .claims import formulas
 
 Counter = Callable[[str], int]
 _UNIT = re.compile(r"(?<=[.!?。！？])\s+|\n+")
-_STOP = frozenset().union(*STOPWORDS.values())
 ANCHORED = 2  # the best sentence of this many leading passages is always kept
 GAP = " … "
 
@@ -48,7 +47,7 @@ def units(hits: Sequence[Hit], question: str, language: str) -> list[Unit]:
     split = [[u.strip() for u in _UNIT.split(h.chunk.text) if u.strip()] for h in hits]
     terms = [[set(tokenize(u, h.chunk.language or language)) for u in parts]
              for h, parts in zip(hits, split, strict=True)]
-    wanted = {t for t in tokenize(question, language) if t not in _STOP}
+    wanted = {t for t in tokenize(question, language) if t not in ANY_STOPWORD}
     n = sum(len(parts) for parts in split) or 1
     df = {t: sum(t in ts for group in terms for ts in group) for t in wanted}
     idf = {t: math.log(1 + n / df[t]) for t in wanted if df[t]}

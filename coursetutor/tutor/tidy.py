@@ -8,7 +8,7 @@ import difflib
 import re
 from collections.abc import Sequence
 
-from ..retrieval.language import STOPWORDS
+from ..retrieval.language import ANY_STOPWORD
 from ..retrieval.tokenize import has_cjk, tokenize
 from .citations import MARKER, cited_numbers
 
@@ -32,7 +32,6 @@ PARROTED = 0.9  # share of a sentence copied in such runs that makes it parroted
 RESTATED = 0.9
 RESTATED_TERMS = 8
 _MATH = frozenset("=<>≤≥≠∑∫√^\\")  # a formula may differ by a sign the words do not show
-_STOP = frozenset().union(*STOPWORDS.values())
 
 
 def _norm(text: str) -> str:
@@ -55,7 +54,7 @@ def _stutter_runs(text: str) -> list[re.Match[str]]:
 def stuttering(text: str) -> bool:
     """True when `text` ends in one phrase said STUTTERS times in a row: a model stuck on a
     phrase never ends its sentence, so `looping` cannot see it."""
-    tail = text.rstrip()
+    tail = text[-400:].rstrip()  # six units of up to 31 characters: the end is enough
     for size in range(1, 32):
         unit = tail[-size:]
         if any(c.isalpha() for c in unit) and tail.endswith(unit * STUTTERS):
@@ -116,7 +115,7 @@ def _terms(text: str, language: str) -> set[str]:
     """The content terms of a sentence: stemmed words, CJK bigrams (single characters say
     little), no stop words or bare numbers."""
     return {t for t in tokenize(MARKER.sub(" ", text), language)
-            if t not in _STOP and not t.isdigit() and not (len(t) < 2 and has_cjk(t))}
+            if t not in ANY_STOPWORD and not t.isdigit() and not (len(t) < 2 and has_cjk(t))}
 
 
 def _restates(span: str, terms: set[str], said: set[str]) -> bool:
