@@ -111,22 +111,42 @@ def require_admin(caller: Caller) -> None:
         raise PermissionDeniedError("only admins may do this")
 
 
-def visible_course(state: AppState, caller: Caller, course: str) -> Course:
-    """The course if the caller may see it; a course it may not see does not exist."""
-    found = state.workspace.store.get_course(caller.tenant, course)
-    if caller.role == "student" and not state.workspace.store.is_enrolled(
-            caller.tenant, course, caller.student):
+def may_see_course(state: AppState, key: ApiKey, tenant: str, course: str) -> bool:
+    """Who may see a course of `tenant`: a student key only a course its student is enrolled
+    in; a teacher's or an admin's key every course."""
+    return key.role != "student" or state.workspace.store.is_enrolled(tenant, course, key.student)
+
+
+def hides_solutions(key: ApiKey, course: Course) -> bool:
+    """Whether the key must not see the course's solutions: a student's, unless the course
+    allows them."""
+    return key.role == "student" and not course.allow_solutions
+
+
+def acting_student(caller: Caller, requested: str | None) -> str:
+    """The student a turn is asked for: a student key's own; a teacher or an admin names one,
+    else the turn is the key's own (`key:<id>`)."""
+    if caller.role == "student":
+        return caller.student
+    return requested or f"key:{caller.key.id}"
+
+
+def _seen(state: AppState, caller: Caller, course: str, found: Course) -> Course:
+    """`found` if the caller may see its course; a course it may not see does not exist."""
+    if not may_see_course(state, caller.key, caller.tenant, course):
         raise NotFoundError(f"course {course!r} does not exist")
     return found
+
+
+def visible_course(state: AppState, caller: Caller, course: str) -> Course:
+    """The course if the caller may see it; a course it may not see does not exist."""
+    return _seen(state, caller, course, state.workspace.store.get_course(caller.tenant, course))
 
 
 def check_course(state: AppState, caller: Caller, course: str) -> Course:
     """Like `visible_course` without counting documents and chunks (the hot path)."""
-    found = state.workspace.store.course_settings(caller.tenant, course)
-    if caller.role == "student" and not state.workspace.store.is_enrolled(
-            caller.tenant, course, caller.student):
-        raise NotFoundError(f"course {course!r} does not exist")
-    return found
+    return _seen(state, caller, course,
+                 state.workspace.store.course_settings(caller.tenant, course))
 
 
 def workspace(state: AppState, caller: Caller) -> Workspace:

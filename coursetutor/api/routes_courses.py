@@ -25,7 +25,16 @@ from ..retrieval.language import check_language
 from ..store.files import content_type
 from ..types import ApiKey, FileMeta, check_doc_type, check_media_url
 from . import encode, validate
-from .deps import CallerDep, State, caller_of, limit_address, require_teacher, visible_course
+from .deps import (
+    CallerDep,
+    State,
+    caller_of,
+    hides_solutions,
+    limit_address,
+    may_see_course,
+    require_teacher,
+    visible_course,
+)
 from .routes_students import students_view
 from .state import AppState
 from .validate import Id, Line, Name
@@ -134,7 +143,7 @@ def list_documents(course: str, caller: CallerDep, state: State) -> dict[str, An
     """Documents of a course; students do not see solutions unless the course allows them."""
     info = visible_course(state, caller, course)
     docs = state.workspace.store.list_documents(caller.tenant, course)
-    if caller.role == "student" and not info.allow_solutions:
+    if hides_solutions(caller.key, info):
         docs = [d for d in docs if d.doc_type != "solution"]
     return {"documents": [encode.document(d) for d in docs]}
 
@@ -290,10 +299,10 @@ def _file_tenant(state: AppState, request: Request, ref: tuple[str, str],
     if key.role != "student":
         return scope
     course = state.workspace.store.course_settings(scope, ref[0])
-    if not state.workspace.store.is_enrolled(scope, ref[0], key.student):
+    if not may_see_course(state, key, scope, ref[0]):
         raise NotFoundError(f"document {ref[1]!r} does not exist")
     doc = state.workspace.store.find_document(scope, *ref)
-    if doc is not None and doc.doc_type == "solution" and not course.allow_solutions:
+    if doc is not None and doc.doc_type == "solution" and hides_solutions(key, course):
         raise NotFoundError(f"document {ref[1]!r} does not exist")
     return scope
 

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from ..errors import InputError
 from ..types import Answer, Citation, DoneEvent, StreamEvent, TokenEvent, Turn
 from . import encode
-from .deps import Caller, CallerDep, State
+from .deps import Caller, CallerDep, State, acting_student
 from .errors import body as error_body
 from .errors import error_type, log_stream_error, status_of
 from .pump import KEEPALIVE, EventPump
@@ -151,8 +151,7 @@ async def chat_completions(body: ChatIn, request: Request, caller: CallerDep,
     """One tutor turn for OpenAI-style chat clients (streaming or not)."""
     course = body.model
     question, pairs = conversation(body)
-    student = caller.student if caller.role == "student" else (body.user or
-                                                                f"key:{caller.key.id}")
+    student = acting_student(caller, body.user)
     history = None
     if not body.session_id:
         history = [Turn("", i, caller.tenant, course, student, q, a, "lecture", "concept",

@@ -30,7 +30,15 @@ from ..types import (
     TokenEvent,
 )
 from . import cost, encode
-from .deps import Caller, CallerDep, State, check_course, require_teacher
+from .deps import (
+    Caller,
+    CallerDep,
+    State,
+    acting_student,
+    check_course,
+    hides_solutions,
+    require_teacher,
+)
 from .errors import body as error_body
 from .errors import error_type, log_stream_error, status_of
 from .pump import KEEPALIVE, EventPump
@@ -62,7 +70,7 @@ def search(course: str, caller: CallerDep, state: State,
     started = time.perf_counter()
     info = check_course(state, caller, course)
     types = tuple(type) if type else DOC_TYPES
-    if caller.role == "student" and not info.allow_solutions:
+    if hides_solutions(caller.key, info):
         types = tuple(t for t in types if t != "solution")
     ws = state.workspace_for(caller.tenant)
     charge = cost.reserve(state, caller, "search", cost.query_tokens(state, q, ("query", "q")))
@@ -81,12 +89,6 @@ def search(course: str, caller: CallerDep, state: State,
                          "hits": [encode.hit(h, i + 1, caller.tenant, signer,
                                              snippet(h.chunk.text), media)
                                   for i, h in enumerate(hits)]})
-
-
-def _student(caller: Caller, requested: str | None) -> str:
-    if caller.role == "student":
-        return caller.student
-    return requested or f"key:{caller.key.id}"
 
 
 def _sse(name: str, data: dict[str, Any]) -> str:
@@ -220,7 +222,7 @@ async def ask(course: str, body: AskIn, request: Request, caller: CallerDep,
     """One tutor turn: one JSON answer, or Server-Sent Events with `Accept: text/event-stream`."""
     streaming = "text/event-stream" in request.headers.get("accept", "")
     pump, first = await open_turn(state, caller, course, body.question,
-                                  _student(caller, body.student), body.session_id, body.level,
+                                  acting_student(caller, body.student), body.session_id, body.level,
                                   may_queue=streaming, class_id=body.class_id)
     if streaming:
         return StreamingResponse(
@@ -248,11 +250,7 @@ def list_sessions(course: str, caller: CallerDep, state: State,
                   student: Annotated[str | None, Query()] = None) -> dict[str, Any]:
     """A student's sessions, most recent first (teachers name the student)."""
     check_course(state, caller, course)
-    if caller.role == "student":
-        student = caller.student
-    else:
-        require_teacher(caller)
-        student = student or f"key:{caller.key.id}"
+    student = acting_student(caller, student)
     sessions = state.workspace.store.list_sessions(caller.tenant, course, student)
     return {"sessions": [encode.session(s) for s in sessions]}
 
@@ -262,7 +260,7 @@ def get_session(course: str, session_id: str, caller: CallerDep,
                 state: State) -> dict[str, Any]:
     found, info = _own_session(state, caller, course, session_id)
     turns = state.workspace.store.list_turns(caller.tenant, course, session_id)
-    if caller.role == "student" and not info.allow_solutions:
+    if hides_solutions(caller.key, info):
         # the course may have hidden its solutions since: cite (and sign) none of them now
         turns = [dataclasses.replace(t, sources=tuple(
             c for c in t.sources if c.doc_type != "solution")) for t in turns]
