@@ -2,15 +2,14 @@
 
 import { applyI18n, label, lang, t } from "./i18n.js";
 import {
-  ApiError, clock, describeError, el, enc, listOf, makeApi, recall, remember,
-  setupKeyBox, storedKey, when,
+  $, ApiError, clock, courseKeyHandler, describeError, el, enc, fetchCourses, fillCourseMenu,
+  listOf, pageApi, recall, remember, runningClass, setupKeyBox, when,
 } from "./common.js";
 import { renderAnswer } from "./answer.js";
 
 const SLOT = "student";
-const api = makeApi(() => storedKey(SLOT));
+const api = pageApi(SLOT);
 
-const $ = (id) => document.getElementById(id);
 const courseSelect = $("course-select");
 const levelSelect = $("level-select");
 const sessionsList = $("sessions");
@@ -40,40 +39,16 @@ const state = {
 
 // ---------------------------------------------------------------- key and courses
 
-async function onKey(key) {
-  state.key = key;
-  if (!key) {
-    fillCourses([]);
-    return null;
-  }
-  const me = await api.get("/v1/me");
-  await loadCourses();
-  return me;
-}
-
-async function loadCourses() {
-  const courses = listOf(await api.get("/v1/courses"), "courses");
-  fillCourses(courses);
-}
+const onKey = courseKeyHandler(api, {
+  setKey: (key) => {
+    state.key = key;
+  },
+  clear: () => fillCourses([]),
+  load: async () => fillCourses(await fetchCourses(api)),
+});
 
 function fillCourses(courses) {
-  courseSelect.replaceChildren();
-  if (!courses.length) {
-    courseSelect.append(el("option", { value: "" }, t("course.none")));
-    courseSelect.disabled = true;
-    selectCourse("");
-    return;
-  }
-  courseSelect.disabled = false;
-  for (const course of courses) {
-    const id = course.id || course.course || String(course);
-    const title = course.title && course.title !== id ? `${course.title} (${id})` : id;
-    courseSelect.append(el("option", { value: id }, title));
-  }
-  const last = recall("student.course");
-  const pick = courses.some((c) => (c.id || c.course) === last) ? last : courseSelect.options[0].value;
-  courseSelect.value = pick;
-  selectCourse(pick);
+  selectCourse(fillCourseMenu(courseSelect, courses, recall("student.course")));
 }
 
 function selectCourse(course) {
@@ -94,9 +69,8 @@ async function followClass() {
   const course = state.course;
   let line = "";
   try {
-    const running = listOf(await api.get(`/v1/courses/${enc(course)}/classes`), "classes")
-      .filter((c) => c.running);
-    state.classId = running.length ? running[0].id : null;
+    const running = await runningClass(api, course);
+    state.classId = running ? running.id : null;
     if (state.classId) {
       const p = await api.get(`/v1/courses/${enc(course)}/classes/${enc(state.classId)}/progress`);
       line = p.line || p.summary.slice(0, 120);

@@ -2,7 +2,7 @@
 // chart per document (inline SVG: one bar per section, taller the higher search ranked it).
 
 import { t } from "./i18n.js";
-import { ApiError, describeError, el, enc } from "./common.js";
+import { ApiError, el, enc, showError as showErrorIn } from "./common.js";
 
 const POLL_MS = 1000;
 const SVG = "http://www.w3.org/2000/svg";
@@ -90,10 +90,7 @@ export function setupCheck(api, currentCourse) {
   const reportBox = document.getElementById("check-report");
   let timer = null;
 
-  function showError(err) {
-    errorBox.textContent = err ? describeError(err) : "";
-    errorBox.hidden = !err;
-  }
+  const showError = (err) => showErrorIn(errorBox, err);
 
   function render(run) {
     if (run.status === "queued" || run.status === "running") {

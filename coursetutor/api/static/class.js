@@ -1,9 +1,7 @@
 // The teacher page's class view: students with their profiles and last visit, the weak
 // areas most students share and mastery per topic, as tables with CSS bars (no chart library).
 
-import { describeError, el, enc, when } from "./common.js";
-
-const $ = (id) => document.getElementById(id);
+import { $, describeError, el, enc, when } from "./common.js";
 
 function bar(share, text) {
   const width = `${Math.round(Math.max(0, Math.min(1, share)) * 100)}%`;

@@ -128,6 +128,11 @@ export function makeApi(getKey) {
   };
 }
 
+/** API calls with the key stored for `slot` ("student" or "teacher"). */
+export function pageApi(slot) {
+  return makeApi(() => storedKey(slot));
+}
+
 /** The list in a reply that is either a bare array or `{name: [...]}`. */
 export function listOf(data, name) {
   if (Array.isArray(data)) return data;
@@ -139,6 +144,18 @@ export function listOf(data, name) {
 
 export function enc(part) {
   return encodeURIComponent(part);
+}
+
+export const $ = (id) => document.getElementById(id);
+
+/**
+ * Show `err` in an error box (the element or its id): an ApiError or an exception as one
+ * line (see describeError), a string as it is; no error empties and hides the box.
+ */
+export function showError(box, err) {
+  const node = typeof box === "string" ? $(box) : box;
+  node.textContent = err ? describeError(err) : "";
+  node.hidden = !err;
 }
 
 /** Create an element: el("button", {class: "x", onclick: fn}, "text", child). */
@@ -186,6 +203,71 @@ export function when(epochSeconds, lang) {
   } catch {
     return new Date(epochSeconds * 1000).toLocaleString();
   }
+}
+
+/** A course's id in a course list (an object, or a bare id). */
+export function courseId(course) {
+  return course.id || course.course || String(course);
+}
+
+/** The courses the key may see. */
+export async function fetchCourses(api) {
+  return listOf(await api.get("/v1/courses"), "courses");
+}
+
+/**
+ * Fill a course menu: one option per course ("Title (id)", or the id alone), or a disabled
+ * "no course" option. Returns the course it shows: `wanted` when listed, else the first
+ * ("" for no course).
+ */
+export function fillCourseMenu(select, courses, wanted) {
+  select.replaceChildren();
+  if (!courses.length) {
+    select.append(el("option", { value: "" }, t("course.none")));
+    select.disabled = true;
+    return "";
+  }
+  select.disabled = false;
+  for (const course of courses) {
+    const id = courseId(course);
+    select.append(el("option", { value: id }, course.title && course.title !== id ? `${course.title} (${id})` : id));
+  }
+  const pick = courses.some((c) => courseId(c) === wanted) ? wanted : courseId(courses[0]);
+  select.value = pick;
+  return pick;
+}
+
+/** The course chosen in the student page's course menu, for its panels. */
+export function chosenCourse() {
+  return $("course-select").value;
+}
+
+/** The running class of a course (the first, should there be several), or undefined. */
+export async function runningClass(api, course) {
+  return listOf(await api.get(`/v1/courses/${enc(course)}/classes`), "classes").find((c) => c.running);
+}
+
+/**
+ * The `onKey` of a page's key box (see setupKeyBox) for a page built on its courses: `setKey`
+ * keeps the key; no key empties the page (`clear`); a key is asked about at /v1/me, refused
+ * when `refuse(me)` says why the page is not for it, and `load()` then reads the courses.
+ */
+export function courseKeyHandler(api, { setKey, clear, load, refuse = () => "" }) {
+  return async function onKey(key) {
+    setKey(key);
+    if (!key) {
+      clear();
+      return null;
+    }
+    const me = await api.get("/v1/me");
+    const why = refuse(me);
+    if (why) {
+      clear();
+      throw new ApiError(403, "forbidden", why);
+    }
+    await load();
+    return me;
+  };
 }
 
 /**

@@ -1,14 +1,10 @@
 // The teacher page's live class: start one (with a slide deck), see where it is, feed it a
 // recorded transcript (.json, .vtt, .srt) in batches, end it.
 
-import { describeError, enc, listOf } from "./common.js";
+import { $, enc, listOf, runningClass, showError } from "./common.js";
 
 const POLL_MS = 5000;
 const BATCH = 100;
-
-function $(id) {
-  return document.getElementById(id);
-}
 
 /** The file's events as request bodies of at most BATCH events, with their content type. */
 function batches(name, text) {
@@ -40,10 +36,7 @@ export function setupLive(api, currentCourse) {
   const state = { course: "", live: null, timer: null };
   const error = $("live-error");
 
-  function fail(err) {
-    error.textContent = describeError(err);
-    error.hidden = false;
-  }
+  const fail = (err) => showError(error, err);
 
   function path(suffix = "") {
     return `/v1/courses/${enc(state.course)}/classes${suffix}`;
@@ -69,7 +62,7 @@ export function setupLive(api, currentCourse) {
         show(await api.get(path(`/${enc(state.live.id)}`)));
         return;
       }
-      const running = listOf(await api.get(path()), "classes").find((c) => c.running);
+      const running = await runningClass(api, state.course);
       show(running ? await api.get(path(`/${enc(running.id)}`)) : null);
     } catch (err) {
       fail(err);

@@ -2,14 +2,9 @@
 // the chosen course, as the tutor remembers it. "New session" ends the session on screen, so
 // its summary is written at once (the server also does it once a session has gone idle).
 
-import { el, enc, makeApi, storedKey, when } from "./common.js";
+import { $, chosenCourse as course, el, enc, pageApi, storedKey, when } from "./common.js";
 
-const api = makeApi(() => storedKey("student"));
-const $ = (id) => document.getElementById(id);
-
-function course() {
-  return $("course-select").value;
-}
+const api = pageApi("student");
 
 async function load() {
   const box = $("last-summary");

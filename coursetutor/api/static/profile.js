@@ -1,15 +1,12 @@
 // The student page's "My profile" panel: what the tutor stores about the student in the
 // chosen course; correct it, download it as JSON, or erase it.
 
-import { describeError, el, enc, makeApi, storedKey, when } from "./common.js";
+import {
+  $, chosenCourse as course, describeError, el, enc, pageApi, storedKey, when,
+} from "./common.js";
 
-const api = makeApi(() => storedKey("student"));
-const $ = (id) => document.getElementById(id);
+const api = pageApi("student");
 const STYLES = ["", "examples first", "theory first", "step by step"];
-
-function course() {
-  return $("course-select").value;
-}
 
 function path(suffix) {
   return `/v1/courses/${enc(course())}/students/me/${suffix}`;

@@ -1,20 +1,19 @@
 // The teacher page: courses, uploads with their ingest progress, documents and enrolments.
 
-import { applyI18n, has, label, lang, t } from "./i18n.js";
+import { applyI18n, label, lang, t } from "./i18n.js";
 import {
-  ApiError, describeError, el, enc, errorFrom, listOf, makeApi, recall, remember, setupKeyBox,
-  storedKey,
+  $, ApiError, courseId, courseKeyHandler, describeError, el, enc, errorFrom, fetchCourses,
+  fillCourseMenu, listOf, pageApi, recall, remember, setupKeyBox, showError, storedKey,
 } from "./common.js";
 import { setupCheck } from "./check.js";
 import { setupLive } from "./live.js";
 import { setupClass } from "./class.js";
 
 const SLOT = "teacher";
-const api = makeApi(() => storedKey(SLOT));
+const api = pageApi(SLOT);
 const POLL_MS = 500;
 const FINISHED = new Set(["done", "failed", "cancelled"]);
 
-const $ = (id) => document.getElementById(id);
 const message = $("teacher-message");
 const coursesList = $("courses");
 const courseForm = $("course-form");
@@ -37,33 +36,21 @@ function flash(text) {
   message.textContent = text;
 }
 
-function showError(id, err) {
-  const box = $(id);
-  box.textContent = err ? (typeof err === "string" ? err : describeError(err)) : "";
-  box.hidden = !err;
-}
-
 // ---------------------------------------------------------------- key and courses
 
-async function onKey(key) {
-  state.key = key;
-  if (!key) {
-    fillCourses([]);
-    return null;
-  }
-  const me = await api.get("/v1/me");
-  if (me && me.role === "student") {
-    fillCourses([]);
-    throw new ApiError(403, "forbidden", t("key.not_teacher"));
-  }
-  await loadCourses();
-  return me;
-}
+const onKey = courseKeyHandler(api, {
+  setKey: (key) => {
+    state.key = key;
+  },
+  clear: () => fillCourses([]),
+  load: () => loadCourses(),
+  refuse: (me) => (me && me.role === "student" ? t("key.not_teacher") : ""),
+});
 
 async function loadCourses(select = null) {
   let courses;
   try {
-    courses = listOf(await api.get("/v1/courses"), "courses");
+    courses = await fetchCourses(api);
   } catch (err) {
     coursesList.replaceChildren(el("li", { class: "muted" }, describeError(err)));
     if (err instanceof ApiError && err.status === 401) throw err;
@@ -72,22 +59,10 @@ async function loadCourses(select = null) {
   fillCourses(courses, select);
 }
 
-function courseId(course) {
-  return course.id || course.course || String(course);
-}
-
 function fillCourses(courses, select = null) {
   state.courses = courses;
   coursesList.replaceChildren();
-  manageSelect.replaceChildren();
-  if (!courses.length) {
-    coursesList.append(el("li", { class: "muted" }, t("courses.none")));
-    manageSelect.append(el("option", { value: "" }, t("course.none")));
-    manageSelect.disabled = true;
-    chooseCourse("");
-    return;
-  }
-  manageSelect.disabled = false;
+  if (!courses.length) coursesList.append(el("li", { class: "muted" }, t("courses.none")));
   for (const course of courses) {
     const id = courseId(course);
     const counts = [
@@ -108,11 +83,8 @@ function fillCourses(courses, select = null) {
           manageSelect.focus();
         },
       }, t("courses.select"))));
-    manageSelect.append(el("option", { value: id }, course.title && course.title !== id ? `${course.title} (${id})` : id));
   }
-  const wanted = select || state.course || recall("teacher.course");
-  const pick = courses.some((c) => courseId(c) === wanted) ? wanted : courseId(courses[0]);
-  manageSelect.value = pick;
+  const pick = fillCourseMenu(manageSelect, courses, select || state.course || recall("teacher.course"));
   chooseCourse(pick, pick === state.course);
 }
 
