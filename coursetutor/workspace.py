@@ -99,7 +99,9 @@ class Workspace:
         doc_types: tuple[DocType, ...] | None = None,
         max_difficulty: int | None = None,
         trace: SearchTrace | None = None,
+        state: tuple[str, int | None] | None = None,
     ) -> list[Hit]:
+        """The `k` best passages of the course; `state` as `Retriever.search` takes it."""
         filters = SearchFilters(self.tenant, course, doc_types, max_difficulty)
         retriever = Retriever(self.store, self.embedder, self.settings, self.results)
-        return retriever.search(query, filters, k=k, mode=mode, trace=trace)
+        return retriever.search(query, filters, k=k, mode=mode, trace=trace, state=state)

@@ -18,7 +18,7 @@ from coursetutor.retrieval.adaptive import (
     profile_rerank,
 )
 from coursetutor.store import SQLiteStore
-from coursetutor.student.adaptive import profile_view, reranker
+from coursetutor.student.adaptive import read_view, reranker
 from coursetutor.tutor.evidence import EvidenceFinder
 from coursetutor.types import DOC_TYPES, Chunk, Hit, Locator
 from coursetutor.workspace import Workspace
@@ -93,7 +93,7 @@ def ws(tmp_path: Path, sample_store: SQLiteStore, embedder: EmbeddingModel) -> W
 
 def test_empty_profile_leaves_every_ranking_as_it_was(ws: Workspace) -> None:
     rerank = reranker(ws.store, ws.settings, TENANT, SAMPLE_COURSE, "newcomer")
-    assert profile_view(ws.store, TENANT, SAMPLE_COURSE, "newcomer").empty
+    assert read_view(ws.store, TENANT, SAMPLE_COURSE, "newcomer").empty
     for question in QUESTIONS:
         hits = ws.search(question, SAMPLE_COURSE, k=10)
         assert rerank(hits) == hits
@@ -111,7 +111,7 @@ def test_profile_view_from_the_store(ws: Workspace) -> None:
                           True, "s1:3", lambda known: 0.97)
     store.mastery.observe(TENANT, SAMPLE_COURSE, "ada", "root finding", True, "s1:4",
                           lambda known: 0.6)
-    assert profile_view(store, TENANT, SAMPLE_COURSE, "ada") == ProfileView(
+    assert read_view(store, TENANT, SAMPLE_COURSE, "ada") == ProfileView(
         current=frozenset({"newton's method", "root finding"}),
         weak=frozenset({"newton's method"}),
         mastered=frozenset({"convergence of iterative methods"}))

@@ -70,14 +70,16 @@ class Retriever:
         k: int = 5,
         mode: str = "hybrid",
         trace: SearchTrace | None = None,
+        state: tuple[str, int | None] | None = None,
     ) -> list[Hit]:
-        """Return the `k` best chunks for `query` inside `filters`' tenant and course."""
+        """Return the `k` best chunks for `query` inside `filters`' tenant and course;
+        `state` is the course's `Store.search_state` when the caller has read it."""
         if mode not in MODES:
             raise ValueError(f"unknown search mode {mode!r}; valid: {', '.join(MODES)}")
         if not query or not _HAS_WORD.search(query):
             raise EmptyQueryError("the question is empty")
         trace = trace or SearchTrace()
-        language, version = self.store.search_state(filters.tenant, filters.course)
+        language, version = state or self.store.search_state(filters.tenant, filters.course)
         if version is None or self._results is None:
             return self._search(query, filters, k, mode, trace, language)
         key = (filters, query, k, mode, version, self.settings)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import abc
 import dataclasses
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -23,10 +23,10 @@ from ..types import (
     Turn,
 )
 from .classes import ClassStore
-from .mastery import MasteryStore
-from .profiles import Profiles
+from .mastery import MasteryStore, TopicMastery, WeakArea
+from .profiles import Profile, Profiles
 from .reuse import ReuseStore
-from .summaries import Summaries
+from .summaries import Summaries, Summary
 
 Vector = npt.NDArray[np.float32]
 
@@ -88,6 +88,39 @@ class HybridResult:
     milliseconds: float = 0.0
 
 
+@dataclasses.dataclass(frozen=True)
+class CourseState:
+    """What a tutor turn needs of its course, read once: its settings, its chunks per
+    language, the search version (None where results are not cached) and the generation
+    that answer reuse keys its entries by."""
+
+    course: Course
+    languages: dict[str, int]
+    version: int | None
+    generation: int
+
+    @property
+    def chunks(self) -> int:
+        return sum(self.languages.values())
+
+    @property
+    def search(self) -> tuple[str, int | None]:
+        """The course's `Store.search_state`."""
+        return self.course.language, self.version
+
+
+@dataclasses.dataclass(frozen=True)
+class LearnerState:
+    """What a tutor turn needs of its student, read once: the profile, mastery estimates and
+    active weak areas, this session's running summary and the last session summaries."""
+
+    profile: Profile
+    estimates: tuple[TopicMastery, ...]
+    weak: tuple[WeakArea, ...]
+    running: Summary | None
+    latest: tuple[Summary, ...]  # newest first, this session's included
+
+
 class Store(abc.ABC):
     """Courses, documents, chunks, vectors and the keyword index of one deployment."""
 
@@ -134,6 +167,25 @@ class Store(abc.ABC):
     def course_language(self, tenant: str, course: str) -> str:
         """The course's language (backends override this with a cheaper query)."""
         return self.get_course(tenant, course).language
+
+    def course_state(self, tenant: str, course: str) -> CourseState:
+        """The course as a turn reads it, in one call (NotFoundError when it does not
+        exist)."""
+        settings = self.course_settings(tenant, course)
+        language, version = self.search_state(tenant, course)
+        return CourseState(dataclasses.replace(settings, language=language),
+                           self.course_languages(tenant, course), version,
+                           self.reuse.generation(tenant, course))
+
+    def learner_state(self, tenant: str, course: str, student: str, session_id: str,
+                      sessions: int) -> LearnerState:
+        """The student as a turn reads them, in one call; `sessions` summaries at most."""
+        return LearnerState(
+            self.profiles.get(tenant, course, student),
+            tuple(self.mastery.estimates(tenant, course, student)),
+            tuple(self.mastery.weak_areas(tenant, course, student)),
+            self.summaries.get(tenant, course, session_id, "running"),
+            tuple(self.summaries.latest(tenant, course, student, sessions)))
 
     @abc.abstractmethod
     def course_languages(self, tenant: str, course: str) -> dict[str, int]:
@@ -225,6 +277,16 @@ class Store(abc.ABC):
 
     @abc.abstractmethod
     def end_session(self, tenant: str, course: str, session_id: str) -> Session: ...
+
+    def record_turn(self, turn: Turn, topics: Sequence[str] = ()) -> Turn:
+        """Add a turn and count it for each of the course `topics` it was about (the
+        student's profile), in one call; the stored turn, numbered."""
+        stored = self.add_turn(turn)
+        if topics:
+            self.profiles.record_topics(stored.tenant, stored.course, stored.student, topics,
+                                        f"{stored.session_id}:{stored.ordinal}",
+                                        stored.created or None)
+        return stored
 
     @abc.abstractmethod
     def add_turn(self, turn: Turn) -> Turn:

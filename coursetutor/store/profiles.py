@@ -132,6 +132,13 @@ class Profiles(abc.ABC):
     def topic_sources(self, tenant: str, course: str) -> list[TopicSource]:
         """Each document's ingest topic and distinct section paths, in ingest order."""
 
+    def topic_material(self, tenant: str, course: str
+                       ) -> tuple[list[str] | None, list[TopicSource]]:
+        """What the course's topic list is made from, in one call: the teacher's list (None
+        when not corrected) and, only without one, the documents' topics and sections."""
+        corrected = self.topic_list(tenant, course)
+        return corrected, [] if corrected is not None else self.topic_sources(tenant, course)
+
     @abc.abstractmethod
     def retention_days(self, tenant: str, course: str) -> int:
         """How many days the course keeps its turns (0: forever)."""

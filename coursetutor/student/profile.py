@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ..store import Store
 from ..types import Chunk, Hit, SearchFilters, Turn
 from .topics import chunk_topics, course_topics
 
-__all__ = ["record_turn_topics", "turn_topics"]
+__all__ = ["cited_topics", "record_turn_topics", "turn_topics"]
 
 
 def turn_topics(turn: Turn, chunks: Sequence[Chunk], topics: Sequence[str]) -> tuple[str, ...]:
@@ -23,9 +23,10 @@ def turn_topics(turn: Turn, chunks: Sequence[Chunk], topics: Sequence[str]) -> t
     return tuple(found)
 
 
-def record_turn_topics(store: Store, turn: Turn, hits: Sequence[Hit] = ()) -> tuple[str, ...]:
-    """Count a stored turn for each topic its cited chunks are about (the turn's search
-    `hits` give most of the chunks; the rest are read); return those topics."""
+def cited_topics(store: Store, turn: Turn, hits: Sequence[Hit],
+                 topics: Callable[[], Sequence[str]]) -> tuple[str, ...]:
+    """The course topics (`topics()`, read only when the turn cites something) of the chunks
+    a turn cites: the turn's search `hits` give most of them, the rest are read."""
     cited = {c.chunk_id for c in turn.sources}
     if not cited:
         return ()
@@ -33,8 +34,15 @@ def record_turn_topics(store: Store, turn: Turn, hits: Sequence[Hit] = ()) -> tu
     missing = sorted(cited - chunks.keys())
     if missing:
         chunks.update(store.get_chunks(SearchFilters(turn.tenant, turn.course), missing))
-    topics = turn_topics(turn, list(chunks.values()),
-                         course_topics(store, turn.tenant, turn.course))
+    return turn_topics(turn, list(chunks.values()), topics())
+
+
+def record_turn_topics(store: Store, turn: Turn, hits: Sequence[Hit] = ()) -> tuple[str, ...]:
+    """Count a stored turn for each topic its cited chunks are about; return those topics."""
+    topics = cited_topics(store, turn, hits,
+                          lambda: course_topics(store, turn.tenant, turn.course))
+    if not topics:
+        return ()
     store.profiles.record_topics(turn.tenant, turn.course, turn.student, topics,
                                  f"{turn.session_id}:{turn.ordinal}", turn.created or None)
     return topics

@@ -50,10 +50,8 @@ def material_topics(sources: Sequence[TopicSource]) -> list[str]:
 
 def course_topics(store: Store, tenant: str, course: str) -> list[str]:
     """The course's topic list: the teacher's if they corrected it, else the material's."""
-    corrected = store.profiles.topic_list(tenant, course)
-    if corrected is not None:
-        return corrected
-    return material_topics(store.profiles.topic_sources(tenant, course))
+    corrected, sources = store.profiles.topic_material(tenant, course)
+    return corrected if corrected is not None else material_topics(sources)
 
 
 def chunk_topics(chunk: Chunk, topics: Sequence[str]) -> tuple[str, ...]:

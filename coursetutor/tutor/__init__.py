@@ -1,5 +1,5 @@
 """The tutor: one turn from question to a cited, pedagogical answer."""
 
-from .turn import TurnState, Tutor
+from .turn import Opened, Tutor
 
-__all__ = ["TurnState", "Tutor"]
+__all__ = ["Opened", "Tutor"]

@@ -16,6 +16,9 @@ CATEGORIES: tuple[Category, ...] = ("lecture", "followup", "platform", "off_topi
 INTENTS: tuple[Intent, ...] = ("concept", "exercise", "exam", "definition", "comparison")
 
 
+ANSWERED = ("lecture", "followup")  # the categories the course material answers
+
+
 @dataclasses.dataclass(frozen=True)
 class Categorization:
     """The kind of message, what the student wants, and how sure the rules were."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ..types import Citation
+from ..types import Citation, Hit
 from .context import Source
 from .markers import MARKER as MARKER
 from .markers import cited_numbers as cited_numbers
@@ -45,6 +45,15 @@ def to_citation(source: Source) -> Citation:
                     chunk.doc_type, source.hit.locator, snippet(source.text),
                     section_of(chunk.section_path), source.hit.tier,
                     source.hit.tier_label)
+
+
+def as_citations(hits: Sequence[Hit]) -> tuple[Citation, ...]:
+    """Passages shown as they are (no model wrote a reply), numbered in order."""
+    return tuple(
+        Citation(i + 1, h.chunk.id, h.chunk.document_id, h.chunk.document_title,
+                 h.chunk.doc_type, h.locator, snippet(h.chunk.text),
+                 section_of(h.chunk.section_path), h.tier, h.tier_label)
+        for i, h in enumerate(hits))
 
 
 def check_citations(text: str, sources: Sequence[Source]) -> tuple[str, tuple[Citation, ...]]:

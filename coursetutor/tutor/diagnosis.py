@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Iterator
 
 from ..errors import CoursetutorError
 from ..llm import GenParams, Message
 from ..llm.router import CallRecord, Router
 from ..student.diagnose import Diagnosis, Recorded, parse_diagnosis, record, should_diagnose
 from ..student.topics import chunk_topics, course_topics, title_topic
-from ..types import Answer, Chunk, DoneEvent, Hit, SearchFilters, StreamEvent
+from ..types import Answer, Chunk, Hit, SearchFilters
 from ..workspace import Workspace
 from . import prompts
 from .exercise import EXERCISE_TYPES, solution_text
@@ -34,15 +33,7 @@ class DiagnoseInput:
     session_id: str
     message: str  # the student's message of this turn
     previous: str  # the tutor's reply before it ("" on a session's first turn)
-
-
-def after_done(events: Iterator[StreamEvent], ws: Workspace, router: Router,
-               log_calls: list[CallRecord], inp: DiagnoseInput) -> Iterator[StreamEvent]:
-    """The turn's events unchanged; once its done event is out, the diagnosis."""
-    for event in events:
-        yield event
-        if isinstance(event, DoneEvent):
-            diagnose_turn(ws, router, inp, event.answer, log_calls)
+    turn_id: str = ""  # the stored turn ("session:ordinal"); "" reads the session's last
 
 
 def diagnose_turn(ws: Workspace, router: Router, inp: DiagnoseInput, answer: Answer,
@@ -62,10 +53,12 @@ def diagnose_turn(ws: Workspace, router: Router, inp: DiagnoseInput, answer: Ans
 
 def _diagnose(ws: Workspace, router: Router, inp: DiagnoseInput, answer: Answer,
               log_calls: list[CallRecord]) -> Recorded | None:
-    turns = ws.store.list_turns(ws.tenant, inp.course, inp.session_id, last=1)
-    if not turns or turns[0].question != inp.message:
-        return None
-    turn_id = f"{inp.session_id}:{turns[0].ordinal}"
+    turn_id = inp.turn_id
+    if not turn_id:
+        turns = ws.store.list_turns(ws.tenant, inp.course, inp.session_id, last=1)
+        if not turns or turns[0].question != inp.message:
+            return None
+        turn_id = f"{inp.session_id}:{turns[0].ordinal}"
     found = ws.store.get_chunks(SearchFilters(ws.tenant, inp.course), list(answer.context))
     chunks = [found[i] for i in answer.context if i in found]
     topics = course_topics(ws.store, ws.tenant, inp.course)

@@ -60,8 +60,10 @@ class EvidenceFinder:
     """Searches a course for a question and grades what it found."""
 
     def __init__(self, workspace: Workspace, router: Router, log: list[CallRecord],
-                 rerank: Callable[[list[Hit]], list[Hit]] = list) -> None:
+                 rerank: Callable[[list[Hit]], list[Hit]] = list,
+                 state: tuple[str, int | None] | None = None) -> None:
         self.ws = workspace
+        self.state = state  # the course's search state, when the turn has read it
         self.rerank = rerank  # the student's profile rerank (student/adaptive.py)
         self.settings = workspace.settings
         self.router = router
@@ -72,7 +74,8 @@ class EvidenceFinder:
                 intent: str) -> tuple[list[Hit], float]:
         trace = SearchTrace()
         started = time.perf_counter()
-        hits = self.ws.search(query, course, k=k, doc_types=types, trace=trace)
+        hits = self.ws.search(query, course, k=k, doc_types=types, trace=trace,
+                              state=self.state)
         self.search_ms += (time.perf_counter() - started) * 1000
         cross = bool(hits) and all(h.chunk.language != trace.language for h in hits[:3])
         cjk = trace.language in CJK_LANGUAGES and not cross
@@ -113,7 +116,8 @@ class EvidenceFinder:
     def _model_check(self, question: str, hits: Sequence[Hit]) -> bool:
         """Ask the grading model whether the passages hold the answer (JSON yes/no)."""
         llm = self.router.llm("grade")
-        language = self.ws.store.course_language(self.ws.tenant, hits[0].chunk.course)
+        language = (self.state[0] if self.state else
+                    self.ws.store.course_language(self.ws.tenant, hits[0].chunk.course))
         blocks = [
             source_header(i + 1, h) + "\n"
             + trim_to_question(h.chunk.text, question, language, 180, llm.count_tokens)

@@ -17,8 +17,11 @@ from collections.abc import Callable, Sequence
 
 from ..errors import NotFoundError
 from ..llm.router import CallRecord, Router
+from ..retrieval.adaptive import ProfileView
 from ..store import Store
+from ..store.base import LearnerState
 from ..store.summaries import Summary
+from ..student.adaptive import profile_view
 from ..types import Hit, Turn
 from .remember import close_idle
 from .summary import exercise_name
@@ -77,6 +80,8 @@ class Recall:
     learner: Learner = Learner()
     bridge: tuple[Turn, ...] = ()  # the last session's turns this question goes on from
     level: int = DEFAULT_LEVEL  # the level to answer at
+    # what the search's profile rerank knows of them
+    view: ProfileView = dataclasses.field(default_factory=ProfileView)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -97,33 +102,31 @@ class TurnStart:
 def start_turn(store: Store, router: Router | None, t: TurnStart,
                log: list[CallRecord]) -> Recall:
     """The memory of a turn. A turn that opens a session first ends and summarizes the
-    student's sessions that went idle; a question going on from the last session gets its
-    last turns; the profile's level applies unless the request asked for another."""
+    student's sessions that went idle; then the student is read once (profile, mastery,
+    summaries); a question going on from the last session gets its last turns; the
+    profile's level applies unless the request asked for another."""
     if t.fresh:
         close_idle(router, store, t.tenant, t.course, t.student, t.session_id, t.idle_minutes,
                    log)
-    memory = recall(store, t.tenant, t.course, t.student, t.session_id)
+    memory = recall(store.learner_state(t.tenant, t.course, t.student, t.session_id,
+                                        RECAP_SESSIONS + 1), t.session_id)
     goes_on = refers_back(t.question) and not any(h.exercise_key for h in t.history)
     return dataclasses.replace(
         memory, bridge=tuple(bridge(store, memory.earlier)) if goes_on else (),
         level=t.level if t.level != DEFAULT_LEVEL else memory.learner.level or t.level)
 
 
-def recall(store: Store, tenant: str, course: str, student: str, session_id: str,
-           sessions: int = RECAP_SESSIONS) -> Recall:
+def recall(state: LearnerState, session_id: str, sessions: int = RECAP_SESSIONS) -> Recall:
     """This session's running summary, the student's last session summaries and profile."""
-    earlier = [s for s in store.summaries.latest(tenant, course, student, sessions + 1)
-               if s.session_id != session_id][:sessions]
-    return Recall(store.summaries.get(tenant, course, session_id, "running"), tuple(earlier),
-                  learner(store, tenant, course, student))
+    earlier = [s for s in state.latest if s.session_id != session_id][:sessions]
+    return Recall(state.running, tuple(earlier), learner(state), view=profile_view(state))
 
 
-def learner(store: Store, tenant: str, course: str, student: str) -> Learner:
+def learner(state: LearnerState) -> Learner:
     """The profile's level, style and goals and the active weak areas, strongest first."""
-    profile = store.profiles.get(tenant, course, student)
-    weak = store.mastery.weak_areas(tenant, course, student)
-    return Learner(profile.level, profile.style, profile.goals,
-                   tuple(Weak(w.topic, w.misconception) for w in weak if w.misconception))
+    p = state.profile
+    return Learner(p.level, p.style, p.goals, tuple(
+        Weak(w.topic, w.misconception) for w in state.weak if w.misconception))
 
 
 def asks_recap(question: str) -> bool:

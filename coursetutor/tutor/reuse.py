@@ -14,7 +14,7 @@ import dataclasses
 import logging
 import re
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Protocol
 
 import numpy as np
@@ -23,15 +23,9 @@ import numpy.typing as npt
 from ..config import Settings
 from ..errors import CoursetutorError
 from ..retrieval.language import search_language
+from ..store.base import CourseState
 from ..store.reuse import AnsweredQuestion
-from ..types import (
-    Answer,
-    DocType,
-    DoneEvent,
-    Hit,
-    SearchFilters,
-    StreamEvent,
-)
+from ..types import Answer, DocType, Hit, SearchFilters, Turn
 from ..workspace import Workspace
 from . import prompts
 from .categorize import Categorization
@@ -67,13 +61,19 @@ class Reused:
 
 
 class TurnOf(Protocol):
-    """What the stage reads of the turn (tutor/turn.py's TurnState)."""
+    """What the stage reads of the turn (tutor/stages/opened.py's Opened)."""
 
-    course: str
-    student: str
-    session_id: str
-    question: str
-    reuse: AnswerReuse | None
+    @property
+    def course(self) -> str: ...
+
+    @property
+    def student(self) -> str: ...
+
+    @property
+    def session_id(self) -> str: ...
+
+    @property
+    def question(self) -> str: ...
 
     @property
     def live(self) -> object | None:
@@ -108,9 +108,10 @@ def _cjk(text: str) -> bool:
 class AnswerReuse:
     """One turn's reuse: the earlier answer found for its question, and the entry it leaves."""
 
-    def __init__(self, ws: Workspace, turn: TurnOf) -> None:
+    def __init__(self, ws: Workspace, turn: TurnOf, state: CourseState | None = None) -> None:
         self.ws = ws
         self.turn = turn
+        self.state = state  # the course as the turn read it (else read when needed)
         self.settings = ws.settings
         self.found: Reused | None = None
         self.milliseconds = 0.0
@@ -118,13 +119,13 @@ class AnswerReuse:
         self._probe: tuple[str, str, npt.NDArray[np.float32], int] | None = None
         self._noted = False
 
-    @classmethod
-    def attach(cls, ws: Workspace, turn: TurnOf) -> AnswerReuse:
-        """The stage for `turn`, kept on it for the later steps."""
-        turn.reuse = cls(ws, turn)
-        return turn.reuse
-
     # -- before the search -------------------------------------------------------------------
+    def applies(self, cat: Categorization) -> bool:
+        """Whether the turn may reuse an earlier answer: a stand-alone lecture question,
+        outside a class, with reuse on."""
+        return (self.settings.reuse and self.turn.live is None
+                and reusable(cat.category, cat.intent, cat.about_exercise))
+
     def find(self, cat: Categorization, types: tuple[DocType, ...]) -> Evidence | None:
         """The earlier answer's passages as the turn's evidence, or None to search."""
         return self.lookup(ReuseQuery(self.turn.question, cat.language, cat.category,
@@ -150,7 +151,8 @@ class AnswerReuse:
         tenant, course = self.ws.tenant, self.turn.course
         key = question_key(q.question)
         vector = self.ws.embedder.embed_query(key)
-        generation = self.ws.store.reuse.generation(tenant, course)
+        generation = (self.state.generation if self.state
+                      else self.ws.store.reuse.generation(tenant, course))
         self._probe = (key, q.language, vector, generation)
         asked = meaning(q.question, q.language)
         searched_in = self._searched_in(tenant, course)
@@ -171,8 +173,11 @@ class AnswerReuse:
 
     def _searched_in(self, tenant: str, course: str) -> Callable[[str], str]:
         """The language a question in a given language is searched in, in this course."""
-        languages = self.ws.store.course_languages(tenant, course)
-        main = self.ws.store.course_language(tenant, course)
+        if self.state:
+            languages, main = self.state.languages, self.state.course.language
+        else:
+            languages = self.ws.store.course_languages(tenant, course)
+            main = self.ws.store.course_language(tenant, course)
         return lambda language: search_language(language, main, languages)
 
     def _hits(self, entry: AnsweredQuestion, types: tuple[DocType, ...],
@@ -201,15 +206,6 @@ class AnswerReuse:
             earlier = earlier[:REFERENCE_CHARS].rsplit(" ", 1)[0] + " ..."
         return "\n" + prompts.render("reuse_reference", answer=earlier) + "\n"
 
-    # -- around the turn's events ------------------------------------------------------------
-    def around(self, events: Iterator[StreamEvent]) -> Iterator[StreamEvent]:
-        """The turn's events, the done one with the reused entry's id and the lookup's time;
-        the entry for the next students stored before its done event."""
-        for event in events:
-            if isinstance(event, DoneEvent):
-                event = DoneEvent(self._finish(event.answer))
-            yield event
-
     def note(self, cited: bool) -> str:
         """The asked-before line the reply ends with (before its sources, stored with it),
         when the turn reused an earlier answer and cites passages; else ""."""
@@ -221,15 +217,16 @@ class AnswerReuse:
     def _line(self) -> str:
         return reply("asked_before", self.language)
 
-    def _finish(self, answer: Answer) -> Answer:
-        timings = {**answer.timings, "reuse": self.milliseconds}
+    # -- after the turn is stored -------------------------------------------------------------
+    def keep(self, answer: Answer, stored: Turn) -> Answer:
+        """The answer with the id of the entry it reused; an answered lecture question that
+        reused none is kept for the next students."""
         if self._noted and self.found is not None:
-            return dataclasses.replace(answer, reused_from=str(self.found.entry.id),
-                                       timings=timings)
-        self._remember(answer)
-        return dataclasses.replace(answer, timings=timings) if self._probe else answer
+            return dataclasses.replace(answer, reused_from=str(self.found.entry.id))
+        self._remember(answer, stored)
+        return answer
 
-    def _remember(self, answer: Answer) -> None:
+    def _remember(self, answer: Answer, stored: Turn) -> None:
         """Keep an answered lecture question for the next students."""
         if (self._probe is None or self.found is not None or not answer.covered
                 or not answer.complete or answer.grade != "correct" or not answer.context
@@ -238,12 +235,9 @@ class AnswerReuse:
         key, language, vector, generation = self._probe
         t = self.turn
         try:
-            turns = self.ws.store.list_turns(self.ws.tenant, t.course, t.session_id, last=1)
-            if not turns or turns[0].question != t.question:
-                return
             self.ws.store.reuse.add(AnsweredQuestion(
                 tenant=self.ws.tenant, course=t.course, student=t.student,
-                turn_id=f"{t.session_id}:{turns[0].ordinal}", question=t.question, key=key,
+                turn_id=f"{stored.session_id}:{stored.ordinal}", question=t.question, key=key,
                 language=language, model=self.ws.embedder.model_id, vector=vector,
                 chunk_ids=answer.context, answer=answer.text, generation=generation))
         except CoursetutorError as exc:

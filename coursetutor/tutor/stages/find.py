@@ -1,0 +1,141 @@
+"""Stage: find. The passages that answer the question, graded (evidence.py): an earlier
+answer's passages when the reuse stage found one, else a search of the course (by tiers
+during a class), with the exercise the student works on pinned first. Weak evidence for an
+unsure message asks the model what it is; no evidence is "not covered"; with no model the
+passages are the reply."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from ...live.rewrite import with_progress
+from ...llm import GenParams, Message
+from ...student.adaptive import view_rerank
+from ...types import MetaEvent, Turn
+from .. import prompts
+from ..categorize import ANSWERED, Categorization, parse_llm_categorization
+from ..citations import as_citations
+from ..evidence import Evidence, EvidenceFinder
+from ..exercise import find_exercise
+from ..pipeline import Reply
+from ..replies import reply
+from ..tiers import tier_of, with_tiers
+from .tools import Tools
+from .understand import Understood, canned
+
+
+@dataclasses.dataclass(frozen=True)
+class Found:
+    """The graded passages for the question, and what the question turned out to be."""
+
+    understood: Understood
+    cat: Categorization
+    evidence: Evidence
+    query: str  # the query searched
+    tier: str = ""  # during a class: the tier the passages came from
+    laps: dict[str, float] = dataclasses.field(default_factory=dict)
+
+
+def find(tools: Tools, u: Understood, reused: Evidence | None) -> Found:
+    r, o = u.recalled, u.recalled.opened
+    ws = tools.ws
+    query = with_progress(o.question, o.live, u.searched, u.query)  # "and the other one?"
+    finder = with_tiers(EvidenceFinder(ws, tools.router, tools.log, view_rerank(
+        r.memory.view, tools.settings, tools.topics), o.state.search), o.live)
+    cat, history = u.cat, list(r.history)
+    if u.followup and previous_intent(history) == "exercise" and not cat.about_exercise:
+        cat = dataclasses.replace(cat, intent="exercise")
+    evidence = reused
+    if evidence is None:
+        pinned = (find_exercise(ws, o.course, query, history, u.followup)
+                  if cat.intent == "exercise" or cat.about_exercise else None)
+        evidence = finder.find(query, o.course, o.allowed_types, cat.intent, pinned=pinned,
+                               language=cat.language)
+    if _about_an_exercise(cat, evidence):
+        cat = dataclasses.replace(cat, intent="exercise")
+    elif previous_intent(history) == "exercise" and not cat.about_exercise:
+        # the student's own working on the last turn's exercise ("I added 3 and 4") is
+        # still help with it when it matches the course weakly or brings that exercise up
+        pinned = find_exercise(ws, o.course, query, history, followup=True)
+        if pinned is not None and (evidence.grade != "correct" or pinned.chunk.id in {
+                h.chunk.id for h in evidence.hits}):
+            cat = dataclasses.replace(cat, intent="exercise")
+            evidence = dataclasses.replace(
+                evidence, grade="correct",
+                hits=[pinned, *(h for h in evidence.hits if h.chunk.id != pinned.chunk.id)])
+    laps = {"retrieve": round(finder.search_ms, 1)}
+    return Found(u, cat, evidence, query, tier_of(finder, laps), laps)
+
+
+def confirm(tools: Tools, f: Found) -> Found | Reply:
+    """An unsure message the course covers only weakly: the model says what it is (or, off,
+    the rules' first verdict stands); an off-topic or platform message is answered so."""
+    u = f.understood
+    if tools.router.enabled:
+        cat = _categorize_with_model(tools, u.recalled.opened.question, u.recalled.history,
+                                     u.recalled.opened.course, u.suspected)
+    else:
+        cat = u.suspected
+    if cat.category not in ANSWERED:
+        return dataclasses.replace(canned(u.recalled.opened.session_id, cat, reply(
+            cat.category, cat.language)), tier=f.tier)
+    return dataclasses.replace(f, cat=cat)
+
+
+def covered(tools: Tools, f: Found) -> Found | Reply:
+    """Passages that answer; else "not covered" with the closest topics the course has,
+    and, with no model to write the answer, the passages themselves."""
+    o, cat, ev = f.understood.recalled.opened, f.cat, f.evidence
+    if ev.grade == "incorrect" or not ev.hits:
+        return not_covered(o.session_id, f, meta_sent=False)
+    if not tools.router.enabled:
+        cited = as_citations(ev.hits[:5])
+        return Reply(cat, ev, reply("no_llm", cat.language), cited,
+                     meta=MetaEvent(o.session_id, cat.category, cat.intent, "", ev.grade,
+                                    cat.language), note="passages only", tier=f.tier)
+    return f
+
+
+def not_covered(session_id: str, f: Found, meta_sent: bool) -> Reply:
+    """The course does not cover the question: the closest topics it does cover."""
+    cat, ev = f.cat, f.evidence
+    text = reply("not_covered", cat.language)
+    topics = _closest_topics(ev)
+    if topics:
+        text += " " + reply("closest", cat.language, topics=topics)
+    meta = None if meta_sent else MetaEvent(session_id, cat.category, cat.intent, "",
+                                            "incorrect", cat.language)
+    return Reply(cat, ev, text, meta=meta, covered=False, grade="incorrect", tier=f.tier)
+
+
+def previous_intent(history: list[Turn]) -> str:
+    """The intent of the last answered turn (canned replies, like a recap, answer nothing)."""
+    return next((h.intent for h in reversed(history) if h.grade not in ("", "incorrect")), "")
+
+
+def _categorize_with_model(tools: Tools, question: str, history: tuple[Turn, ...],
+                           course: str, cat: Categorization) -> Categorization:
+    earlier = "\n".join(f"Student: {h.question}" for h in history[-2:])
+    prompt = prompts.render("categorize", course=course, history=earlier, message=question)
+    raw = tools.router.complete("categorize", [Message("user", prompt)],
+                                GenParams(temperature=0.0, max_tokens=60, json=True),
+                                tools.log)
+    return parse_llm_categorization(raw.text, cat)
+
+
+def _about_an_exercise(cat: Categorization, ev: Evidence) -> bool:
+    """A concept or definition question whose best passage is an exercise: exercise help."""
+    return (cat.intent in ("concept", "definition") and not cat.about_exercise
+            and bool(ev.hits)
+            and ev.grade != "incorrect"
+            and ev.hits[0].chunk.doc_type in ("exercise", "exam"))
+
+
+def _closest_topics(ev: Evidence) -> str:
+    """Up to three section or document names the course does cover, nearest first."""
+    seen: list[str] = []
+    for h in ev.hits:
+        name = h.chunk.section_path[-1] if h.chunk.section_path else h.chunk.document_title
+        if name and name not in seen:
+            seen.append(name)
+    return "; ".join(seen[:3])

@@ -1,0 +1,186 @@
+"""Stage: verify. The reply as the student may read it: a refusal replaced by the rung's own
+help or by the sources' words, echoes and loops tidied away, markers to unknown sources
+dropped, a reply in the wrong language translated, exercise help checked for a leaked result
+(guard.py), and every claim checked against the sources it cites (check.py)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Generator
+
+from ...types import Citation, StreamEvent, TokenEvent
+from .. import prompts
+from ..categorize import Categorization
+from ..check import AnswerChecker, CheckInput, CheckResult, model_judge
+from ..citations import check_citations, to_citation
+from ..context import Context, source_header
+from ..evidence import Evidence
+from ..exercise import exercise_hit, solution_text
+from ..guard import facts_for, fallback_help, guard_rung
+from ..markers import content_brackets
+from ..pedagogy import Level, task_prompt
+from ..pipeline import Reply
+from ..replies import language_name, reply
+from ..reply_language import checked, in_script, translate_reply
+from ..tidy import tidy
+from .find import not_covered
+from .tools import Tools
+from .understand import Understood
+from .write import Written
+
+
+def verify(tools: Tools, w: Written) -> Generator[StreamEvent, None, Reply]:
+    p, draft = w.prompted, w.draft
+    f, ctx, level = p.found, p.ctx, p.level
+    u, cat, ev = f.understood, f.cat, f.evidence
+    o = u.recalled.opened
+    laps: dict[str, float] = {}
+    since = time.perf_counter()
+    said = draft.text
+    quoted = False  # the sources' own sentences, true by construction: not checked
+    if draft.declined and level is not None and ctx.sources:
+        # the small model refused an exercise it was given: the rung's own help instead
+        said = fallback_help(level, cat.language, _exercise_source(ctx, ev))
+    elif draft.declined and ev.grade == "correct" and not ev.deferred and _across(
+            cat, ctx) and (quote := _quote(tools, u, cat, ctx)):
+        # the evidence says covered, but the sources are in another language than the
+        # question, which a small model often fails to read: their own words instead
+        said, quoted = quote, True
+        yield TokenEvent(quote)
+    elif draft.declined:
+        return not_covered(o.session_id, f, meta_sent=True)
+    # quoted lines are the sources' own: tidying could take one for a copied header
+    written = said.strip() if quoted else _tidied(said.strip(), o.question, ctx, cat, level)
+    text, cited = check_citations(written, ctx.sources)
+    if not cited and ctx.sources and written:
+        text, cited = _attribute(text, ctx)
+    hidden = w.gate is not None and w.gate.right is False and not quoted  # quotes: verbatim
+    if text and (hidden or (p.buffered and checked(cat.language)
+                            and not in_script(text, cat.language))):
+        translated = translate_reply(tools.router, text, language_name(cat.language),
+                                     tools.log)
+        if translated:  # else the reply as the model wrote it
+            text, cited = check_citations(translated, ctx.sources)
+        since = _lap(laps, "translate_reply", since)
+    if hidden:
+        laps["first_token"] = _ms(o.started)
+        yield TokenEvent(text)
+    if p.buffered:
+        assert level is not None  # buffered: a rung below solution
+        hit = exercise_hit(ev.hits)
+        solution = solution_text(tools.ws, o.course, hit) if hit else ""
+        facts = facts_for(hit.chunk.text if hit else "", solution, _student_said(u),
+                          "\n".join([*(s.text for s in ctx.sources),
+                                     *(h.answer for h in u.recalled.history)]))
+        # a reply tidied down to "here are the passages" gives no help on this rung
+        helps = not text.startswith(reply("passages", cat.language))
+        text = guard_rung(tools.router, level, text if helps else "", facts, cat.language,
+                          _exercise_source(ctx, ev), tools.log).text
+        # the rung's numbers, formulas and names against the sources, before it is shown
+        check = _check(tools, u, text, ctx, cat, level)
+        text = (check.text if check.changed else text).strip() or fallback_help(
+            level, cat.language, _exercise_source(ctx, ev))
+        text, cited = check_citations(text, ctx.sources)
+        _lap(laps, "leak_check", since)
+        laps["first_token"] = _ms(o.started)
+        yield TokenEvent(text)
+    else:
+        check = CheckResult(text, (), ()) if quoted else _check(tools, u, text, ctx, cat, level)
+        if check.changed:
+            text, cited = check_citations(check.text, ctx.sources)
+    if check.verdicts:
+        _lap(laps, "check", since)
+    tail: tuple[str, ...] = ()
+    if not draft.complete:
+        marker = reply("incomplete", cat.language)
+        text, tail = f"{text}\n\n{marker}", (f"\n\n{marker}",)
+    return Reply(cat, ev, text, cited, shown=True, tail=tail, level=level or "", key=p.key,
+                 complete=draft.complete, context_over=ctx.over_budget,
+                 context=tuple(s.hit.chunk.id for s in ctx.sources), check=check,
+                 content=content_brackets(s.hit.chunk.text for s in ctx.sources),
+                 tier=f.tier, laps=laps)
+
+
+def _check(tools: Tools, u: Understood, text: str, ctx: Context, cat: Categorization,
+           level: Level | None) -> CheckResult:
+    """The reply's claims against its sources. Exercise help below the solution words
+    its hints its own way: only its numbers, formulas and names are checked (against
+    the sources and what the student wrote), and an analogous example, which must use
+    other numbers than the exercise, is left to its rung's contract."""
+    settings = tools.settings
+    if not settings.answer_check or level == "example":
+        return CheckResult(text, (), ())
+    if level is not None and level != "solution":
+        checker = AnswerChecker(tools.ws.embedder)
+        return checker.check_terms(CheckInput(text, _student_said(u), ctx.sources,
+                                              cat.language))
+    judge = model_judge(tools.router, tools.log) if settings.answer_check_judge else None
+    checker = AnswerChecker(tools.ws.embedder, judge, settings.answer_check_max_judged,
+                            reply("quote_first", cat.language))
+    return checker.check(CheckInput(text, u.recalled.opened.question, ctx.sources,
+                                    cat.language, search=u.translated))
+
+
+def _quote(tools: Tools, u: Understood, cat: Categorization, ctx: Context) -> str:
+    """The framing line and the source sentences closest to the question, verbatim."""
+    checker = AnswerChecker(tools.ws.embedder, framing=reply("quote_first", cat.language))
+    return checker.quote(CheckInput("", u.recalled.opened.question, ctx.sources, cat.language,
+                                    search=u.translated))
+
+
+def _tidied(text: str, question: str, ctx: Context, cat: Categorization,
+            level: Level | None) -> str:
+    """The reply without echoes, copied source lists, parroted instructions or loops; the
+    three best passages when nothing else is left."""
+    # what a copied "source list" can be made of: the headers and any path-like line
+    headers = [source_header(s.number, s.hit) for s in ctx.sources] + [
+        line for s in ctx.sources for line in s.text.splitlines() if _path_like(line)]
+    written = tidy(text, question, headers,
+                   (prompts.load(task_prompt(cat.intent, level, cat.about_exercise)),
+                    prompts.load("system")), cat.language)
+    if text and not written and ctx.sources:
+        written = reply("passages", cat.language) + " " + " ".join(
+            f"[{s.number}]" for s in ctx.sources[:3])
+    return written
+
+
+def _path_like(line: str) -> bool:
+    """A line of a passage that reads like a section path ("Notes > 5 Series > 5.2"), not
+    maths that has a "greater than" in it ("step size α > 0 with x = ...")."""
+    return line.count(" > ") >= 2 or (" > " in line and not any(c in line for c in "=<≤≥∇∑∫"))
+
+
+def _across(cat: Categorization, ctx: Context) -> bool:
+    """The first sources are all in another language than the question."""
+    first = [s.hit.chunk.language for s in ctx.sources[:3]]
+    return bool(first) and all(lang and lang != cat.language for lang in first)
+
+
+def _exercise_source(ctx: Context, ev: Evidence) -> int | None:
+    """The source number of the exercise in the prompt (the first source when it is not)."""
+    hit = exercise_hit(ev.hits)
+    numbers = [s.number for s in ctx.sources if hit and s.hit.chunk.id == hit.chunk.id]
+    return numbers[0] if numbers else (ctx.sources[0].number if ctx.sources else None)
+
+
+def _student_said(u: Understood) -> str:
+    """The student's messages of this turn and the earlier ones: numbers they wrote are
+    theirs, not results the tutor gave away."""
+    return "\n".join([*(h.question for h in u.recalled.history), u.recalled.opened.question])
+
+
+def _attribute(text: str, ctx: Context) -> tuple[str, tuple[Citation, ...]]:
+    """The model cited nothing: cite the source whose words the answer shares most."""
+    words = set(text.lower().split())
+    best = max(ctx.sources, key=lambda s: len(words & set(s.text.lower().split())))
+    return f"{text} [{best.number}]", (to_citation(best),)
+
+
+def _lap(laps: dict[str, float], name: str, since: float) -> float:
+    now = time.perf_counter()
+    laps[name] = round((now - since) * 1000, 1)
+    return now
+
+
+def _ms(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000, 1)

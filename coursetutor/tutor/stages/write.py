@@ -1,0 +1,136 @@
+"""Stage: write. The prompt's context under its token budget (the sources trimmed to what
+bears on the question, the conversation folded into a summary when long, what the tutor
+remembers of the student), the rung of the hint ladder for exercise help, and the model's
+answer streamed as it comes (held back while its script is unsure, and whole for exercise
+help, which is checked for a leaked result before the student sees any of it)."""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Generator
+
+from ...llm import GenParams, Message
+from ...retrieval.language import detect_language
+from ...types import MetaEvent, StreamEvent, TokenEvent
+from .. import prompts
+from ..context import Budget, Context, build_context, render_sources
+from ..exercise import current_exercise
+from ..generate import Draft, stream_answer
+from ..memory import notes
+from ..pedagogy import Level, level_hint, max_tokens, scaffold_level, task_prompt
+from ..remember import FoldInput, fold_history
+from ..replies import language_name, reply
+from ..reply_language import Gate, checked, gated
+from ..tiers import live_block
+from .find import Found
+from .tools import Tools
+
+# small models answer NOT_COVERED to "just give me the answer"; the exercise is in the sources
+EXERCISE_REMINDER = ("The exercise is in the sources, so do not reply NOT_COVERED: help as the "
+                     "task says, without the final answer.\n")
+# the small models like to go on with an invented next question; cut them there
+STOP = ("\nStudent:", "\nQuestion:", "\nNOT_COVERED", "\n\nNOT_COVERED")
+
+
+@dataclasses.dataclass(frozen=True)
+class Prompted:
+    """The answer's prompt: its numbered sources and, for exercise help, the rung."""
+
+    found: Found
+    ctx: Context
+    level: Level | None  # the rung of exercise help; None for other questions
+    key: str  # the exercise helped with ("" when none)
+    messages: tuple[Message, ...]
+    laps: dict[str, float] = dataclasses.field(default_factory=dict)
+
+    @property
+    def buffered(self) -> bool:
+        """Exercise help below the solution: checked whole before it is shown."""
+        return self.level is not None and self.level != "solution"
+
+
+@dataclasses.dataclass(frozen=True)
+class Written:
+    """What the model wrote, and what of it the student has seen."""
+
+    prompted: Prompted
+    draft: Draft
+    gate: Gate | None  # the script check the stream went through, when it did
+    laps: dict[str, float] = dataclasses.field(default_factory=dict)
+
+
+def prepare(tools: Tools, f: Found) -> Prompted:
+    r, cat, ev = f.understood.recalled, f.cat, f.evidence
+    o, ws = r.opened, tools.ws
+    llm = tools.router.llm("answer")
+    budget = Budget.split(tools.settings.context_budget_tokens or llm.default_context_budget)
+    # exercise help needs the whole exercise; other questions only what bears on them
+    refined = 0 if cat.intent == "exercise" else tools.settings.refine_context_tokens
+    since = time.perf_counter()
+    past = fold_history(tools.summarizer, ws.store, FoldInput(
+        ws.tenant, o.course, o.student, o.session_id, r.history, r.memory.running,
+        budget.history, tools.settings.summary_threshold), llm.count_tokens, tools.log)
+    laps = {"summarize": _ms(since)} if past.folded else {}
+    ctx = build_context(ev.hits, f.query, detect_language(f.query, cat.language), budget,
+                        llm.count_tokens, past.turns, refined=refined, summary=past.summary,
+                        translated=bool(f.understood.translated),
+                        notes=notes(r.memory, ev.hits, budget.rest, llm.count_tokens))
+    level: Level | None = None
+    key = ""
+    if cat.intent == "exercise":
+        key = current_exercise(ev.hits, list(r.history), cat.category == "followup")
+        earlier = ws.store.count_exercise_turns(ws.tenant, o.course, o.student,
+                                                key) if key else 0
+        level = scaffold_level(earlier, o.allow_solutions, cat.wants_answer)
+    return Prompted(f, ctx, level, key, _messages(tools, f, ctx, level), laps)
+
+
+def generate(tools: Tools, p: Prompted) -> Generator[StreamEvent, None, Written]:
+    f, cat = p.found, p.found.cat
+    o = f.understood.recalled.opened
+    yield MetaEvent(o.session_id, cat.category, cat.intent, p.level or "", f.evidence.grade,
+                    cat.language)
+    params = GenParams(temperature=tools.settings.llm_temperature,
+                       max_tokens=max_tokens(p.level, tools.settings.llm_max_tokens), stop=STOP)
+    # a reply in the wrong script is never shown: held until its first words tell
+    gate = Gate() if checked(cat.language) and not p.buffered else None
+    draft = Draft()
+    pieces = stream_answer(tools.router, list(p.messages), params, tools.log, draft, o.started,
+                           emit=not p.buffered)
+    shown: float | None = None
+    for piece in gated(pieces, cat.language, gate) if gate else pieces:
+        shown = shown or time.perf_counter()
+        yield TokenEvent(piece)
+    laps = {}
+    if draft.first_token_ms is not None and not p.buffered:
+        laps["first_token"] = round(
+            (shown - o.started) * 1000 if gate and shown else draft.first_token_ms, 1)
+    return Written(p, draft, gate, laps)
+
+
+def _messages(tools: Tools, f: Found, ctx: Context, level: Level | None) -> tuple[Message, ...]:
+    r, cat = f.understood.recalled, f.cat
+    o = r.opened
+    history = f"\nEarlier in this conversation:\n{ctx.history}\n" if ctx.history else ""
+    memory = f"\n{ctx.notes}\n" if ctx.notes else ""
+    user = prompts.render(
+        "answer", sources=live_block(o.live) + render_sources(ctx.sources),
+        history=history, memory=memory,
+        task=prompts.load(task_prompt(cat.intent, level, cat.about_exercise)),
+        level=r.level, level_hint=level_hint(r.level), language=language_name(cat.language),
+        question=o.question, reminder=EXERCISE_REMINDER if level else "",
+        native=_native_instruction(cat.language), reference=tools.reuse.reference(),
+    )
+    return Message("system", prompts.load("system")), Message("user", user)
+
+
+def _native_instruction(language: str) -> str:
+    """The reply-language instruction again, written in that language: small models answer
+    Chinese or Korean questions about an English course in English without it."""
+    line = reply("reply_language", language)
+    return f"\n{line}" if line else ""
+
+
+def _ms(since: float) -> float:
+    return round((time.perf_counter() - since) * 1000, 1)
