@@ -30,8 +30,8 @@ from _common import SHARED, ensure_threads, log
 
 from coursetutor.config import load_settings
 from coursetutor.eval.retrieval import ALL_SETS, prepare
-from coursetutor.retrieval import fusion
 from coursetutor.retrieval.retriever import CJK_LANGUAGES, Retriever, SearchTrace
+from coursetutor.scoring import fusion
 from coursetutor.types import SearchFilters
 from coursetutor.workspace import Workspace
 

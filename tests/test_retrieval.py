@@ -17,15 +17,16 @@ from coursetutor.config import Settings
 from coursetutor.errors import EmptyQueryError, NotFoundError
 from coursetutor.ingest.pipeline import index_text, text_hash, vector_key
 from coursetutor.retrieval import EmbeddingModel, Retriever, SearchTrace
-from coursetutor.retrieval.bm25 import K1, B, BM25Index, idf, term_weight
-from coursetutor.retrieval.fusion import (
+from coursetutor.retrieval.language import detect_language, script_language
+from coursetutor.retrieval.tokenize import cjk_terms, normalize, tokenize
+from coursetutor.scoring.bm25 import K1, B, BM25Index, idf, keyword_evidence, term_weight
+from coursetutor.scoring.fusion import (
     CJK_EVIDENCE_GAIN,
     EVIDENCE_GAIN,
     EVIDENCE_POWER,
     Features,
     adaptive_keyword_weight,
     fuse,
-    keyword_evidence,
     keyword_weight,
     list_weights,
     relative_score_fusion,
@@ -33,8 +34,6 @@ from coursetutor.retrieval.fusion import (
     spread_fusion,
     spread_scaled,
 )
-from coursetutor.retrieval.language import detect_language, script_language
-from coursetutor.retrieval.tokenize import cjk_terms, normalize, tokenize
 from coursetutor.store import SQLiteStore
 from coursetutor.types import FileMeta, SearchFilters
 from coursetutor.workspace import Workspace

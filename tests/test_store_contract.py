@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from coursetutor.errors import NotFoundError
-from coursetutor.retrieval.bm25 import K1, B, idf
+from coursetutor.scoring.bm25 import K1, B, idf
 from coursetutor.store import ChunkRow, KeywordResult, SQLiteStore, Store, open_store
 from coursetutor.types import Chunk, Course, DocType, Document, Locator, SearchFilters
 

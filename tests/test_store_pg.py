@@ -22,7 +22,7 @@ from coursetutor.config import Settings
 from coursetutor.errors import StoreError
 from coursetutor.ingest import load_manifest
 from coursetutor.retrieval import EmbeddingModel
-from coursetutor.retrieval.fusion import keyword_weight, relative_score_fusion, rrf
+from coursetutor.scoring.fusion import keyword_weight, relative_score_fusion, rrf
 from coursetutor.store import ChunkRow, SQLiteStore, Store, open_store
 from coursetutor.store.pg import PostgresStore, pg_migrations
 from coursetutor.types import Course, DocType, Document, Hit, Locator, SearchFilters

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from coursetutor.retrieval.vectors import MIN_CANDIDATES, VectorIndex, sign_codes
+from coursetutor.scoring.vectors import MIN_CANDIDATES, VectorIndex, sign_codes
 
 
 def unit_rows(n: int, dim: int = 64, seed: int = 0) -> np.ndarray:

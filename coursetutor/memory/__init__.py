@@ -1,5 +1,17 @@
 """What the tutor remembers between turns beyond the store: a session's recent turns."""
 
-from .turns import NoTurnCache, TurnCache, turn_cache
+from ..config import Settings
+from .turns import NoTurnCache, TurnCache
 
 __all__ = ["NoTurnCache", "TurnCache", "turn_cache"]
+
+
+def turn_cache(settings: Settings) -> TurnCache:
+    """The cache the settings ask for: Redis when `redis` is set, else none."""
+    if not settings.redis:
+        return NoTurnCache()
+    from ..redisconn import connect
+    from .turns_redis import RedisTurnCache
+
+    return RedisTurnCache(connect(settings), settings.session_ttl_seconds,
+                          settings.history_turns)

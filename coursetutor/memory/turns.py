@@ -10,7 +10,6 @@ from __future__ import annotations
 import abc
 from collections.abc import Sequence
 
-from ..config import Settings
 from ..store import Store
 from ..types import Turn
 
@@ -53,13 +52,3 @@ class NoTurnCache(TurnCache):
     def append(self, turn: Turn) -> None:
         return None
 
-
-def turn_cache(settings: Settings) -> TurnCache:
-    """The cache the settings ask for: Redis when `redis` is set, else none."""
-    if not settings.redis:
-        return NoTurnCache()
-    from ..redisconn import connect
-    from .turns_redis import RedisTurnCache
-
-    return RedisTurnCache(connect(settings), settings.session_ttl_seconds,
-                          settings.history_turns)

@@ -11,11 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from ..config import Settings
 from ..errors import EmptyQueryError
-from ..store import Store
-from ..store.base import Vector
-from ..types import Chunk, Hit, SearchFilters
-from .embed import EmbeddingModel
-from .fusion import (
+from ..scoring.fusion import (
     Features,
     keyword_weight,
     list_weights,
@@ -23,6 +19,10 @@ from .fusion import (
     rrf,
     spread_fusion,
 )
+from ..store import Store
+from ..store.base import Vector
+from ..types import Chunk, Hit, SearchFilters
+from .embed import EmbeddingModel
 from .glossary import glossary_for, has_chinese
 from .language import detect_language, search_language
 from .lru import LRU

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..errors import ConfigError
-from ..retrieval.vectors import EXACT_LIMIT
+from ..scoring.vectors import EXACT_LIMIT
 from .base import ChunkRow, HybridResult, KeywordResult, Store
 from .sqlite import SQLiteStore
 

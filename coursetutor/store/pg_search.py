@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import functools
 
-from ..retrieval.bm25 import K1, B
+from ..scoring.bm25 import K1, B
 from .records import CHUNK_COLUMNS
 
 HNSW_DIMS = (384,)  # dimensions whose HNSW index the migrations create

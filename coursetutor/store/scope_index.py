@@ -7,8 +7,8 @@ import dataclasses
 import numpy as np
 import numpy.typing as npt
 
-from ..retrieval.bm25 import BM25Index
-from ..retrieval.vectors import VectorIndex
+from ..scoring.bm25 import BM25Index
+from ..scoring.vectors import VectorIndex
 from ..types import SearchFilters
 
 

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import NotFoundError, StoreError
-from ..retrieval.vectors import EXACT_LIMIT, VectorIndex
+from ..scoring.vectors import EXACT_LIMIT, VectorIndex
 from ..types import Chunk, Course, Document, SearchFilters
 from .base import ChunkRow, KeywordResult, Store, Vector
 from .classes import SQLClasses

@@ -13,14 +13,23 @@ import math
 import numpy as np
 import numpy.typing as npt
 
-from .fusion import keyword_evidence
-
 K1 = 0.9
 B = 0.4
 
 FloatArray = npt.NDArray[np.float32]
 IntArray = npt.NDArray[np.int64]
 
+
+
+def keyword_evidence(matched_idf: float, query_idf: float) -> float:
+    """Share of the query's IDF mass that the best keyword hit matches (0..1).
+
+    A question whose informative terms do not occur in the course (another language,
+    paraphrase) gets a weak keyword list, and fusion should lean on vectors.
+    """
+    if query_idf <= 0:
+        return 0.0
+    return max(0.0, min(1.0, matched_idf / query_idf))
 
 def idf(n_docs: int, df: int) -> float:
     """Lucene's non-negative BM25 IDF."""

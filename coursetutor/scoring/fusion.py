@@ -60,17 +60,6 @@ def relative_score_fusion(
     return sorted(fused.items(), key=lambda kv: (-kv[1], order[kv[0]]))
 
 
-def keyword_evidence(matched_idf: float, query_idf: float) -> float:
-    """Share of the query's IDF mass that the best keyword hit matches (0..1).
-
-    A question whose informative terms do not occur in the course (another language,
-    paraphrase) gets a weak keyword list, and fusion should lean on vectors.
-    """
-    if query_idf <= 0:
-        return 0.0
-    return max(0.0, min(1.0, matched_idf / query_idf))
-
-
 def keyword_weight(evidence: float) -> float:
     """Weight of the keyword list given its evidence (the vector list weighs 1).
 
