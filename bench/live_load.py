@@ -30,9 +30,9 @@ from _common import ensure_threads, git_state, log, percentile, thread_setting
 from coursetutor.config import load_settings
 from coursetutor.ingest import load_manifest
 from coursetutor.live.intake import read_recording
-from coursetutor.live.progress import class_progress
 from coursetutor.live.rewrite import with_progress
 from coursetutor.live.session import LiveClasses
+from coursetutor.live.standing import class_progress
 from coursetutor.tutor.tiers import TierInput, bar_of, tiered_search, weights_of
 from coursetutor.workspace import Workspace
 

@@ -22,7 +22,7 @@ from fastapi.testclient import TestClient
 from coursetutor.api import create_app
 from coursetutor.api.budget import Buckets, MemoryComputeBudget
 from coursetutor.api.budget_redis import RedisComputeBudget
-from coursetutor.api.turns import Turns
+from coursetutor.api.fair_turns import Turns
 from coursetutor.config import load_settings
 from coursetutor.errors import ComputeBudgetError
 from coursetutor.ingest import FileResult

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from coursetutor.live.progress import (
+from coursetutor.live.rewrite import is_referring, key_words, with_progress
+from coursetutor.live.standing import (
     Spoken,
     build_progress,
     class_document,
@@ -13,7 +14,6 @@ from coursetutor.live.progress import (
     summarize,
     topics_of,
 )
-from coursetutor.live.rewrite import is_referring, key_words, with_progress
 from coursetutor.types import Locator
 
 SAID = [

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from coursetutor.retrieval.progress import (
+from coursetutor.retrieval.class_rerank import (
     Focus,
     ProgressWeights,
     age,

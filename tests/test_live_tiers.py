@@ -11,8 +11,8 @@ import pytest
 
 from coursetutor.config import Settings
 from coursetutor.errors import NotFoundError
-from coursetutor.live.progress import class_progress
 from coursetutor.live.session import LiveClasses
+from coursetutor.live.standing import class_progress
 from coursetutor.retrieval import EmbeddingModel
 from coursetutor.store.classes import LiveClass, TranscriptEvent
 from coursetutor.tutor.tiers import (

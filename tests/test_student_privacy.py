@@ -156,7 +156,7 @@ def test_redis_patterns_name_the_students_windows_and_sessions() -> None:
 def test_forgetting_clears_the_students_redis_keys(store: Store, redis_url: str) -> None:
     import redis
 
-    from coursetutor.memory.turns_redis import RedisTurnCache
+    from coursetutor.memory.recent_redis import RedisTurnCache
     from coursetutor.redisconn import connect
 
     settings = Settings(redis=redis_url)

@@ -11,7 +11,7 @@ import pytest
 
 from coursetutor.config import Settings
 from coursetutor.memory import NoTurnCache, turn_cache
-from coursetutor.memory.turns_redis import RedisTurnCache
+from coursetutor.memory.recent_redis import RedisTurnCache
 from coursetutor.redisconn import connect
 from coursetutor.retrieval import EmbeddingModel
 from coursetutor.store import SQLiteStore

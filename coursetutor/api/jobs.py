@@ -35,8 +35,8 @@ from ..store import Store
 from ..store.base import JobFile
 from ..types import FileMeta, Job
 from ..workspace import Workspace
+from .fair_turns import Turns
 from .metrics import Metrics
-from .turns import Turns
 
 __all__ = ["CANCELLED", "IngestJobs", "recover", "report_json", "uploads_folder"]
 

@@ -17,7 +17,7 @@ from ..errors import RedisUnavailableError
 from ..ingest.pipeline import id_clashes
 from ..redisconn import RedisLink
 from ..tasks.ingest import STAGING, file_failed, ingest_file
-from ..tasks.progress import JOB_TTL, JobProgress
+from ..tasks.job_counts import JOB_TTL, JobProgress
 from ..tasks.worker import lane
 from ..types import FileMeta, Job
 from ..workspace import Workspace

@@ -13,9 +13,9 @@ from starlette.concurrency import run_in_threadpool
 
 from ..errors import CoursetutorError, InputError, PayloadTooLargeError
 from ..live.intake import events_from_json, events_from_text, parse_body
-from ..live.progress import ClassProgress, class_progress
 from ..live.queue import JobResult
 from ..live.session import ClassStatus, LiveClasses
+from ..live.standing import ClassProgress, class_progress
 from ..store.classes import ClassEvent, LiveClass, TranscriptEvent
 from . import errors, validate
 from .deps import Caller, CallerDep, State, caller_of, check_course, require_teacher

@@ -26,9 +26,9 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import EmptyQueryError
-from ..live.progress import ClassProgress, Spoken, build_progress, spoken_of
 from ..live.rewrite import with_progress
-from ..retrieval.progress import ProgressWeights
+from ..live.standing import ClassProgress, Spoken, build_progress, spoken_of
+from ..retrieval.class_rerank import ProgressWeights
 from ..tutor.tiers import WIDE_K, Bar, candidates, split, weights_of
 from ..types import FileMeta, Hit
 from ..workspace import Workspace

@@ -15,7 +15,7 @@ from collections import Counter
 
 from ..retrieval.language import STOPWORDS
 from ..retrieval.tokenize import tokenize
-from .progress import ClassProgress
+from .standing import ClassProgress
 
 SHORT_WORDS = 1  # a one-word question ("kernels?") is about what is on screen
 KEY_WORDS = 8  # words of the summary added to a referring question

@@ -1,7 +1,7 @@
 """What the tutor remembers between turns beyond the store: a session's recent turns."""
 
 from ..config import Settings
-from .turns import NoTurnCache, TurnCache
+from .recent import NoTurnCache, TurnCache
 
 __all__ = ["NoTurnCache", "TurnCache", "turn_cache"]
 
@@ -11,7 +11,7 @@ def turn_cache(settings: Settings) -> TurnCache:
     if not settings.redis:
         return NoTurnCache()
     from ..redisconn import connect
-    from .turns_redis import RedisTurnCache
+    from .recent_redis import RedisTurnCache
 
     return RedisTurnCache(connect(settings), settings.session_ttl_seconds,
                           settings.history_turns)

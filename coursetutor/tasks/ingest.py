@@ -16,8 +16,8 @@ from ..ingest.pipeline import failed_result
 from ..ingest.report import outcome
 from ..types import FileMeta
 from ..workspace import Workspace
+from .job_counts import JobProgress
 from .lock import course_lock
-from .progress import JobProgress
 from .worker import current
 
 log = logging.getLogger("coursetutor.tasks")

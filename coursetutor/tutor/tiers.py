@@ -14,9 +14,8 @@ import time
 from datetime import datetime
 
 from ..config import Settings
-from ..live.progress import ClassProgress
-from ..retrieval.grading import evidence_score
-from ..retrieval.progress import (
+from ..live.standing import ClassProgress
+from ..retrieval.class_rerank import (
     Focus,
     ProgressWeights,
     class_share,
@@ -24,6 +23,7 @@ from ..retrieval.progress import (
     rerank,
     tier_score,
 )
+from ..retrieval.grading import evidence_score
 from ..retrieval.retriever import SearchTrace
 from ..types import DocType, Hit
 from ..workspace import Workspace

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from ...config import Settings
 from ...errors import EmptyQueryError, InputError, NotFoundError
-from ...live.progress import ClassProgress, class_progress
+from ...live.standing import ClassProgress, class_progress
 from ...llm.router import Router
 from ...store.base import CourseState
 from ...types import DOC_TYPES, DocType, Turn
@@ -80,7 +80,8 @@ def open_turn(ws: Workspace, router: Router, ask: Ask) -> Opened:
     elif ask.session_id:
         history = ws.turns.recent(ws.store, ws.tenant, ask.course, session.id, limit)
     else:
-        history = []  # a new session has no turns yet
+        history = []  # a new session has no turns yet: cached as such, with no read
+        ws.turns.put(ws.tenant, ask.course, session.id, history)
     live = (class_progress(ws.store, ws.tenant, ask.course, ask.class_id)
             if ask.class_id else None)  # an unknown class is a NotFoundError, raised here
     return Opened(question, ask.course, ask.student, session.id, ask.level,

@@ -1,7 +1,7 @@
 """Short-term conversation state: the recent turns of a session, read on every turn.
 
 The store keeps every turn. A TurnCache keeps the last few of each live session where any API
-process reads them without a database query (Redis: turns_redis). NoTurnCache, the default of
+process reads them without a database query (Redis: recent_redis). NoTurnCache, the default of
 one process, caches nothing, so every turn reads the store as before.
 """
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..redisconn import RedisLink
 from ..types import Citation, Locator, Turn
-from .turns import TurnCache
+from .recent import TurnCache
 
 if TYPE_CHECKING:
     from redis.client import Pipeline

@@ -12,8 +12,8 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 
+from ..retrieval.class_rerank import Focus
 from ..retrieval.language import STOPWORDS
-from ..retrieval.progress import Focus
 from ..retrieval.tokenize import tokenize
 from ..store import Store
 from ..types import Locator
