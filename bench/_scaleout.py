@@ -43,7 +43,7 @@ class Services:
 
     def postgres(self) -> str:
         if not self.pg_url:
-            from coursetutor import devservers
+            from coursetutor.dev import servers as devservers
 
             running = (self.pg_folder / "postgres" / "postmaster.pid").exists()
             self.pg_url = devservers.start_postgres(self.pg_folder)
@@ -56,7 +56,7 @@ class Services:
 
     def redis(self) -> str:
         if not self.redis_url:
-            from coursetutor import devservers
+            from coursetutor.dev import servers as devservers
 
             running = (self.redis_folder / "redis.port").exists()
             self.redis_url = devservers.start_redis(self.redis_folder)
@@ -93,7 +93,7 @@ class Services:
             else:
                 restart = False
         if restart:
-            from coursetutor import devservers
+            from coursetutor.dev import servers as devservers
 
             port = int(self.pg_url.rsplit(":", 1)[1].split("/", 1)[0])
             devservers.stop_postgres(self.pg_folder)
@@ -110,7 +110,7 @@ class Services:
         return True
 
     def stop(self) -> None:
-        from coursetutor import devservers
+        from coursetutor.dev import servers as devservers
 
         if "redis" in self.started:
             devservers.stop_redis(self.redis_folder)

@@ -24,7 +24,7 @@ import psycopg
 from _common import ensure_threads, log
 from pgvector.psycopg import register_vector
 
-from coursetutor import devservers
+from coursetutor.dev import servers as devservers
 from coursetutor.retrieval import get_embedder
 
 LAYOUTS = ((7409, 14), (741, 135), (7409, 135))  # (unique texts, copies of each)

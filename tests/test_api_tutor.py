@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from coursetutor.access import mint_key
 from coursetutor.api import routes_tutor
+from coursetutor.api.access import mint_key
 from coursetutor.api.pump import KEEPALIVE, EventPump
 from coursetutor.errors import (
     BackendTimeoutError,

@@ -13,8 +13,7 @@ import pytest
 from click.testing import CliRunner, Result
 from rich.console import Console
 
-from coursetutor import render
-from coursetutor.cli import DEMO_ASKS, SAMPLE_QUESTIONS, cli
+from coursetutor.cli import DEMO_ASKS, SAMPLE_QUESTIONS, cli, render
 from coursetutor.ingest import FileResult, IngestReport
 from coursetutor.store import SQLiteStore
 

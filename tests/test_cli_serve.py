@@ -10,11 +10,11 @@ import pytest
 import uvicorn
 from click.testing import CliRunner, Result
 
-from coursetutor import cli_serve
-from coursetutor.access import authenticate
 from coursetutor.api import logs
+from coursetutor.api.access import authenticate
 from coursetutor.cli import cli
-from coursetutor.cli_serve import first_keys
+from coursetutor.cli import serve as cli_serve
+from coursetutor.cli.serve import first_keys
 from coursetutor.config import Settings
 from coursetutor.errors import AuthenticationError
 from coursetutor.store import SQLiteStore

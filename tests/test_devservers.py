@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from coursetutor import devservers
+from coursetutor.dev import servers as devservers
 from coursetutor.errors import CoursetutorError
 
 

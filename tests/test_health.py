@@ -14,14 +14,17 @@ from click.testing import CliRunner
 from fpdf import FPDF
 
 from coursetutor.cli import cli
+from coursetutor.cli.render.check import page_ranges
 from coursetutor.config import Settings, load_settings
-from coursetutor.llm.base import Delta, GenParams, Message, Usage
-from coursetutor.render_check import page_ranges
-from coursetutor.retrieval import EmbeddingModel
-from coursetutor.store import SQLiteStore
-from coursetutor.store.base import ChunkRow
-from coursetutor.tutor import Tutor, prompts
-from coursetutor.tutor.check_sections import (
+from coursetutor.health.course import (
+    CHECK_STUDENT,
+    NOT_FOUND,
+    answer_verdict,
+    check_course,
+    check_dict,
+    clean_question,
+)
+from coursetutor.health.sections import (
     Unit,
     heading_question,
     key_sentence,
@@ -30,6 +33,11 @@ from coursetutor.tutor.check_sections import (
     topic_of,
     units_of,
 )
+from coursetutor.llm.base import Delta, GenParams, Message, Usage
+from coursetutor.retrieval import EmbeddingModel
+from coursetutor.store import SQLiteStore
+from coursetutor.store.base import ChunkRow
+from coursetutor.tutor import Tutor, prompts
 from coursetutor.tutor.garble import (
     FEW_LETTERS,
     GAPS,
@@ -38,14 +46,6 @@ from coursetutor.tutor.garble import (
     gap_count,
     garble_reasons,
     letter_ratio,
-)
-from coursetutor.tutor.health import (
-    CHECK_STUDENT,
-    NOT_FOUND,
-    answer_verdict,
-    check_course,
-    check_dict,
-    clean_question,
 )
 from coursetutor.types import Answer, FileMeta, Locator
 from coursetutor.workspace import Workspace

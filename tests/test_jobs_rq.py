@@ -15,9 +15,9 @@ from click.testing import CliRunner
 from coursetutor.api.ratelimit import MemoryRateLimiter
 from coursetutor.cli import cli
 from coursetutor.ingest import Ingestor
-from coursetutor.redisconn import RedisLink, connect
 from coursetutor.retrieval import EmbeddingModel
 from coursetutor.store import SQLiteStore
+from coursetutor.store.redis import RedisLink, connect
 from coursetutor.tasks.lock import course_lock, lock_key
 from coursetutor.tasks.worker import LANES, IngestWorker, WorkerContext, lane
 from coursetutor.workspace import Workspace

@@ -175,7 +175,7 @@ class ToneListener:
 
 def test_a_raw_stream_on_standard_input_feeds_the_class(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from coursetutor import cli_listen
+    from coursetutor.cli import listen as cli_listen
     monkeypatch.setattr(cli_listen, "Listener", ToneListener)
     monkeypatch.setattr(cli_listen, "model_folder", lambda models: models)
     data = tmp_path / "data"

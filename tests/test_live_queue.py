@@ -12,8 +12,8 @@ import pytest
 from coursetutor.config import Settings
 from coursetutor.errors import ConflictError, StoreError
 from coursetutor.live.queue import Job, JobResult, RedisSerialQueues, SerialQueues
-from coursetutor.redisconn import connect
 from coursetutor.store.classes import TranscriptEvent
+from coursetutor.store.redis import connect
 
 
 class Recorder:

@@ -12,8 +12,8 @@ import pytest
 from click.testing import CliRunner, Result
 from rich.console import Console
 
-from coursetutor import render_answer
 from coursetutor.cli import cli
+from coursetutor.cli.render import answer as render_answer
 from coursetutor.config import Settings
 from coursetutor.eval import memory
 from coursetutor.llm.base import LLM, Delta, GenParams, Message, Usage

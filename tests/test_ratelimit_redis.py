@@ -12,8 +12,8 @@ from coursetutor.api.ratelimit import Limits
 from coursetutor.api.ratelimit_redis import RedisRateLimiter
 from coursetutor.config import Settings
 from coursetutor.errors import RateLimitError, RedisUnavailableError
-from coursetutor.redisconn import RedisLink, connect
 from coursetutor.retrieval import EmbeddingModel
+from coursetutor.store.redis import RedisLink, connect
 
 from .api_support import error_of, open_api
 from .support import Sample

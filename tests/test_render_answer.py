@@ -7,7 +7,7 @@ import io
 import pytest
 from rich.console import Console
 
-from coursetutor import render_answer
+from coursetutor.cli.render import answer as render_answer
 from coursetutor.types import (
     Answer,
     Citation,

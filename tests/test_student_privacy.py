@@ -157,7 +157,7 @@ def test_forgetting_clears_the_students_redis_keys(store: Store, redis_url: str)
     import redis
 
     from coursetutor.memory.recent_redis import RedisTurnCache
-    from coursetutor.redisconn import connect
+    from coursetutor.store.redis import connect
 
     settings = Settings(redis=redis_url)
     link = connect(settings)

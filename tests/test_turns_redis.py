@@ -12,9 +12,9 @@ import pytest
 from coursetutor.config import Settings
 from coursetutor.memory import NoTurnCache, turn_cache
 from coursetutor.memory.recent_redis import RedisTurnCache
-from coursetutor.redisconn import connect
 from coursetutor.retrieval import EmbeddingModel
 from coursetutor.store import SQLiteStore
+from coursetutor.store.redis import connect
 from coursetutor.tutor import Tutor
 from coursetutor.types import Citation, Locator, Turn
 from coursetutor.workspace import Workspace

@@ -20,7 +20,7 @@ from typing import Any
 import httpx
 import pytest
 
-from coursetutor.access import mint_key
+from coursetutor.api.access import mint_key
 from coursetutor.config import load_settings
 
 from .support import SAMPLE_DIR, TENANT

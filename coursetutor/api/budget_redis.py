@@ -8,7 +8,7 @@ The semantics and the messages are MemoryComputeBudget's. Time is Redis's own cl
 
 from __future__ import annotations
 
-from ..redisconn import RedisLink
+from ..store.redis import RedisLink
 from .budget import Buckets, ComputeBudget, refused
 
 # KEYS: a hash per limited bucket; ARGV: seconds to take, force (1: take even into debt), then

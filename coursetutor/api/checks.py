@@ -16,9 +16,9 @@ from concurrent.futures import Future, ThreadPoolExecutor, wait
 from typing import Any
 
 from ..errors import NotFoundError
+from ..health import check_course, check_dict
 from ..llm.router import Router
 from ..tutor import Tutor
-from ..tutor.health import check_course, check_dict
 from ..workspace import Workspace
 from .errors import scrub
 

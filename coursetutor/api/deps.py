@@ -7,10 +7,10 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
-from ..access import authenticate
 from ..errors import AuthenticationError, NotFoundError, PermissionDeniedError, RateLimitError
 from ..types import ApiKey, Course, Role
 from ..workspace import Workspace
+from .access import authenticate
 from .ratelimit import Limits
 from .state import AppState
 

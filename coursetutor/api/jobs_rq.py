@@ -15,7 +15,7 @@ from rq import Callback, Queue
 from ..config import Settings
 from ..errors import RedisUnavailableError
 from ..ingest.pipeline import id_clashes
-from ..redisconn import RedisLink
+from ..store.redis import RedisLink
 from ..tasks.ingest import STAGING, file_failed, ingest_file
 from ..tasks.job_counts import JOB_TTL, JobProgress
 from ..tasks.worker import lane

@@ -27,7 +27,7 @@ import uuid
 from collections.abc import Callable
 
 from ..errors import RateLimitError, RedisUnavailableError
-from ..redisconn import RedisLink
+from ..store.redis import RedisLink
 from .ratelimit import Limits, MemoryRateLimiter, RateLimiter
 
 log = logging.getLogger("coursetutor.api")

@@ -7,10 +7,10 @@ from typing import Any
 from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
-from ..access import check_id, mint_key
 from ..errors import NotFoundError, PermissionDeniedError
 from ..types import Role
 from . import encode
+from .access import check_id, mint_key
 from .deps import CallerDep, State, require_admin, require_teacher
 from .validate import Id, Name
 

@@ -12,7 +12,6 @@ from fastapi.responses import FileResponse
 from pydantic import BaseModel, Field
 from starlette.datastructures import UploadFile
 
-from ..access import check_id
 from ..errors import (
     ConflictError,
     InputError,
@@ -25,6 +24,7 @@ from ..retrieval.language import check_language
 from ..store.files import content_type
 from ..types import ApiKey, FileMeta, check_doc_type, check_media_url
 from . import encode, validate
+from .access import check_id
 from .deps import (
     CallerDep,
     State,

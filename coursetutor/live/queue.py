@@ -22,8 +22,8 @@ from collections.abc import Callable
 from typing import Any, Literal
 
 from ..errors import ConflictError, CoursetutorError, InputError, NotFoundError, StoreError
-from ..redisconn import RedisLink
 from ..store.classes import TranscriptEvent
+from ..store.redis import RedisLink
 
 JobKind = Literal["events", "slide", "end"]
 # errors a job may end with, by name, so a result crosses processes

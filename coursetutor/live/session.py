@@ -13,8 +13,8 @@ import time
 from collections.abc import Sequence
 
 from ..errors import ConflictError, InputError, NotFoundError
-from ..redisconn import RedisLink
 from ..store.classes import ClassEvent, LiveClass, TranscriptEvent
+from ..store.redis import RedisLink
 from ..workspace import Workspace
 from .pipeline import ClassPipeline, LagFn, SlideFn
 from .queue import Job, JobResult, RedisSerialQueues, SerialQueues

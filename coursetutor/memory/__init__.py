@@ -10,7 +10,7 @@ def turn_cache(settings: Settings) -> TurnCache:
     """The cache the settings ask for: Redis when `redis` is set, else none."""
     if not settings.redis:
         return NoTurnCache()
-    from ..redisconn import connect
+    from ..store.redis import connect
     from .recent_redis import RedisTurnCache
 
     return RedisTurnCache(connect(settings), settings.session_ttl_seconds,

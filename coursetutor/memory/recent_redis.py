@@ -14,7 +14,7 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..redisconn import RedisLink
+from ..store.redis import RedisLink
 from ..types import Citation, Locator, Turn
 from .recent import TurnCache
 

@@ -57,7 +57,7 @@ def _glob(text: str) -> str:
 
 
 def _forget_in_redis(settings: Settings, patterns: list[str]) -> int:
-    from ..redisconn import connect
+    from ..store.redis import connect
 
     link = connect(settings)
     removed = 0

@@ -12,7 +12,7 @@ import json
 from typing import Any
 
 from ..ingest import FileResult
-from ..redisconn import RedisLink
+from ..store.redis import RedisLink
 
 JOB_TTL = 7 * 24 * 3600  # a job's counts outlive any plausible queue wait
 

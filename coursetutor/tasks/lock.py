@@ -11,7 +11,7 @@ import logging
 from collections.abc import Iterator
 
 from ..errors import ConflictError, RedisUnavailableError
-from ..redisconn import RedisLink
+from ..store.redis import RedisLink
 
 log = logging.getLogger("coursetutor.tasks")
 

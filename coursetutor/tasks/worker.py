@@ -20,7 +20,7 @@ from rq import Queue, SimpleWorker
 
 from ..config import Settings
 from ..errors import ConfigError
-from ..redisconn import RedisLink
+from ..store.redis import RedisLink
 from ..workspace import Workspace
 
 LANES = 16  # tenants hash to lanes; workers take the lanes in turn

@@ -12,9 +12,9 @@ from typing import BinaryIO
 
 import click
 
-from .cli_class import _live
-from .errors import InputError
-from .live.listen import Listener, model_folder
+from ..errors import InputError
+from ..live.listen import Listener, model_folder
+from .classes import _live
 
 
 @click.command("listen")

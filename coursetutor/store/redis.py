@@ -13,8 +13,8 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from .config import Settings
-from .errors import ConfigError, MissingDependencyError, RedisUnavailableError
+from ..config import Settings
+from ..errors import ConfigError, MissingDependencyError, RedisUnavailableError
 
 if TYPE_CHECKING:
     from redis import Redis

@@ -7,10 +7,10 @@ import time
 
 import click
 
-from .config import Settings
-from .store import open_store
-from .store.copy import copy_store
-from .store.sql import redact
+from ..config import Settings
+from ..store import open_store
+from ..store.copy import copy_store
+from ..store.sql import redact
 
 
 @click.command()

@@ -5,8 +5,8 @@ from __future__ import annotations
 from rich.markup import escape
 from rich.table import Table
 
-from .render import out
-from .tutor.health import CourseCheck, DocumentCheck
+from ...health import CourseCheck, DocumentCheck
+from . import out
 
 BAR = 10  # characters of a full bar
 

@@ -14,13 +14,13 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from .ingest import FileResult, IngestReport
-from .ingest import Progress as IngestProgress
-from .ingest.formulas import GAP
-from .ingest.ocr import INSTALL_HINT as OCR_HINT
-from .ingest.ocr import available as ocr_available
-from .types import Course, Document, FileMeta, Hit, Locator
-from .workspace import Workspace
+from ...ingest import FileResult, IngestReport
+from ...ingest import Progress as IngestProgress
+from ...ingest.formulas import GAP
+from ...ingest.ocr import INSTALL_HINT as OCR_HINT
+from ...ingest.ocr import available as ocr_available
+from ...types import Course, Document, FileMeta, Hit, Locator
+from ...workspace import Workspace
 
 console = Console(stderr=True)
 out = Console()

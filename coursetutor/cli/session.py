@@ -8,12 +8,12 @@ import time
 import click
 from rich.table import Table
 
-from .llm.router import Router
+from ..llm.router import Router
+from ..store.summaries import Summary
+from ..tutor import Tutor
+from ..tutor.remember import close_idle, end_session
+from .group import workspace
 from .render import out
-from .store.summaries import Summary
-from .tutor import Tutor
-from .tutor.remember import close_idle, end_session
-from .workspace import Workspace
 
 
 def _when(stamp: float) -> str:
@@ -49,7 +49,7 @@ def session_group() -> None:
 @click.pass_context
 def list_sessions(ctx: click.Context, course: str, student: str, as_json: bool) -> None:
     """The student's sessions in COURSE, newest first, each with its summary."""
-    ws = ctx.with_resource(Workspace(ctx.obj))
+    ws = workspace(ctx)
     sessions = ws.store.list_sessions(ws.tenant, course, student)
     summaries = {s.session_id: s for s in ws.store.summaries.for_student(ws.tenant, student,
                                                                          course)
@@ -75,7 +75,7 @@ def list_sessions(ctx: click.Context, course: str, student: str, as_json: bool) 
 @click.pass_context
 def end(ctx: click.Context, session_id: str, course: str, as_json: bool) -> None:
     """End SESSION_ID and store its summary (written by the model when one is configured)."""
-    ws = ctx.with_resource(Workspace(ctx.obj))
+    ws = workspace(ctx)
     router = Router(ws.settings)
     ctx.call_on_close(router.close)
     summary = end_session(router if ws.settings.summary_model else None, ws.store, ws.tenant,

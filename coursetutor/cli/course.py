@@ -1,67 +1,23 @@
-"""The `coursetutor` command line: parse, call the library, print."""
+"""`coursetutor ingest`, `search`, `courses`, `documents` and `remove`: a course's material."""
 
 from __future__ import annotations
 
 import dataclasses
 import json
 import sys
-from importlib import resources
 from pathlib import Path
-from typing import Any
 
 import click
 
+from ..errors import InputError
+from ..ingest import load_manifest
+from ..retrieval.language import check_language
+from ..types import DOC_TYPES, FileMeta, check_doc_type, check_media_url
 from . import render
-from .config import Settings, load_settings
-from .errors import CoursetutorError, InputError
-from .ingest import load_manifest
-from .retrieval.language import check_language
-from .types import DOC_TYPES, FileMeta, check_doc_type, check_media_url
-from .workspace import Workspace
-
-SAMPLE_COURSE = "numerical-methods-101"
-SAMPLE_QUESTIONS = (
-    "How does the bisection method work?",
-    "What is the order of convergence of the secant method?",
-    "When does Newton's method fail?",
-    "Come funziona il metodo di bisezione?",
-)
+from .group import workspace
 
 
-DEMO_ASKS = (SAMPLE_QUESTIONS[0], SAMPLE_QUESTIONS[3])
-
-
-class Group(click.Group):
-    """Turns every coursetutor error into one line on stderr and exit status 1."""
-
-    def invoke(self, ctx: click.Context) -> Any:
-        try:
-            return super().invoke(ctx)
-        except CoursetutorError as exc:
-            click.echo(f"Error: {exc}", err=True)
-            sys.exit(1)
-
-
-@click.group(cls=Group)
-@click.option("--config", "config_file", type=click.Path(path_type=Path), default=None,
-              help="Configuration file (default: ./coursetutor.toml if present).")
-@click.option("--data-dir", type=click.Path(path_type=Path), default=None,
-              help="Where the embedded store lives (default: .coursetutor).")
-@click.option("--tenant", default=None, help="Tenant id (default: 'default').")
-@click.version_option(package_name="coursetutor")
-@click.pass_context
-def cli(ctx: click.Context, config_file: Path | None, data_dir: Path | None,
-        tenant: str | None) -> None:
-    """coursetutor: an AI tutor that answers only from a course's own material."""
-    ctx.obj = load_settings(config_file, data_dir=data_dir, tenant=tenant)
-
-
-def _workspace(ctx: click.Context) -> Workspace:
-    settings: Settings = ctx.obj
-    return ctx.with_resource(Workspace(settings))
-
-
-@cli.command()
+@click.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--course", required=False, help="Course id (created if new).")
 @click.option("--manifest", type=click.Path(path_type=Path), help="course.toml or YAML manifest.")
@@ -106,7 +62,7 @@ def ingest(ctx: click.Context, paths: tuple[Path, ...], course: str | None,
         raise InputError("give --course ID (or a manifest with [course] id)")
     if not items:
         raise InputError("nothing to ingest: give files, folders or --manifest")
-    ws = _workspace(ctx)
+    ws = workspace(ctx)
     new = course not in {c.id for c in ws.courses()}
     ws.create_course(course, course_title, explicit or course_lang)
     try:
@@ -144,7 +100,7 @@ def _expand(paths: tuple[Path, ...]) -> list[tuple[Path, str]]:
     return found
 
 
-@cli.command()
+@click.command()
 @click.argument("question")
 @click.option("--course", required=True)
 @click.option("-k", "k", type=click.IntRange(1, 100), default=5, show_default=True)
@@ -162,12 +118,12 @@ def search(ctx: click.Context, question: str, course: str, k: int, mode: str,
            doc_types: tuple[str, ...], max_difficulty: int | None, student: str | None,
            explain: bool, as_json: bool) -> None:
     """Find the passages of a course that answer QUESTION."""
-    ws = _workspace(ctx)
+    ws = workspace(ctx)
     types = tuple(check_doc_type(t) for t in doc_types) or None
     hits = ws.search(question, course, k=k, mode=mode, doc_types=types,
                      max_difficulty=max_difficulty)
     if student is not None:
-        from .student.adaptive import reranker
+        from ..student.adaptive import reranker
 
         hits = reranker(ws.store, ws.settings, ws.tenant, course, student)(hits)
     if as_json:
@@ -176,85 +132,33 @@ def search(ctx: click.Context, question: str, course: str, k: int, mode: str,
         render.print_hits(question, hits, explain)
 
 
-@cli.command()
+@click.command()
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_context
 def courses(ctx: click.Context, as_json: bool) -> None:
     """List the tenant's courses."""
-    render.print_courses(_workspace(ctx).courses(), as_json)
+    render.print_courses(workspace(ctx).courses(), as_json)
 
 
-@cli.command()
+@click.command()
 @click.option("--course", required=True)
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_context
 def documents(ctx: click.Context, course: str, as_json: bool) -> None:
     """List the documents of a course."""
-    render.print_documents(_workspace(ctx).documents(course), as_json)
+    render.print_documents(workspace(ctx).documents(course), as_json)
 
 
-@cli.command()
+@click.command()
 @click.option("--course", required=True)
 @click.option("--document", "document_id", default=None, help="Remove only this document.")
 @click.pass_context
 def remove(ctx: click.Context, course: str, document_id: str | None) -> None:
     """Remove a document, or a whole course with all its documents and chunks."""
-    ws = _workspace(ctx)
+    ws = workspace(ctx)
     if document_id:
         ws.remove_document(course, document_id)
         click.echo(f"Removed document {document_id} from {course}.")
     else:
         ws.remove_course(course)
         click.echo(f"Removed course {course}.")
-
-
-def load_sample_course(ws: Workspace) -> None:
-    """Ingest the bundled sample course with a progress display and its report."""
-    folder = resources.files("coursetutor") / "sample_course"
-    with resources.as_file(folder) as path:
-        m = load_manifest(Path(path) / "course.toml")
-        ws.create_course(SAMPLE_COURSE, m.title, m.language)
-        report = render.ingest_with_progress(ws, SAMPLE_COURSE, m.files)
-        render.print_report(report)
-
-
-@cli.command()
-@click.pass_context
-def demo(ctx: click.Context) -> None:
-    """Ingest the bundled sample course, show what search finds and ask the tutor."""
-    from . import render_answer
-    from .tutor import Tutor
-
-    ws = _workspace(ctx)
-    load_sample_course(ws)
-    render.print_hits(SAMPLE_QUESTIONS[2], ws.search(SAMPLE_QUESTIONS[2], SAMPLE_COURSE, k=3))
-    tutor = Tutor(ws)
-    ctx.call_on_close(tutor.router.close)
-    for question in DEMO_ASKS:
-        render.out.print(f"\n[bold]tutor ? {question}[/bold]")
-        render_answer.stream_to_terminal(tutor.stream(question, SAMPLE_COURSE, "demo"))
-    render.out.print("\nServe it to students with [bold]coursetutor serve[/bold] "
-                     "(student page, teacher page and API on http://127.0.0.1:8000).")
-
-
-from .cli_class import class_group  # noqa: E402
-from .cli_listen import listen  # noqa: E402
-from .cli_mastery import mastery_group  # noqa: E402
-from .cli_serve import enrol, keys, serve, worker  # noqa: E402
-from .cli_session import session_group  # noqa: E402
-from .cli_store import copy_command, migrate  # noqa: E402
-from .cli_student import student, topics  # noqa: E402
-from .cli_tutor import ask, chat, check, models, policy  # noqa: E402
-from .eval.cli import eval_group  # noqa: E402
-
-for command in (ask, chat, check, models, policy, eval_group, serve, worker, keys, enrol,
-                migrate, copy_command, student, topics):
-    cli.add_command(command)
-cli.add_command(class_group)
-class_group.add_command(listen)
-cli.add_command(session_group)
-cli.add_command(mastery_group)
-
-
-def main() -> None:
-    cli(prog_name="coursetutor")

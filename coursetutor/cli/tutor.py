@@ -8,20 +8,20 @@ import click
 from rich.markup import escape
 from rich.table import Table
 
-from . import render_answer
-from .cli_session import continuing, ended
-from .config import Settings
-from .errors import CoursetutorError
-from .llm.status import backend_status
+from ..config import Settings
+from ..errors import CoursetutorError
+from ..llm.status import backend_status
+from ..tutor import Tutor
+from .group import workspace
+from .render import answer as render_answer
 from .render import out
-from .tutor import Tutor
-from .workspace import Workspace
+from .session import continuing, ended
 
 CHAT_HELP = "Type a question; /new starts a new session, /quit (or Ctrl-D) leaves."
 
 
 def _tutor(ctx: click.Context) -> Tutor:
-    ws = ctx.with_resource(Workspace(ctx.obj))
+    ws = workspace(ctx)
     tutor = Tutor(ws)
     ctx.call_on_close(tutor.router.close)
     return tutor
@@ -123,7 +123,7 @@ def models(ctx: click.Context, as_json: bool) -> None:
 def policy(ctx: click.Context, course: str, allow_solutions: bool | None,
            retention_days: int | None) -> None:
     """Show or set a course's policy on solutions and how long it keeps turns."""
-    ws = ctx.with_resource(Workspace(ctx.obj))
+    ws = workspace(ctx)
     if allow_solutions is None:
         info = ws.store.get_course(ws.tenant, course)
     else:
@@ -150,8 +150,8 @@ def check(ctx: click.Context, course: str, k: int, max_sections: int, no_answers
           as_json: bool) -> None:
     """Check a course before students arrive: does each section's own question find it, is
     it answered, which pages have no text or look garbled."""
-    from . import render_check
-    from .tutor.health import check_course, check_dict
+    from ..health import check_course, check_dict
+    from .render import check as render_check
 
     report = check_course(_tutor(ctx), course, k, max_sections, answer=not no_answers)
     if as_json:

@@ -12,14 +12,14 @@ from typing import Any
 
 import click
 
-from .config import Settings
-from .errors import InputError
-from .live.intake import read_recording
-from .live.replay import replay
-from .live.session import ClassStatus, LiveClasses
-from .redisconn import connect
-from .store.classes import LiveClass
-from .workspace import Workspace
+from ..config import Settings
+from ..errors import InputError
+from ..live.intake import read_recording
+from ..live.replay import replay
+from ..live.session import ClassStatus, LiveClasses
+from ..store.classes import LiveClass
+from ..store.redis import connect
+from ..workspace import Workspace
 
 
 @contextlib.contextmanager

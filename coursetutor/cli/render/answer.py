@@ -12,8 +12,8 @@ from rich.markup import escape
 from rich.segment import Segment
 from rich.text import Text
 
-from .render import console, out
-from .types import Answer, Citation, DoneEvent, MetaEvent, StreamEvent, TokenEvent
+from ...types import Answer, Citation, DoneEvent, MetaEvent, StreamEvent, TokenEvent
+from . import console, out
 
 
 def citation_dict(c: Citation) -> dict[str, Any]:

@@ -19,9 +19,12 @@ from ..ingest.loaders import load
 from ..llm import GenParams, Message
 from ..llm.router import CallRecord
 from ..student.privacy import forget_student
+from ..tutor import prompts
+from ..tutor.garble import garble_reasons
+from ..tutor.replies import language_name
+from ..tutor.turn import Tutor
 from ..types import Answer, Document, Hit
-from . import prompts
-from .check_sections import (
+from .sections import (
     Unit,
     heading_question,
     key_sentence,
@@ -29,9 +32,6 @@ from .check_sections import (
     sample_evenly,
     units_of,
 )
-from .garble import garble_reasons
-from .replies import language_name
-from .turn import Tutor
 
 __all__ = ["CHECK_STUDENT", "CourseCheck", "DocumentCheck", "SectionCheck", "check_course",
            "check_dict"]

@@ -8,9 +8,9 @@ import re
 import secrets
 import time
 
-from .errors import AuthenticationError, InputError
-from .store import Store
-from .types import ApiKey, Role, check_role
+from ..errors import AuthenticationError, InputError
+from ..store import Store
+from ..types import ApiKey, Role, check_role
 
 PREFIX = "ct_"
 _KEY = re.compile(r"^ct_([a-z0-9]{12})_([A-Za-z0-9_-]{43})$")

@@ -12,17 +12,13 @@ from typing import Any
 import click
 from rich.table import Table
 
-from .errors import InputError
+from ..errors import InputError
+from ..student import course_topics
+from ..student.insights import course_insights, course_students
+from ..student.privacy import export_student, forget_student
+from ..student.retention import purge_expired_turns
+from .group import workspace
 from .render import out
-from .student import course_topics
-from .student.insights import course_insights, course_students
-from .student.privacy import export_student, forget_student
-from .student.retention import purge_expired_turns
-from .workspace import Workspace
-
-
-def _ws(ctx: click.Context) -> Workspace:
-    return ctx.with_resource(Workspace(ctx.obj))
 
 
 def _echo_json(data: Any) -> None:
@@ -59,7 +55,7 @@ def topics(ctx: click.Context, course: str, set_file: Path | None, added: tuple[
            removed: tuple[str, ...], reset: bool, as_json: bool) -> None:
     """Show or correct a course's topic list (from ingest topics, then chapter and section
     titles; a correction is stored and wins)."""
-    ws = _ws(ctx)
+    ws = workspace(ctx)
     ws.store.get_course(ws.tenant, course)
     if reset:
         ws.store.profiles.set_topic_list(ws.tenant, course, None)
@@ -99,7 +95,7 @@ def _when(seconds: float | None) -> str:
 @click.pass_context
 def show(ctx: click.Context, course: str, name: str, as_json: bool) -> None:
     """A student's profile: level, style, goals, topics studied, weak areas, mastery."""
-    ws = _ws(ctx)
+    ws = workspace(ctx)
     ws.store.get_course(ws.tenant, course)
     profile = ws.store.profiles.get(ws.tenant, course, name)
     weak = ws.store.mastery.weak_areas(ws.tenant, course, name)
@@ -141,7 +137,7 @@ def edit(ctx: click.Context, course: str, name: str, level: int | None, style: s
          goals: str | None, language: str | None, resolved: tuple[str, ...],
          removed: tuple[str, ...]) -> None:
     """Correct a student's profile."""
-    ws = _ws(ctx)
+    ws = workspace(ctx)
     p = ws.store.profiles.update(ws.tenant, course, name, level=level, style=style,
                                  goals=goals, language=language)
     for area in resolved:
@@ -159,7 +155,7 @@ def edit(ctx: click.Context, course: str, name: str, level: int | None, style: s
 @click.pass_context
 def export(ctx: click.Context, course: str | None, name: str, output: Path | None) -> None:
     """Everything stored about a student, as one JSON document."""
-    ws = _ws(ctx)
+    ws = workspace(ctx)
     if course is not None:
         ws.store.get_course(ws.tenant, course)
     data = json.dumps(export_student(ws.store, ws.tenant, name, course), indent=2,
@@ -181,7 +177,7 @@ def export(ctx: click.Context, course: str | None, name: str, output: Path | Non
 def forget(ctx: click.Context, course: str | None, name: str, yes: bool) -> None:
     """Erase everything stored about a student: turns, sessions, summaries, profile,
     mastery, weak areas, reused answers and cached turns."""
-    ws = _ws(ctx)
+    ws = workspace(ctx)
     if course is not None:
         ws.store.get_course(ws.tenant, course)
     where = f"course {course}" if course else f"tenant {ws.tenant}"
@@ -197,7 +193,7 @@ def forget(ctx: click.Context, course: str | None, name: str, yes: bool) -> None
 @click.pass_context
 def purge(ctx: click.Context, course: str | None) -> None:
     """Delete turns older than their course's retention_days (summaries and profiles stay)."""
-    ws = _ws(ctx)
+    ws = workspace(ctx)
     purged = purge_expired_turns(ws.store, ws.tenant, course)
     if not purged:
         click.echo("no course keeps turns for a limited time (coursetutor policy "
@@ -215,7 +211,7 @@ def purge(ctx: click.Context, course: str | None) -> None:
 @click.pass_context
 def list_students(ctx: click.Context, course: str, idle_days: float, as_json: bool) -> None:
     """The course's students with their profiles, least recently seen first."""
-    ws = _ws(ctx)
+    ws = workspace(ctx)
     ws.store.get_course(ws.tenant, course)
     rows = course_students(ws.store, ws.tenant, course, idle_days)
     if as_json:
@@ -236,7 +232,7 @@ def list_students(ctx: click.Context, course: str, idle_days: float, as_json: bo
 @click.pass_context
 def insights(ctx: click.Context, course: str, as_json: bool) -> None:
     """The weak areas most students share and mastery per topic across the class."""
-    ws = _ws(ctx)
+    ws = workspace(ctx)
     ws.store.get_course(ws.tenant, course)
     found = course_insights(ws.store, ws.tenant, course,
                             course_topics(ws.store, ws.tenant, course))

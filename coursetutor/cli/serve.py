@@ -11,19 +11,15 @@ from pathlib import Path
 
 import click
 
-from .access import mint_key
-from .config import Settings, settings_env
-from .errors import ConfigError
-from .store.private import write_private
-from .types import ROLES
-from .workspace import Workspace
+from ..api.access import mint_key
+from ..config import Settings, settings_env
+from ..errors import ConfigError
+from ..store.private import write_private
+from ..types import ROLES
+from ..workspace import Workspace
+from .group import workspace
 
 FIRST_KEYS = "first-keys.txt"  # in the data folder, when the keys cannot go to a terminal
-
-
-def _workspace(ctx: click.Context) -> Workspace:
-    settings: Settings = ctx.obj
-    return ctx.with_resource(Workspace(settings))
 
 
 def first_keys(ws: Workspace) -> list[tuple[str, str, str]]:
@@ -75,11 +71,11 @@ def serve(ctx: click.Context, host: str | None, port: int | None, empty: bool,
     """Serve the HTTP API and the web pages (student page at /, teacher page at /teacher)."""
     import uvicorn
 
-    from .api import create_app
-    from .api.jobs import recover, uploads_folder
-    from .api.logs import setup
-    from .api.signing import load_secret
-    from .cli import SAMPLE_COURSE, load_sample_course
+    from ..api import create_app
+    from ..api.jobs import recover, uploads_folder
+    from ..api.logs import setup
+    from ..api.signing import load_secret
+    from .sample import SAMPLE_COURSE, load_sample_course
 
     settings: Settings = ctx.obj
     if settings.embed_threads == 0:
@@ -122,15 +118,15 @@ def serve(ctx: click.Context, host: str | None, port: int | None, empty: bool,
 @click.pass_context
 def worker(ctx: click.Context, burst: bool, queue: str | None) -> None:
     """Run ingest jobs from Redis: parse, embed and store uploaded files (needs `redis`)."""
-    from .api.logs import setup
-    from .redisconn import connect, need_rq
+    from ..api.logs import setup
+    from ..store.redis import connect, need_rq
 
     settings: Settings = ctx.obj
     if not settings.redis:
         raise ConfigError("coursetutor worker takes its jobs from Redis: set redis "
                           "(COURSETUTOR_REDIS=redis://host:6379/0)")
     need_rq()
-    from .tasks.worker import IngestWorker, WorkerContext, queue_name
+    from ..tasks.worker import IngestWorker, WorkerContext, queue_name
 
     setup(settings.log_level)
     link = connect(settings)
@@ -157,7 +153,7 @@ def keys() -> None:
 @click.pass_context
 def keys_create(ctx: click.Context, role: str, student: str, name: str, as_json: bool) -> None:
     """Create a key in the tenant (--tenant before the command; created if new)."""
-    ws = _workspace(ctx.find_root())
+    ws = workspace(ctx.find_root())
     ws.store.ensure_tenant(ws.tenant)
     key, secret = mint_key(ws.store, ws.tenant, role, student, name)
     if as_json:
@@ -174,7 +170,7 @@ def keys_create(ctx: click.Context, role: str, student: str, name: str, as_json:
 @click.pass_context
 def keys_list(ctx: click.Context, all_tenants: bool, as_json: bool) -> None:
     """List keys (ids, roles, students; never secrets)."""
-    ws = _workspace(ctx.find_root())
+    ws = workspace(ctx.find_root())
     found = ws.store.list_keys(None if all_tenants else ws.tenant)
     rows = [{"id": k.id, "tenant": k.tenant, "role": k.role, "student": k.student,
              "name": k.name, "revoked": k.revoked is not None} for k in found]
@@ -192,7 +188,7 @@ def keys_list(ctx: click.Context, all_tenants: bool, as_json: bool) -> None:
 @click.pass_context
 def keys_revoke(ctx: click.Context, key_id: str) -> None:
     """Revoke a key: it stops working at once."""
-    ws = _workspace(ctx.find_root())
+    ws = workspace(ctx.find_root())
     key = ws.store.revoke_key(key_id)
     click.echo(f"Revoked {key.role} key {key.id} of tenant {key.tenant}.")
 
@@ -205,7 +201,7 @@ def keys_revoke(ctx: click.Context, key_id: str) -> None:
 @click.pass_context
 def enrol(ctx: click.Context, course: str, students: tuple[str, ...], remove: bool) -> None:
     """Enrol students in a course (students ask only in courses they are enrolled in)."""
-    ws = _workspace(ctx)
+    ws = workspace(ctx)
     for student in students:
         if remove:
             ws.store.unenroll(ws.tenant, course, student)

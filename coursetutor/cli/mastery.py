@@ -7,9 +7,9 @@ import json
 
 import click
 
-from .errors import InputError
-from .student import bkt
-from .workspace import Workspace
+from ..errors import InputError
+from ..student import bkt
+from .group import workspace
 
 Prob = click.FloatRange(0.0, 1.0, min_open=True, max_open=True)
 
@@ -31,7 +31,7 @@ def mastery_group() -> None:
 def params(ctx: click.Context, course: str, prior: float | None, learn: float | None,
            slip: float | None, guess: float | None, reset: bool, as_json: bool) -> None:
     """Show or set the course's BKT parameters (unset ones keep their current value)."""
-    ws = ctx.with_resource(Workspace(ctx.obj))
+    ws = workspace(ctx)
     ws.store.get_course(ws.tenant, course)
     given = {k: v for k, v in {"prior": prior, "learn": learn, "slip": slip,
                                "guess": guess}.items() if v is not None}
