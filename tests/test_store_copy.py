@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from importlib import resources
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +14,7 @@ from coursetutor.store import SQLiteStore, Store, open_store
 from coursetutor.store.classes import TranscriptEvent
 from coursetutor.store.copy import copy_store
 from coursetutor.store.mastery import BKTParams
+from coursetutor.store.migrate import migrations
 from coursetutor.store.summaries import Summary
 from coursetutor.types import ApiKey, Job, SearchFilters, Turn
 
@@ -147,9 +147,7 @@ def test_copy_and_migrate_commands(tmp_path: Path, postgres_url: str) -> None:
     env = {"COURSETUTOR_DATA_DIR": str(tmp_path)}
     done = runner.invoke(cli, ["migrate", "--store", postgres_url], env=env)
     assert done.exit_code == 0, done.output
-    latest = max(int(e.name.split("_", 1)[0]) for e in
-                 (resources.files("coursetutor.store") / "pg_migrations").iterdir()
-                 if e.name.endswith(".sql"))
+    latest = migrations("postgres")[-1][0]
     assert f"schema version {latest} (up to date)" in done.output
     args = ["copy", "--from", f"sqlite:///{tmp_path / 'a.db'}", "--to", postgres_url, "--json"]
     done = runner.invoke(cli, args, env=env)

@@ -23,7 +23,6 @@ import time
 from collections import Counter, defaultdict
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from importlib import resources
 from typing import Any
 
 import numpy as np
@@ -33,6 +32,7 @@ from ..types import Chunk, Course, Document, SearchFilters
 from .base import ChunkRow, HybridResult, KeywordResult, Store, Vector
 from .classes import SQLClasses
 from .mastery import SQLMastery
+from .migrate import LEGACY_POSTGRES, from_legacy, has_statements, migrations
 from .pg_search import HNSW_DIMS, hybrid_sql, keyword_sql, vector_sql
 from .profiles import SQLProfiles
 from .records import (
@@ -62,13 +62,8 @@ MIGRATION_LOCK = 7_243_110  # advisory lock id: one process migrates at a time
 
 
 def pg_migrations() -> list[tuple[int, str]]:
-    """Numbered PostgreSQL schema migrations shipped with the package, in order."""
-    folder = resources.files("coursetutor.store") / "pg_migrations"
-    found = []
-    for entry in folder.iterdir():
-        if entry.name.endswith(".sql"):
-            found.append((int(entry.name.split("_", 1)[0]), entry.read_text(encoding="utf-8")))
-    return sorted(found)
+    """Numbered schema migrations shipped with the package, in order, in PostgreSQL's SQL."""
+    return migrations("postgres")
 
 
 def _run(conn: psycopg.Connection[Any], sql: str, params: Sequence[Any] = ()) -> Result:
@@ -195,6 +190,9 @@ class PostgresStore(SQLCatalog, SQLAccess, SQLSessions, Store):
             conn.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
             row = conn.execute("SELECT MAX(version) FROM schema_version").fetchone()
             current = int(row[0] or 0) if row else 0
+            if 3 < current <= LEGACY_POSTGRES:  # recorded in the store's own former series
+                current = from_legacy(current)
+                conn.execute("INSERT INTO schema_version (version) VALUES (%s)", (current,))
             if current > known[-1][0]:
                 raise StoreError(
                     f"store schema version {current} is newer than this coursetutor "
@@ -203,7 +201,8 @@ class PostgresStore(SQLCatalog, SQLAccess, SQLSessions, Store):
             for version, sql in known:
                 if version > current:
                     try:
-                        conn.execute(sql.encode())
+                        if has_statements(sql):
+                            conn.execute(sql.encode())
                     except psycopg.errors.FeatureNotSupported as exc:
                         raise StoreError(f"migration {version} failed: {exc}") from exc
                     except psycopg.errors.UndefinedFile as exc:

@@ -9,7 +9,6 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +20,7 @@ from ..types import Chunk, Course, Document, SearchFilters
 from .base import ChunkRow, KeywordResult, Store, Vector
 from .classes import SQLClasses
 from .mastery import SQLMastery
+from .migrate import migrations as schema_migrations
 from .private import private_file
 from .profiles import SQLProfiles
 from .records import CHUNK_COLUMNS, EXPORT_COLUMNS, chunk_row, expand_terms
@@ -34,13 +34,8 @@ from .summaries import SQLSummaries
 
 
 def migrations() -> list[tuple[int, str]]:
-    """Numbered schema migrations shipped with the package, in order."""
-    folder = resources.files("coursetutor.store") / "migrations"
-    found = []
-    for entry in folder.iterdir():
-        if entry.name.endswith(".sql"):
-            found.append((int(entry.name.split("_", 1)[0]), entry.read_text(encoding="utf-8")))
-    return sorted(found)
+    """Numbered schema migrations shipped with the package, in order, in SQLite's SQL."""
+    return schema_migrations("sqlite")
 
 
 class SQLiteStore(SQLCatalog, SQLAccess, SQLSessions, Store):

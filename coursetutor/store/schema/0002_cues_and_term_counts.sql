@@ -1,0 +1,17 @@
+-- SQLite: transcript cues on chunks. PostgreSQL (cues already in its first schema): document
+-- frequencies per course and term.
+
+-- sqlite:
+ALTER TABLE chunks ADD COLUMN cues TEXT NOT NULL DEFAULT '[]';
+
+-- postgres:
+-- Document frequencies per course and term, kept by every write, so a query knows which of
+-- its terms are common before it reads their postings (see pg_search.py).
+CREATE TABLE course_terms (
+    course_pk INTEGER NOT NULL REFERENCES courses (pk) ON DELETE CASCADE,
+    term_id INTEGER NOT NULL,
+    df INTEGER NOT NULL,
+    PRIMARY KEY (course_pk, term_id)
+);
+INSERT INTO course_terms (course_pk, term_id, df)
+SELECT course_pk, term_id, SUM(cardinality(chunk_pks)) FROM postings GROUP BY course_pk, term_id;
