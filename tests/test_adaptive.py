@@ -1,5 +1,5 @@
 """Adaptive retrieval: the profile rerank (retrieval/adaptive.py) as exact arithmetic, and
-over the real sample course with a student's stored profile (student/adaptive.py)."""
+over the real sample course with a student's stored profile (memory/adaptive.py)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import pytest
 
 from coursetutor.config import Settings
 from coursetutor.llm.router import Router
+from coursetutor.memory.adaptive import read_view, reranker
 from coursetutor.retrieval import EmbeddingModel
 from coursetutor.retrieval.adaptive import (
     AdaptiveWeights,
@@ -18,7 +19,6 @@ from coursetutor.retrieval.adaptive import (
     profile_rerank,
 )
 from coursetutor.store import SQLiteStore
-from coursetutor.student.adaptive import read_view, reranker
 from coursetutor.tutor.evidence import EvidenceFinder
 from coursetutor.types import DOC_TYPES, Chunk, Hit, Locator
 from coursetutor.workspace import Workspace

@@ -18,7 +18,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("store",),
     ("retrieval", "llm"),
     ("ingest",),
-    ("memory", "student"),
+    ("memory",),
     ("workspace",),
     ("live",),
     ("tutor", "tasks"),

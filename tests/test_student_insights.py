@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from coursetutor.store import SQLiteStore
-from coursetutor.student.insights import (
+from coursetutor.memory.insights import (
     SharedWeakArea,
     TopicClassMastery,
     course_insights,
     course_students,
 )
+from coursetutor.store import SQLiteStore
 from coursetutor.types import Turn
 
 T, C = "default", "calculus"

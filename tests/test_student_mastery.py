@@ -9,9 +9,8 @@ import pytest
 
 from coursetutor.config import Settings, load_settings
 from coursetutor.errors import ConfigError
-from coursetutor.store import SQLiteStore
-from coursetutor.student import bkt
-from coursetutor.student.diagnose import (
+from coursetutor.memory import bkt
+from coursetutor.memory.diagnose import (
     Diagnosis,
     asks_back,
     looks_like_work,
@@ -20,6 +19,7 @@ from coursetutor.student.diagnose import (
     same_misconception,
     should_diagnose,
 )
+from coursetutor.store import SQLiteStore
 
 DEFAULTS = bkt.BKTParams(0.3, 0.1, 0.1, 0.2)
 T, C, S = "default", "calculus", "ada"

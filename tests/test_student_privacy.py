@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 
 from coursetutor.config import Settings
+from coursetutor.memory.privacy import export_student, forget_student, redis_patterns
+from coursetutor.memory.retention import DAY, purge_expired_turns
 from coursetutor.store import Store
 from coursetutor.store.privacy import student_tables
 from coursetutor.store.summaries import Summary
-from coursetutor.student.privacy import export_student, forget_student, redis_patterns
-from coursetutor.student.retention import DAY, purge_expired_turns
 from coursetutor.types import ApiKey, Turn
 
 from .support import open_backend

@@ -9,12 +9,12 @@ import pytest
 
 from coursetutor.config import Settings
 from coursetutor.llm.router import Router
+from coursetutor.memory import chunk_topics, course_topics, material_topics
+from coursetutor.memory.profile import record_turn_topics, turn_topics
+from coursetutor.memory.topics import title_topic
 from coursetutor.retrieval import EmbeddingModel
 from coursetutor.store import SQLiteStore
 from coursetutor.store.profiles import TopicSource
-from coursetutor.student import chunk_topics, course_topics, material_topics
-from coursetutor.student.profile import record_turn_topics, turn_topics
-from coursetutor.student.topics import title_topic
 from coursetutor.tutor.turn import Tutor
 from coursetutor.types import Chunk, Citation, DoneEvent, Locator, Turn
 from coursetutor.workspace import Workspace

@@ -21,8 +21,8 @@ from .. import __version__
 from ..config import Settings, load_settings
 from ..live.session import LiveClasses
 from ..llm.router import Router
+from ..memory.retention import purge_all_tenants
 from ..store.redis import RedisLink, connect, need_rq
-from ..student.retention import purge_all_tenants
 from ..workspace import Workspace
 from . import (
     errors,

@@ -15,9 +15,9 @@ from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field
 
 from ..errors import NotFoundError, PermissionDeniedError
-from ..student import course_topics
-from ..student.insights import course_insights, course_students
-from ..student.privacy import export_student, forget_student
+from ..memory import course_topics
+from ..memory.insights import course_insights, course_students
+from ..memory.privacy import export_student, forget_student
 from .deps import Caller, CallerDep, State, require_teacher, visible_course
 from .state import AppState
 from .validate import Id, Line, Name, Text

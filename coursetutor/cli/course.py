@@ -123,7 +123,7 @@ def search(ctx: click.Context, question: str, course: str, k: int, mode: str,
     hits = ws.search(question, course, k=k, mode=mode, doc_types=types,
                      max_difficulty=max_difficulty)
     if student is not None:
-        from ..student.adaptive import reranker
+        from ..memory.adaptive import reranker
 
         hits = reranker(ws.store, ws.settings, ws.tenant, course, student)(hits)
     if as_json:

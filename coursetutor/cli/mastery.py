@@ -8,7 +8,7 @@ import json
 import click
 
 from ..errors import InputError
-from ..student import bkt
+from ..memory import bkt
 from .group import workspace
 
 Prob = click.FloatRange(0.0, 1.0, min_open=True, max_open=True)

@@ -13,10 +13,10 @@ import click
 from rich.table import Table
 
 from ..errors import InputError
-from ..student import course_topics
-from ..student.insights import course_insights, course_students
-from ..student.privacy import export_student, forget_student
-from ..student.retention import purge_expired_turns
+from ..memory import course_topics
+from ..memory.insights import course_insights, course_students
+from ..memory.privacy import export_student, forget_student
+from ..memory.retention import purge_expired_turns
 from .group import workspace
 from .render import out
 

@@ -76,7 +76,7 @@ def retrieval(ctx: click.Context, dataset: str | None, path: Path | None,
         click.echo(f"Warning: {warning}", err=True)
     rerank = None
     if student is not None:
-        from ..student.adaptive import reranker
+        from ..memory.adaptive import reranker
 
         rerank = reranker(ws.store, settings, ws.tenant, prepared.course, student)
     result = evaluate(ws, prepared, _progress, translator, rerank)

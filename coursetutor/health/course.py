@@ -18,7 +18,7 @@ from ..errors import CoursetutorError
 from ..ingest.loaders import load
 from ..llm import GenParams, Message
 from ..llm.router import CallRecord
-from ..student.privacy import forget_student
+from ..memory.privacy import forget_student
 from ..tutor import prompts
 from ..tutor.garble import garble_reasons
 from ..tutor.replies import language_name

@@ -1,9 +1,14 @@
-"""What the tutor remembers between turns beyond the store: a session's recent turns."""
+"""What is kept of each student: a session's recent turns (`recent.py`, in Redis when set),
+the course's topics and the student's profile, mastery and weak areas, the teacher's insights,
+retention and privacy (export, forget). The tables are the store's; this package reads and
+words them."""
 
 from ..config import Settings
 from .recent import NoTurnCache, TurnCache
+from .topics import chunk_topics, course_topics, material_topics
 
-__all__ = ["NoTurnCache", "TurnCache", "turn_cache"]
+__all__ = ["NoTurnCache", "TurnCache", "chunk_topics", "course_topics", "material_topics",
+           "turn_cache"]
 
 
 def turn_cache(settings: Settings) -> TurnCache:

@@ -4,7 +4,7 @@ A profile belongs to a tenant, course and student: the level (1-5, 0 when not se
 language, learning style and goals the student gave, plus every topic of the course the
 student's turns touched, with when it was first and last seen, how many turns and their ids
 (`f"{session_id}:{ordinal}"`). A course's topic list is made from its material
-(`coursetutor.student.topics`); a teacher's correction of it is stored here and wins. The
+(`coursetutor.memory.topics`); a teacher's correction of it is stored here and wins. The
 course's `retention_days` (0: forever) says how long its turns are kept.
 """
 

@@ -11,8 +11,8 @@ import logging
 from ..errors import CoursetutorError
 from ..llm import GenParams, Message
 from ..llm.router import CallRecord, Router
-from ..student.diagnose import Diagnosis, Recorded, parse_diagnosis, record, should_diagnose
-from ..student.topics import chunk_topics, course_topics, title_topic
+from ..memory.diagnose import Diagnosis, Recorded, parse_diagnosis, record, should_diagnose
+from ..memory.topics import chunk_topics, course_topics, title_topic
 from ..types import Answer, Chunk, Hit, SearchFilters
 from ..workspace import Workspace
 from . import prompts

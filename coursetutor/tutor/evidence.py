@@ -64,7 +64,7 @@ class EvidenceFinder:
                  state: tuple[str, int | None] | None = None) -> None:
         self.ws = workspace
         self.state = state  # the course's search state, when the turn has read it
-        self.rerank = rerank  # the student's profile rerank (student/adaptive.py)
+        self.rerank = rerank  # the student's profile rerank (memory/adaptive.py)
         self.settings = workspace.settings
         self.router = router
         self.log = log

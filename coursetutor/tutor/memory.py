@@ -17,11 +17,11 @@ from collections.abc import Callable, Sequence
 
 from ..errors import NotFoundError
 from ..llm.router import CallRecord, Router
+from ..memory.adaptive import profile_view
 from ..retrieval.adaptive import ProfileView
 from ..store import Store
 from ..store.base import LearnerState
 from ..store.summaries import Summary
-from ..student.adaptive import profile_view
 from ..types import Hit, Turn
 from .remember import close_idle
 from .summary import exercise_name

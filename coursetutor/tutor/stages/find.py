@@ -10,7 +10,7 @@ import dataclasses
 
 from ...live.rewrite import with_progress
 from ...llm import GenParams, Message
-from ...student.adaptive import view_rerank
+from ...memory.adaptive import view_rerank
 from ...types import MetaEvent, Turn
 from .. import prompts
 from ..categorize import ANSWERED, Categorization, parse_llm_categorization

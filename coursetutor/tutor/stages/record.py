@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Generator
 
-from ...student.profile import cited_topics
+from ...memory.profile import cited_topics
 from ...types import Answer, SourcesEvent, StreamEvent, TokenEvent, Turn
 from ..markers import marker_spans
 from ..pipeline import Pipeline, Reply

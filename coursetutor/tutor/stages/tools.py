@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from ...config import Settings, summaries_by_model
 from ...llm.router import CallRecord, Router
-from ...student.topics import course_topics
+from ...memory.topics import course_topics
 from ...workspace import Workspace
 from ..reuse import AnswerReuse
 
