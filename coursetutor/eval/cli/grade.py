@@ -7,11 +7,11 @@ from pathlib import Path
 
 import click
 
-from ..config import Settings
-from ..errors import InputError
-from ..workspace import Workspace
-from . import datasets
-from .grade import eval_grade
+from ...config import Settings
+from ...errors import InputError
+from ...workspace import Workspace
+from .. import datasets
+from ..grade import eval_grade
 
 
 @click.command("grade")

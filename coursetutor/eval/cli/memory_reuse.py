@@ -8,11 +8,11 @@ from typing import Any
 
 import click
 
-from ..errors import InputError
-from ..llm.router import Router
-from ..workspace import Workspace
-from .memory_reuse import LANGUAGES, course_run, embed_side, load, sweep
-from .memory_reuse_time import time_reuse
+from ...errors import InputError
+from ...llm.router import Router
+from ...workspace import Workspace
+from ..memory_reuse import LANGUAGES, course_run, embed_side, load, sweep
+from ..memory_reuse_time import time_reuse
 
 
 def reuse_section(ctx: click.Context, folder: Path | None, limit: int | None, timing: int,

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import click
 
-from ..config import Settings
-from ..errors import InputError
-from ..ingest.ocr import make_ocr
-from ..retrieval.embed import get_embedder
-from . import lexicon as lexicon_eval
-from . import slides as slides_eval
+from ...config import Settings
+from ...errors import InputError
+from ...ingest.ocr import make_ocr
+from ...retrieval.embed import get_embedder
+from .. import lexicon as lexicon_eval
+from .. import slides as slides_eval
 
 DEFAULT_FOLDER = Path("../shared/datasets/mavils-dev")
 

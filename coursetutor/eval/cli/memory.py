@@ -9,11 +9,11 @@ from typing import Any
 
 import click
 
-from ..config import Settings
-from ..errors import ConfigError, InputError
-from ..llm.router import Router
-from . import memory
-from .memory_reuse_cli import reuse_section, reuse_text
+from ...config import Settings
+from ...errors import ConfigError, InputError
+from ...llm.router import Router
+from .. import memory
+from .memory_reuse import reuse_section, reuse_text
 
 MATHDIAL_FILE = "mathdial-dev.jsonl"
 

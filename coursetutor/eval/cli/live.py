@@ -8,11 +8,11 @@ from typing import Any
 
 import click
 
-from ..config import Settings
-from ..tutor.tiers import WIDE_K, Bar, weights_of
-from ..workspace import Workspace
-from . import live
-from .live import best_bar
+from ...config import Settings
+from ...tutor.tiers import WIDE_K, Bar, weights_of
+from ...workspace import Workspace
+from .. import live
+from ..live import best_bar
 
 
 @click.command("live")

@@ -1,4 +1,5 @@
-"""`coursetutor eval ...` commands."""
+"""`coursetutor eval answers` and `compare`: the tutor's answers on the question suites, and
+two configurations side by side."""
 
 from __future__ import annotations
 
@@ -10,145 +11,12 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from ..config import Settings
-from ..errors import ConfigError, InputError
-from ..llm.router import Router
-from ..workspace import Workspace
-from . import datasets
-from .retrieval import ALL_SETS, QueryTranslator, evaluate, prepare
+from ...config import Settings
+from ...errors import InputError
+from ...workspace import Workspace
 
 if TYPE_CHECKING:
-    from .answers import Paths
-
-Progress = Callable[[int, int], None]
-
-
-@click.group("eval")
-def eval_group() -> None:
-    """Measure retrieval quality on real datasets."""
-
-
-@eval_group.command("retrieval")
-@click.option("--dataset", type=click.Choice(datasets.DATASETS),
-              help="The kind of dataset file (required unless --all).")
-@click.option("--path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="The dataset file (questions; units too except for tvqa).")
-@click.option("--query-lang", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="XQuAD-R file of another language to take the questions from.")
-@click.option("--videos", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="TutorialVQA transcripts (tvqa-videos.json).")
-@click.option("--language", default=None,
-              help="The course language (ISO 639-1); default: detected from the file's text.")
-@click.option("--all", "folder", type=click.Path(exists=True, file_okay=False, path_type=Path),
-              default=None, help="Every development set found in this datasets folder, "
-                                 "one table.")
-@click.option("--limit", type=click.IntRange(1), default=None, help="Only the first N questions.")
-@click.option("--translate", is_flag=True,
-              help="Translate questions not in the course's language with the configured "
-                   "model first, as the tutor does.")
-@click.option("--profile", "student", default=None,
-              help="Also rank the hybrid results with this student's profile rerank (in the "
-                   "eval tenant), as the tutor does.")
-@click.option("--json", "as_json", is_flag=True)
-@click.pass_context
-def retrieval(ctx: click.Context, dataset: str | None, path: Path | None,
-              query_lang: Path | None, videos: Path | None, language: str | None,
-              folder: Path | None, limit: int | None, translate: bool, student: str | None,
-              as_json: bool) -> None:
-    """R@1, R@5, R@10 and MRR@10 for BM25 alone, vectors alone and hybrid."""
-    settings: Settings = ctx.obj
-    if folder is None and (dataset is None or path is None):
-        raise InputError("--dataset and --path are required (or --all FOLDER)")
-    if language is not None and not (len(language) == 2 and language.isalpha()):
-        raise InputError(f"--language must be a two-letter code, got {language!r}")
-    translator = QueryTranslator(_translation_router(ctx, settings)) if translate else None
-    ws = ctx.with_resource(Workspace(settings))
-    ws.tenant = "eval"
-    if folder is not None:
-        _run_all(ws, folder, limit, translator, as_json)
-        return
-    assert dataset is not None and path is not None
-    try:
-        prepared, warnings = prepare(ws, dataset, path, query_lang, videos, limit, language)
-    except (KeyError, TypeError, IndexError, AttributeError) as exc:
-        raise InputError(f"{path}: not a {dataset} dataset file (missing {exc})") from exc
-    for warning in warnings:
-        click.echo(f"Warning: {warning}", err=True)
-    rerank = None
-    if student is not None:
-        from ..memory.adaptive import reranker
-
-        rerank = reranker(ws.store, settings, ws.tenant, prepared.course, student)
-    result = evaluate(ws, prepared, _progress, translator, rerank)
-    if as_json:
-        click.echo(json.dumps(result, indent=2))
-        return
-    click.echo(f"\n{result['dataset']} ({result['language']}): {result['questions']} "
-               f"questions, {result['units']} units, {result['seconds']} s")
-    click.echo(f"{'':8}{'R@1':>8}{'R@5':>8}{'R@10':>8}{'MRR@10':>8}")
-    for mode in ("bm25", "vector", "hybrid", "hybrid_other_query", "hybrid_profile"):
-        if mode not in result:
-            continue
-        m = result[mode]
-        label = {"hybrid_other_query": "hybrid, the other query (with/without the original)",
-                 "hybrid_profile": f"hybrid, profile of {student}"}.get(mode, mode)
-        click.echo(f"{label:8}" + "".join(f"{m[k]:>8.3f}" for k in ("R@1", "R@5", "R@10",
-                                                                     "MRR@10")))
-    if "hybrid_profile" in result:
-        click.echo(f"rankings the profile changed: {result['hybrid_profile']['rankings_changed']}")
-    if "translate" in result:
-        t = result["translate"]
-        median = "-" if t["median_seconds"] is None else f"{t['median_seconds']:.2f} s"
-        click.echo(f"translated {t['translated']} questions with {t['backend']} {t['model']} "
-                   f"(median {median}; {t['unchanged']} left untranslated by the model)")
-
-
-def _run_all(ws: Workspace, folder: Path, limit: int | None,
-             translator: QueryTranslator | None, as_json: bool) -> None:
-    """Every set of `ALL_SETS` whose files are in `folder`, then one table (or JSON list)."""
-    results: list[dict[str, Any]] = []
-    for spec in ALL_SETS:
-        files = [spec.path, spec.query_lang, spec.videos]
-        if not all((folder / f).is_file() for f in files if f):
-            click.echo(f"  {spec.name}: skipped (files not in {folder})", err=True)
-            continue
-        click.echo(f"  {spec.name}:", err=True)
-        path = folder / spec.path
-        try:
-            prepared, warnings = prepare(
-                ws, spec.dataset, path, folder / spec.query_lang if spec.query_lang else None,
-                folder / spec.videos if spec.videos else None, limit, name=spec.name)
-        except (KeyError, TypeError, IndexError, AttributeError) as exc:
-            raise InputError(f"{path}: not a {spec.dataset} dataset file (missing {exc})"
-                             ) from exc
-        for warning in warnings:
-            click.echo(f"Warning: {warning}", err=True)
-        results.append(evaluate(ws, prepared, _progress, translator))
-    if as_json:
-        click.echo(json.dumps(results, indent=2))
-        return
-    click.echo(f"\n{'set':14}{'lang':>5}{'questions':>10}   BM25 R@1/R@5   vectors R@1/R@5"
-               f"   hybrid R@1/R@5")
-    for r in results:
-        cells = "".join(f"   {r[m]['R@1']:.3f} / {r[m]['R@5']:.3f}  "
-                        for m in ("bm25", "vector", "hybrid"))
-        click.echo(f"{r['dataset']:14}{r['language']:>5}{r['questions']:>10}{cells}")
-
-
-def _translation_router(ctx: click.Context, settings: Settings) -> Router:
-    """The tutor's Router, its small-task model loaded (or reached) before any search."""
-    router = Router(settings)
-    if not router.enabled:
-        raise ConfigError("--translate needs a model, but llm_backend is 'none'")
-    ctx.call_on_close(router.close)
-    router.llm("categorize")  # a missing model or a server that is down fails here
-    return router
-
-
-def _progress(done: int, total: int) -> None:
-    if done % 100 == 0 or done == total:
-        click.echo(f"  {done}/{total} questions", err=True)
-
+    from ..answers import Paths
 
 SUITES = ("abstention", "mrbench", "leaks", "languages", "coursepack")
 QUESTIONS = Path("tests/data/coursepack_questions.json")
@@ -178,7 +46,7 @@ def _suite_options(fn: Callable[..., Any]) -> Callable[..., Any]:
 def suite_paths(suites: tuple[str, ...], folder: Path | None, pack: Path | None,
                 questions: Path | None) -> Paths:
     """Check that every chosen suite has its files; one error naming the missing option."""
-    from .answers import Paths
+    from ..answers import Paths
 
     if folder is None and {"abstention", "mrbench"} & set(suites):
         raise InputError("--data DIR (the datasets folder) is required for the "
@@ -194,7 +62,7 @@ def suite_paths(suites: tuple[str, ...], folder: Path | None, pack: Path | None,
     return Paths(folder, pack, questions)
 
 
-@eval_group.command("answers")
+@click.command("answers")
 @_suite_options
 @click.option("--suite", "suites", multiple=True, type=click.Choice(SUITES),
               help="Run only these suites (repeatable; default: all but coursepack, and "
@@ -206,8 +74,8 @@ def answers(ctx: click.Context, folder: Path | None, pack: Path | None,
             questions: Path | None, limit: int | None, suites: tuple[str, ...],
             as_json: bool) -> None:
     """Faithfulness, relevance, context, abstention, leaks and languages with the model."""
-    from ..tutor import Tutor
-    from . import answers as run
+    from ...tutor import Tutor
+    from .. import answers as run
 
     settings: Settings = ctx.obj
     chosen = suites or tuple(s for s in SUITES if s != "coursepack" or pack is not None)
@@ -235,7 +103,7 @@ def answers(ctx: click.Context, folder: Path | None, pack: Path | None,
 COMPARE_SUITES = ("abstention", "coursepack")
 
 
-@eval_group.command("compare")
+@click.command("compare")
 @click.option("--config", "configs", multiple=True, required=True,
               type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="A settings file (coursetutor.toml); give it twice: A, then B.")
@@ -254,8 +122,8 @@ def compare(ctx: click.Context, configs: tuple[Path, ...], folder: Path | None,
             pack: Path | None, questions: Path | None, limit: int | None,
             suites: tuple[str, ...], plot: Path | None, seed: int, as_json: bool) -> None:
     """The same questions under two settings files, every metric side by side."""
-    from ..tutor import Tutor
-    from . import compare as ab
+    from ...tutor import Tutor
+    from .. import compare as ab
 
     if len(configs) != 2:
         raise InputError(f"give --config exactly twice (A, then B), got {len(configs)}")
@@ -290,12 +158,12 @@ def compare(ctx: click.Context, configs: tuple[Path, ...], folder: Path | None,
 
 def _check_plot(path: Path) -> None:
     """Fail before hours of answers, not after: matplotlib and the chart's folder."""
-    from ..errors import MissingDependencyError
+    from ...errors import MissingDependencyError
 
     try:
         import matplotlib  # noqa: F401
     except ImportError as exc:
-        from .compare import PLOT_HINT
+        from ..compare import PLOT_HINT
 
         raise MissingDependencyError(f"--plot needs matplotlib: {PLOT_HINT}") from exc
     if not path.parent.is_dir():
@@ -318,21 +186,3 @@ METRIC_LINES = ("questions", "answerable", "faithfulness", "unsupported_terms",
 def _suite_progress(suite: str, done: int, total: int) -> None:
     """Every answer: one takes tens of seconds with the bundled model on a CPU."""
     click.echo(f"  {suite}: {done}/{total}", err=True)
-
-
-from .live_cli import live_command  # noqa: E402  (it reads settings like the commands above)
-
-eval_group.add_command(live_command)
-
-from .memory_cli import memory_command  # noqa: E402
-
-eval_group.add_command(memory_command)
-
-from .grade_cli import grade_command  # noqa: E402
-
-eval_group.add_command(grade_command)
-
-from .slides_cli import lexicon_command, slides_command  # noqa: E402
-
-eval_group.add_command(slides_command)
-eval_group.add_command(lexicon_command)
