@@ -12,7 +12,7 @@ from click.testing import CliRunner, Result
 
 from coursetutor.cli import cli
 from coursetutor.config import Settings
-from coursetutor.eval import cli as eval_cli
+from coursetutor.eval.cli import retrieval as eval_cli
 from coursetutor.eval.retrieval import QueryTranslator
 from coursetutor.llm.base import LLM, Delta, GenParams, Message, Usage
 from coursetutor.llm.router import Router
