@@ -254,3 +254,28 @@ def test_serve_empty_loads_no_sample(tmp_path: Path, monkeypatch: pytest.MonkeyP
         assert [k.role for k in store.list_keys("default")] == ["teacher", "student"]
     finally:
         store.close()
+
+
+def test_serve_names_each_feature_a_missing_package_turns_off(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.util
+
+    from coursetutor.config import load_settings
+
+    real = importlib.util.find_spec
+    gone = {"websockets", "llama_cpp"}
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name in gone else real(name, *a))
+    lines = cli_serve.missing_features(load_settings(env={}, llm_backend="local"))
+    assert "live captions (the class WebSocket) is off: pip install 'coursetutor[live]'" in lines
+    assert any(line.startswith("the bundled model is off") for line in lines)
+    gone.clear()
+    assert not [line for line in cli_serve.missing_features(load_settings(env={}))
+                if "captions" in line or "bundled" in line]
+
+
+def test_the_readme_install_serves_the_captions_socket() -> None:
+    import tomllib
+
+    project = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())
+    assert any(d.startswith("websockets") for d in project["project"]["dependencies"])

@@ -288,10 +288,14 @@ def test_italian_page_and_not_covered_notice(browser: Any, server: Server, cours
         expect(notice).to_contain_text("Non trattato nel materiale del corso")
         assert turn.locator("[data-testid=source-link]").count() == 0
 
+        # the key lives in this tab only, never on disk
+        assert page.evaluate("sessionStorage.getItem('coursetutor.key.student')")
+        assert page.evaluate("localStorage.getItem('coursetutor.key.student')") is None
         # forgetting the key clears it from the browser and asks for it again
         page.click("#key-forget")
         expect(page.locator("#key-form")).to_be_visible()
         assert page.evaluate("localStorage.getItem('coursetutor.key.student')") is None
+        assert page.evaluate("sessionStorage.getItem('coursetutor.key.student')") is None
 
 
 @pytest.fixture(scope="module")

@@ -42,7 +42,7 @@ from .errors import scrub
 from .jobs import IngestJobs, recover, uploads_folder
 from .logs import setup
 from .metrics import Metrics
-from .middleware import BodyLimits, RequestContext
+from .middleware import BodyLimits, RequestContext, SecurityHeaders
 from .pump import AskPool
 from .ratelimit import MemoryRateLimiter, RateLimiter
 from .ratelimit_redis import RedisRateLimiter
@@ -154,6 +154,7 @@ def create_app(settings: Settings, workspace: Workspace | None = None,
                                           settings.api_cors_origins.split(",")])
     app.add_middleware(BodyLimits, max_bytes=settings.api_max_json_bytes,
                        max_depth=settings.api_max_json_depth)
+    app.add_middleware(SecurityHeaders)
     app.add_middleware(RequestContext, metrics=state.metrics,
                        reconnect_every=settings.api_reconnect_every)
     return app

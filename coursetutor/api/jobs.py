@@ -33,6 +33,7 @@ from ..ingest.report import outcome, report_json, short
 from ..retrieval import EmbeddingModel
 from ..store import Store
 from ..store.base import JobFile
+from ..store.private import FOLDER_MODE, private_dir
 from ..types import FileMeta, Job
 from ..workspace import Workspace
 from .fair_turns import Turns
@@ -90,8 +91,12 @@ class IngestJobs:
     def folder(self) -> tuple[str, Path]:
         """A fresh job id and the folder its uploaded files go to."""
         job_id = "j_" + uuid.uuid4().hex[:16]
-        path = self.uploads / job_id
-        path.mkdir(parents=True)
+        uploads = private_dir(self.uploads)
+        if uploads.stat().st_mode & 0o077:  # staged by an earlier version with the umask's mode
+            with contextlib.suppress(OSError):
+                uploads.chmod(FOLDER_MODE)
+        path = uploads / job_id
+        path.mkdir(mode=FOLDER_MODE)
         return job_id, path
 
     def start(self, ws: Workspace) -> None:

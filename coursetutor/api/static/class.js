@@ -5,8 +5,9 @@ import { $, describeError, el, enc, when } from "./common.js";
 
 function bar(share, text) {
   const width = `${Math.round(Math.max(0, Math.min(1, share)) * 100)}%`;
-  return el("div", { class: "bar", title: text },
-    el("span", { class: "bar-fill", style: `width: ${width}` }), el("span", {}, text));
+  const fill = el("span", { class: "bar-fill" });
+  fill.style.width = width; // a property, not a style attribute: the page's policy allows no inline style
+  return el("div", { class: "bar", title: text }, fill, el("span", {}, text));
 }
 
 function table(head, rows) {

@@ -4,9 +4,16 @@ import { t } from "./i18n.js";
 
 const KEY_PREFIX = "coursetutor.key.";
 
+// API keys live in this tab's sessionStorage: gone when the tab closes, never shared with other
+// tabs or kept on disk. A key an earlier version kept in localStorage is removed on first read.
 export function storedKey(slot) {
   try {
-    return localStorage.getItem(KEY_PREFIX + slot) || "";
+    localStorage.removeItem(KEY_PREFIX + slot);
+  } catch {
+    /* nothing stored */
+  }
+  try {
+    return sessionStorage.getItem(KEY_PREFIX + slot) || "";
   } catch {
     return "";
   }
@@ -14,7 +21,7 @@ export function storedKey(slot) {
 
 export function storeKey(slot, key) {
   try {
-    localStorage.setItem(KEY_PREFIX + slot, key);
+    sessionStorage.setItem(KEY_PREFIX + slot, key);
   } catch {
     /* private mode: the key lives for this page only */
   }
@@ -22,7 +29,7 @@ export function storeKey(slot, key) {
 
 export function forgetKey(slot) {
   try {
-    localStorage.removeItem(KEY_PREFIX + slot);
+    sessionStorage.removeItem(KEY_PREFIX + slot);
   } catch {
     /* nothing stored */
   }
