@@ -133,6 +133,11 @@ class Store(abc.ABC):
     @abc.abstractmethod
     def close(self) -> None: ...
 
+    def scrub(self) -> None:
+        """After an erasure, make what was deleted unreadable where the store can (SQLite
+        empties its WAL); a store with nothing to do here does nothing."""
+        return None
+
     @abc.abstractmethod
     def migrate(self) -> int:
         """Apply pending schema migrations (opening a store does this); return the version."""

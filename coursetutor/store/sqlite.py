@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 import threading
@@ -61,6 +62,9 @@ class SQLiteStore(SQLCatalog, SQLAccess, SQLSessions, Store):
             self._db.execute("PRAGMA foreign_keys=ON")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("PRAGMA busy_timeout=10000")
+            # deleted rows are overwritten with zeros, so an erased student's data cannot be
+            # read back from free pages (the WAL is emptied by `scrub` and on close)
+            self._db.execute("PRAGMA secure_delete=ON")
         except sqlite3.Error as exc:
             raise StoreError(f"cannot open store {self.path}: {exc}") from exc
         self._lock = threading.RLock()
@@ -90,6 +94,8 @@ class SQLiteStore(SQLCatalog, SQLAccess, SQLSessions, Store):
                 if thread is here or not thread.is_alive():
                     reader.close()
             self._readers.clear()
+            with contextlib.suppress(sqlite3.Error):  # another process may still be reading
+                self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             self._db.close()
 
     def _reader(self) -> sqlite3.Connection:
@@ -153,6 +159,13 @@ class SQLiteStore(SQLCatalog, SQLAccess, SQLSessions, Store):
                     db.execute("INSERT INTO schema_version (version) VALUES (?)", (version,))
                     current = version
         return int(current)
+
+    def scrub(self) -> None:
+        """After an erasure: copy the WAL into the database and empty it, so the deleted
+        rows' old pages are gone from the WAL file too (a reader still open may keep it from
+        emptying until its read ends; the next scrub or the close empties it then)."""
+        with self._lock:
+            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     @staticmethod
     def _next_generation(db: sqlite3.Connection) -> int:
