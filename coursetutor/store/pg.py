@@ -190,8 +190,8 @@ class PostgresStore(SQLCatalog, SQLAccess, SQLSessions, Store):
             conn.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
             row = conn.execute("SELECT MAX(version) FROM schema_version").fetchone()
             current = int(row[0] or 0) if row else 0
-            if 3 < current <= LEGACY_POSTGRES:  # recorded in the store's own former series
-                current = from_legacy(current)
+            if current <= LEGACY_POSTGRES and from_legacy(current) != current:
+                current = from_legacy(current)  # recorded in the store's own former series
                 conn.execute("INSERT INTO schema_version (version) VALUES (%s)", (current,))
             if current > known[-1][0]:
                 raise StoreError(
