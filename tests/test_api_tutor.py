@@ -38,6 +38,8 @@ from .api_support import (
 )
 from .support import Sample
 
+pytestmark = pytest.mark.prose  # the scripted model writes prose
+
 SSE = {"Accept": "text/event-stream"}
 ANSWER_KEYS = {"text", "sources", "category", "intent", "grade", "evidence", "level", "covered",
                "complete", "language", "note", "session_id", "checked", "removed", "usage",

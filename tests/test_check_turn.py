@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from coursetutor.types import DoneEvent, TokenEvent
 
 from . import test_tutor_turn as base
 from .test_tutor_turn import CONCEPT, MakeTutor, Say, ScriptedLLM, run
+
+pytestmark = pytest.mark.prose  # the scripted model writes prose
 
 # the turn's fixtures: a tutor over the real sample course with a scripted model
 workspace = base.workspace

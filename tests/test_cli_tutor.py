@@ -14,6 +14,8 @@ from coursetutor.tutor.replies import reply
 
 from .support import SAMPLE_COURSE, TENANT, Sample, copy_db
 
+pytestmark = pytest.mark.prose  # the scripted model writes prose
+
 CONCEPT = "When does Newton's method fail?"
 
 

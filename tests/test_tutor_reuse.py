@@ -16,6 +16,8 @@ from . import test_tutor_turn as base
 from .support import SAMPLE_COURSE, TENANT
 from .test_tutor_turn import MakeTutor, ScriptedLLM
 
+pytestmark = pytest.mark.prose  # the scripted model writes prose
+
 # the turn's fixtures: a tutor over the real sample course with a scripted model
 workspace = base.workspace
 make_tutor = base.make_tutor

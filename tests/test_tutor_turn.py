@@ -49,6 +49,8 @@ from coursetutor.workspace import Workspace
 
 from .support import SAMPLE_COURSE, TENANT
 
+pytestmark = pytest.mark.prose  # the scripted model writes prose
+
 CONCEPT = "How does the bisection method work?"
 EXERCISE_2 = "Just give me the answer to exercise 2"
 ROOT = "0.7390851332"

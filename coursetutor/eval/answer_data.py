@@ -109,6 +109,8 @@ class PackQuestion:
     gold: tuple[Spot, ...]  # empty: the pack does not answer it
     answer: str  # a short gold answer, in our own words
     terms: tuple[str, ...]  # strings a correct answer contains (a result, for exercise_answer)
+    # what a correct and complete answer says: each fact a tuple of alternatives (key_facts.py)
+    key_facts: tuple[tuple[str, ...], ...] = ()
 
     @property
     def answerable(self) -> bool:
@@ -170,4 +172,5 @@ def _pack_question(row: dict[str, Any]) -> PackQuestion:
     if (row["kind"] == "unanswerable") == bool(gold):
         raise ValueError(f"question {row['id']}: gold places and kind disagree")
     return PackQuestion(row["id"], row["course"], row["language"], row["kind"], row["question"],
-                        gold, row.get("answer", ""), tuple(row.get("terms", ())))
+                        gold, row.get("answer", ""), tuple(row.get("terms", ())),
+                        tuple(tuple(str(a) for a in fact) for fact in row.get("key_facts", ())))

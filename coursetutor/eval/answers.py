@@ -20,7 +20,7 @@ from ..retrieval.language import detect_language
 from ..tutor import Tutor, prompts
 from ..tutor.evidence import parse_supported
 from ..tutor.leak import reveals, states_number
-from ..tutor.markers import cited_numbers
+from ..tutor.markers import MARKER, cited_numbers
 from ..tutor.replies import reply
 from ..types import (
     Answer,
@@ -34,6 +34,7 @@ from ..types import (
     TokenEvent,
     Turn,
 )
+from . import key_facts as kf
 from .answer_data import (
     Asked,
     Dialogue,
@@ -145,7 +146,7 @@ def outcome(a: Answer) -> str:
 
 def score_answer(tutor: Tutor, scorer: AnswerScorer, course: str, qid: str, question: str,
                  a: Answer, gold: Sequence[GoldTest], terms: Sequence[str] = (),
-                 draft: str = "") -> dict[str, Any]:
+                 draft: str = "", key_facts: Sequence[Sequence[str]] = ()) -> dict[str, Any]:
     """Every per-answer figure of one reply; refusals get no faithfulness or relevance.
 
     With `draft` (the text streamed before the answer check), the record also scores that
@@ -176,6 +177,17 @@ def score_answer(tutor: Tutor, scorer: AnswerScorer, course: str, qid: str, ques
         "draft_faithfulness": None, "draft_unsupported_terms": None,
         "context_precision": None, "context_recall": None, "cited_gold": None,
         "terms_found": terms_found(a.text, terms),
+        "key_facts": len(key_facts) or None,
+        # the reply alone; and with the lines its citations open (what the student reads)
+        "key_fact_recall": kf.recall(a.text, key_facts) if kind != "declined" else (
+            0.0 if key_facts else None),
+        "key_fact_recall_with_lines": kf.recall(
+            "\n".join([a.text, *(c.snippet for c in a.sources)]), key_facts)
+        if kind != "declined" else (0.0 if key_facts else None),
+        "false_removals": kf.removed_facts(getattr(a, "removed", ()), a.text, key_facts),
+        "empty": kind != "declined" and _empty(a),
+        "quote_first": kind != "declined" and _quoted(a),
+        "correct_complete": None,
         "reply": a.text[:REPLY_CHARS],
     }
     if gold:
@@ -198,6 +210,8 @@ def score_answer(tutor: Tutor, scorer: AnswerScorer, course: str, qid: str, ques
         "unsupported_terms": len(missing), "unsupported": missing[:20],
         "answer_relevance": scorer.relevance(question, a.text),
     })
+    if key_facts:  # every key fact, and no number or formula the sources lack
+        record["correct_complete"] = record["key_fact_recall"] == 1.0 and not missing
     if draft:
         drafted = _draft_checks(scorer, draft, a, chunks, question)
         record.update({
@@ -207,6 +221,17 @@ def score_answer(tutor: Tutor, scorer: AnswerScorer, course: str, qid: str, ques
             "draft_unsupported_terms": sum(len(c.missing) for c in drafted),
         })
     return record
+
+
+def _empty(a: Answer) -> bool:
+    """A reply that says nothing: bare markers, a framing line alone, a few letters."""
+    letters = sum(c.isalpha() for c in MARKER.sub(" ", a.text))
+    return letters < 12 or a.text.strip().startswith(reply("passages", a.language))
+
+
+def _quoted(a: Answer) -> bool:
+    """A quote-first reply: the material's own sentences under a framing line."""
+    return a.text.strip().startswith(reply("quote_first", a.language)) or "\n> " in a.text
 
 
 def _draft_checks(scorer: AnswerScorer, draft: str, a: Answer, chunks: dict[str, Chunk],
@@ -225,6 +250,8 @@ def _holds(test: GoldTest, names: dict[str, str], chunk: Chunk) -> bool:
 REPLY_CHARS = 400  # of each reply kept in the records
 MEANS = ("faithfulness", "answer_relevance", "context_precision", "context_recall",
          "cited_gold", "terms_found", "seconds")
+# over the answerable questions with key facts, declined ones included (they give none)
+FACT_MEANS = ("key_fact_recall", "key_fact_recall_with_lines", "correct_complete")
 RATES = ("wrongly_declined", "wrongly_answered")
 
 
@@ -246,6 +273,16 @@ def summarize(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
     out["wrongly_answered"] = _rate([r["wrongly_answered"] for r in records
                                      if not r["answerable"]])
     out["removed_claims"] = sum(r["removed"] for r in records)
+    facts = [r for r in records if r.get("key_facts")]
+    for key in FACT_MEANS:
+        values = [float(r[key] or 0) for r in facts]
+        out[key] = round(sum(values) / len(values), 4) if values else None
+    out["false_removals"] = sum(r.get("false_removals") or 0 for r in records)
+    out["empty_replies"] = sum(bool(r.get("empty")) for r in answers)
+    out["quote_first_share"] = _rate([bool(r.get("quote_first")) for r in answers])
+    out["first_token_p50"] = _median([r["first_token_seconds"] for r in answers
+                                      if r.get("first_token_seconds")])
+    out["seconds_p50"] = _median([r["seconds"] for r in records if r["seconds"]])
     drafts = [r for r in answers if r.get("draft_faithfulness") is not None]
     if drafts:  # the same answers as streamed, before the check
         out["draft_faithfulness"] = round(
@@ -285,7 +322,7 @@ def eval_coursepack(tutor: Tutor, questions: Path, pack: Path, limit: int | None
     for n, q in enumerate(chosen, start=1):
         a, draft = ask_streamed(tutor, q.text, ids[q.course], f"eval-{RUN}-{q.id}")
         record = score_answer(tutor, scorer, ids[q.course], q.id, q.text, a,
-                              [_spot_test(s) for s in q.gold], q.terms, draft)
+                              [_spot_test(s) for s in q.gold], q.terms, draft, q.key_facts)
         record.update({"asked_in": q.language, "kind": q.kind, "course": q.course})
         records.append(record)
         if progress:

@@ -45,6 +45,11 @@ METRICS: tuple[Metric, ...] = (
     Metric("cited_gold", True, "answerable"),
     Metric("wrongly_declined", True, "answerable", lower_is_better=True),
     Metric("wrongly_answered", True, "unanswerable", lower_is_better=True),
+    Metric("key_fact_recall", False, "answerable"),
+    Metric("correct_complete", True, "answerable"),
+    Metric("empty", True, lower_is_better=True),
+    Metric("quote_first", True, lower_is_better=True),
+    Metric("false_removals", False, lower_is_better=True),
 )
 
 

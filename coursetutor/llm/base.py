@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import abc
 import dataclasses
-from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Literal
+from collections.abc import Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     from ..config import Settings
@@ -34,6 +34,9 @@ class GenParams:
     stop: tuple[str, ...] = ()
     json: bool = False  # ask the backend for a JSON object where it supports it
     seed: int = 0
+    # a JSON schema the reply must follow: a grammar on llama.cpp, `format` on Ollama,
+    # `response_format` on OpenAI-compatible servers (implies `json`)
+    schema: Mapping[str, Any] | None = None
 
 
 @dataclasses.dataclass(frozen=True)

@@ -123,7 +123,9 @@ class LocalLLM(LLM):
             "seed": params.seed,
             "stream": True,
         }
-        if params.json:
+        if params.schema is not None:  # llama.cpp turns the schema into a grammar
+            kwargs["response_format"] = {"type": "json_object", "schema": dict(params.schema)}
+        elif params.json:
             kwargs["response_format"] = {"type": "json_object"}
         with self._lock:
             # answers (with the system prompt) and the short tasks (a judge, a translation)

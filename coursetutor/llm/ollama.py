@@ -53,7 +53,9 @@ class OllamaLLM(HTTPLLM):
             "stream": True,
             "options": options,
         }
-        if params.json:
+        if params.schema is not None:  # Ollama 0.5 and later: structured outputs
+            body["format"] = dict(params.schema)
+        elif params.json:
             body["format"] = "json"
         return self.post_stream("/api/chat", body, partial(self._deltas, messages))
 

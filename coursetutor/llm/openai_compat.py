@@ -70,7 +70,10 @@ class OpenAICompatLLM(HTTPLLM):
         }
         if params.stop:
             body["stop"] = list(params.stop)
-        if params.json:
+        if params.schema is not None:
+            body["response_format"] = {"type": "json_schema", "json_schema": {
+                "name": "reply", "schema": dict(params.schema)}}
+        elif params.json:
             body["response_format"] = {"type": "json_object"}
         yield from self.post_stream("/chat/completions", body, partial(self._deltas, messages))
 

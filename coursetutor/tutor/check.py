@@ -468,7 +468,7 @@ class _Evidence:
                 found = max(found, len(searched[own] & set(tokenize(text, own))))
             return found
 
-        ranked = sorted((i for i, (_, text) in enumerate(self.sentences) if _quotable(text)),
+        ranked = sorted((i for i, (_, text) in enumerate(self.sentences) if quotable(text)),
                         key=lambda i: -(float(scores[i]) + 0.05 * terms(i)))
         # statements first; headings only when nothing else is left to quote
         said = [i for i in ranked if not self._heading(*self.sentences[i])]
@@ -489,7 +489,7 @@ def _introduces(claim: str) -> bool:
     return MARKER.sub("", claim).rstrip().endswith((":", "\uff1a"))
 
 
-def _quotable(sentence: str) -> bool:
+def quotable(sentence: str) -> bool:
     """A whole source sentence worth quoting: no lost formula, some words to it."""
     if _BLANK.search(sentence) or has_gap(sentence):
         return False

@@ -22,12 +22,15 @@ class Draft:
     complete: bool = True
     declined: bool = False  # the model answered NOT_COVERED
     first_token_ms: float | None = None
+    late: bool = False  # stopped at the turn's deadline
 
 
 def stream_answer(router: Router, messages: Sequence[Message], params: GenParams,
                   log: list[CallRecord], draft: Draft, started: float,
-                  emit: bool = True) -> Iterator[str]:
-    """Yield text pieces as they come (none when `emit` is False); fill `draft`."""
+                  emit: bool = True, deadline: float | None = None) -> Iterator[str]:
+    """Yield text pieces as they come (none when `emit` is False); fill `draft`. Past
+    `deadline` (a `time.perf_counter()` instant) the model is stopped and the draft is
+    incomplete."""
     held = ""
     deltas = router.stream("answer", messages, params, log)
     try:
@@ -43,6 +46,10 @@ def stream_answer(router: Router, messages: Sequence[Message], params: GenParams
                     draft.text):
                 deltas.close()  # the model stops now (and frees itself for the next call)
                 break
+            if deadline is not None and time.perf_counter() >= deadline:
+                deltas.close()
+                draft.complete = False
+                draft.late = True
             if not draft.text.lstrip().startswith(NOT_COVERED[: len(draft.text.lstrip())]):
                 piece, held = held + delta.text, ""
                 if emit:
@@ -51,6 +58,8 @@ def stream_answer(router: Router, messages: Sequence[Message], params: GenParams
                 draft.declined = True
             else:
                 held += delta.text
+            if draft.late:
+                break
     except (IncompleteAnswerError, BackendTimeoutError) as exc:
         if isinstance(exc, BackendTimeoutError) and not draft.text:
             raise

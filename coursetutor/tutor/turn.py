@@ -1,5 +1,7 @@
 """One turn of the tutor, as its list of stages (tutor/stages/): open, recall, understand,
-find, write, verify, record, each from a frozen input to a frozen output. The pipeline runner
+find, then select and compose for a question about the material (the evidence sentences,
+and checked statements written from them) or write and verify (exercise help, prose), and
+record, each from a frozen input to a frozen output. The pipeline runner
 (pipeline.py) books the time of each stage under its name, and a stage that answers the turn
 itself (a canned reply, "not covered", the passages alone) skips the rest to the record."""
 
@@ -16,10 +18,12 @@ from .diagnosis import DiagnoseInput, diagnose_turn
 from .evidence import Evidence
 from .pipeline import Finished, Pipeline, Reply
 from .reuse import AnswerReuse
+from .stages.compose import compose
 from .stages.find import confirm, covered, find
 from .stages.opened import Ask, Opened, open_turn
 from .stages.recall import recall
 from .stages.record import record, say
+from .stages.select import applies, select_evidence
 from .stages.tools import Tools
 from .stages.understand import Understood, categorize, rewrite, translate
 from .stages.verify import verify
@@ -110,6 +114,10 @@ class Tutor:
             found = run.step("categorize_model" if self.router.enabled else "",
                              partial(confirm, t), found)
         found = run.step("", partial(covered, t), found)
+        if applies(t, found):  # the few sentences that answer, and statements from them
+            selected = run.step("select", partial(select_evidence, t), found)
+            if selected.selection.answers:
+                return (yield from run.stream("compose", partial(compose, t), selected))
         prompted = run.step("", partial(prepare, t), found)
         written = yield from run.stream("generate", partial(generate, t), prompted)
         return (yield from run.stream("", partial(verify, t), written))

@@ -98,7 +98,8 @@ def verify(tools: Tools, w: Written) -> Generator[StreamEvent, None, Reply]:
                  complete=draft.complete, context_over=ctx.over_budget,
                  context=tuple(s.hit.chunk.id for s in ctx.sources), check=check,
                  content=content_brackets(s.hit.chunk.text for s in ctx.sources),
-                 tier=f.tier, laps=laps)
+                 tier=f.tier, laps=laps,
+                 note="the answer deadline was reached" if draft.late else "")
 
 
 def _check(tools: Tools, u: Understood, text: str, ctx: Context, cat: Categorization,

@@ -97,7 +97,8 @@ def generate(tools: Tools, p: Prompted) -> Generator[StreamEvent, None, Written]
     gate = Gate() if checked(cat.language) and not p.buffered else None
     draft = Draft()
     pieces = stream_answer(tools.router, list(p.messages), params, tools.log, draft, o.started,
-                           emit=not p.buffered)
+                           emit=not p.buffered,
+                           deadline=o.started + tools.settings.answer_deadline_s)
     shown: float | None = None
     for piece in gated(pieces, cat.language, gate) if gate else pieces:
         shown = shown or time.perf_counter()
@@ -120,12 +121,12 @@ def _messages(tools: Tools, f: Found, ctx: Context, level: Level | None) -> tupl
         task=prompts.load(task_prompt(cat.intent, level, cat.about_exercise)),
         level=r.level, level_hint=level_hint(r.level), language=language_name(cat.language),
         question=o.question, reminder=EXERCISE_REMINDER if level else "",
-        native=_native_instruction(cat.language), reference=tools.reuse.reference(),
+        native=native_instruction(cat.language), reference=tools.reuse.reference(),
     )
     return Message("system", prompts.load("system")), Message("user", user)
 
 
-def _native_instruction(language: str) -> str:
+def native_instruction(language: str) -> str:
     """The reply-language instruction again, written in that language: small models answer
     Chinese or Korean questions about an English course in English without it."""
     line = reply("reply_language", language)

@@ -1,0 +1,41 @@
+"""Key facts: what a correct and complete reply to a course-pack question must say.
+
+Each question of the set lists its key facts; a fact is a list of alternatives (the words,
+numbers or formula a reply uses to state it, in the languages the reply may use and as the
+page writes a formula). A fact is given when one alternative is in the reply, compared after
+Unicode NFKC, case folding and one space for every run of blanks.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+
+_BLANKS = re.compile(r"\s+")
+
+
+def normalize(text: str) -> str:
+    return _BLANKS.sub(" ", unicodedata.normalize("NFKC", text).casefold()).strip()
+
+
+def facts_given(text: str, facts: Sequence[Sequence[str]]) -> list[bool]:
+    """For each fact, whether `text` states it (one of its alternatives)."""
+    said = normalize(text)
+    return [any(normalize(alt) in said for alt in alts if alt.strip()) for alts in facts]
+
+
+def recall(text: str, facts: Sequence[Sequence[str]]) -> float | None:
+    """Share of the key facts `text` gives (None: the question has none)."""
+    if not facts:
+        return None
+    given = facts_given(text, facts)
+    return round(sum(given) / len(given), 4)
+
+
+def removed_facts(removed: Sequence[str], kept: str, facts: Sequence[Sequence[str]]) -> int:
+    """Statements the check took out that gave a key fact the reply no longer gives: a
+    correct statement removed."""
+    missing = [alts for alts, given in zip(facts, facts_given(kept, facts), strict=True)
+               if not given]
+    return sum(any(facts_given(statement, missing)) for statement in removed) if missing else 0

@@ -1,0 +1,248 @@
+"""Evidence sentences: the few whole sentences of the retrieved passages that answer a question.
+
+A small model answers well from one to three clean sentences and badly from long mixed
+passages. So the turn first picks those sentences, and the model writes only from them:
+
+1. a passage is cut into sentences, whole: a slide's lines are joined where a line goes on on
+   the next (it ends on "with", a comma or "=", the next begins in lower case or with
+   maths), and a sentence that introduces ("The update is:") keeps the formula or list after
+   it;
+2. garbled text never becomes evidence: a blank where a formula was, `[formula missing]`,
+   private-use glyphs, glyph soup (runs of two or three characters between spaces, the
+   `z }| {` of a brace set as glyphs), tables of contents and headings;
+3. each sentence is scored against the question, and against the question as searched in the
+   course's language: the e5 cosine, plus 0.05 for each of the question's terms it holds, plus
+   a little for the words the question's intent asks for (a definition's "is called", a why's
+   "because"); the best, and those close behind it, are the evidence, numbered S1..Sk. For a
+   how, why or proof question the sentence after the best one in its passage comes too: the
+   next step of the explanation.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..ingest.formulas import has_gap
+from ..retrieval.embed import EmbeddingModel
+from ..retrieval.language import ANY_STOPWORD
+from ..retrieval.tokenize import has_cjk, tokenize
+from ..types import Hit
+from .claims import sentences
+from .wording import dangles
+
+MAX_SENTENCES = 4  # evidence sentences at most
+CLOSE = 0.05  # a sentence this close to the best one's score is evidence too
+PASSAGES = 5  # the first passages read
+TERM_WEIGHT = 0.05
+CUE_WEIGHT = 0.03
+MAX_CHARS = 480  # a longer "sentence" is a page run together; it is cut at its words
+WHOLE = 320  # a block between two labels this short stays one unit
+WHOLE_CJK = 130
+SHORT_CJK = 20
+SHORT = 60  # a sentence this short (a theorem's label, "Let f be...") goes with the next
+RANK_WEIGHT = 0.03  # the first passage's sentences first among equals (the search's order)
+
+_STEPS = ("how", "why", "proof", "explain")
+_CUES = {
+    "definition": re.compile(
+        r"\b(?:is called|is defined|we call|denotes|si dice|si chiama|è detta|è detto|"
+        r"si definisce|definizione|definition)\b|称为|叫做|定义|이라고|정의", re.I),
+    "why": re.compile(r"\b(?:because|since|so that|therefore|thus|hence|perché|poiché|"
+                      r"quindi|dunque)\b|因为|所以|由于|때문|따라서", re.I),
+    "proof": re.compile(r"\b(?:proof|suppose|assume|let|then|dimostrazione|supponiamo|sia|"
+                        r"allora)\b|证明|假设|设|则|증명", re.I),
+}
+_JOINS_NEXT = re.compile(r"[,:=+\-−(\[{]$|\b(?:with|of|and|or|to|the|a|is|by|for|where)$", re.I)
+_GOES_ON = re.compile(r"^(?:[a-zà-ÿ(\[{=+\-−∇∑∫√]|\d)")
+_BRACE_GLYPHS = re.compile(r"[}{]\s*\|\s*[{}]|\}\|\s*\{|z\s*\}\|")
+# where a new statement begins inside text run together: a numbered section title ("7.1.7
+# Teorema di Rolle"), a theorem's, definition's or proof's label
+_STRUCTURE = re.compile(
+    r"\s+(?=\d+(?:\.\d+){1,3}\s+[A-ZÀ-Ý])|\s+(?=(?:Teorema|Definizione|Corollario|Lemma|"
+    r"Proposizione|Esempio|Osservazione|Theorem|Definition|Corollary|Example|Remark|Satz|"
+    r"Théorème)\s+\d|(?:Dimostrazione|Proof|Beweis|Preuve)\.)|\s*(?=(?:定理|定义|例子|证明|引理|推论)"
+    r"\s*\d)")
+_ODD = re.compile(r"\(\s*\)|[，。]\s*[，。]|\uFFFD|[\uE000-\uF8FF]|\(cid:\d+\)")
+# a bullet inside a long run of text starts a new statement ("·若…则称为第一类间断点 ·否则…")
+_BULLET = re.compile(r"\s+(?=[·•]\s*\S)")
+_CJK_WORD = re.compile(r"[\u3400-\u9fff\uff0c\u3002]+")
+
+
+@dataclasses.dataclass(frozen=True)
+class Line:
+    """One evidence sentence: S{rank}, in its passage's words, with where it is."""
+
+    id: str  # "S1"
+    hit: Hit
+    text: str
+    score: float
+
+    @property
+    def language(self) -> str:
+        return self.hit.chunk.language or ""
+
+
+def units(text: str, language: str = "en") -> list[str]:
+    """The whole sentences of a passage (lines joined where one goes on on the next; an
+    introducing sentence with what it introduces)."""
+    joined: list[str] = []
+    for line in (raw.strip() for raw in text.splitlines()):
+        if not line:
+            if joined and joined[-1]:
+                joined.append("")
+            continue
+        if joined and joined[-1] and (_JOINS_NEXT.search(joined[-1]) or _GOES_ON.match(line)
+                                      or dangles(joined[-1], language)):
+            joined[-1] = f"{joined[-1]} {line}"
+        else:
+            joined.append(line)
+    out: list[str] = []
+    for block in (piece.strip() for b in joined if b for piece in _STRUCTURE.split(b)):
+        if not block:
+            continue
+        # a theorem with its hypotheses, a definition: one unit (a CJK character says more)
+        if len(block) <= (WHOLE_CJK if has_cjk(block) else WHOLE):
+            out.append(block)
+            continue
+        for sentence in (p for s in sentences(block) for p in _BULLET.split(s) if p.strip()):
+            # what a sentence introduced, and what a label or a set-up says of ("Sia f : [a,
+            # b] → R. Se: ...")
+            short = SHORT_CJK if has_cjk(sentence) else SHORT
+            if out and (out[-1].rstrip().endswith((":", "\uff1a")) or len(out[-1]) < short):
+                out[-1] = f"{out[-1]} {sentence}"
+            else:
+                out.append(sentence)
+    return [piece for s in out for piece in _cut(s)]
+
+
+def _cut(sentence: str) -> list[str]:
+    """A run-on "sentence" (a page without full stops) cut into pieces of MAX_CHARS."""
+    if len(sentence) <= MAX_CHARS:
+        return [sentence]
+    words, pieces, size = sentence.split(" "), [[]], 0  # type: ignore[var-annotated]
+    for word in words:
+        if size + len(word) > MAX_CHARS and pieces[-1]:
+            pieces.append([])
+            size = 0
+        pieces[-1].append(word)
+        size += len(word) + 1
+    return [" ".join(p) for p in pieces]
+
+
+def garbled(sentence: str) -> bool:
+    """Text that must not be quoted or restated: a lost formula, glyph soup, odd glyphs."""
+    # (a colon between blanks is maths, "f : [a, b] → R", not a lost formula)
+    if has_gap(sentence) or _ODD.search(sentence) or _BRACE_GLYPHS.search(sentence):
+        return True
+    if has_cjk(sentence):
+        # "这等价于 第六章 不定积分 分部积分法 由于有 所以 例如": words left between formulas
+        short = [t for t in sentence.split() if _CJK_WORD.fullmatch(t) and len(t) <= 5]
+        return len(short) >= 4 and len(short) >= 0.6 * len(sentence.split())
+    # maths is short tokens by nature ("f è continua in [a, b]"): only a line with hardly a
+    # word in it is soup
+    tokens = sentence.split()
+    worded = sum(1 for t in tokens if sum(c.isalpha() for c in t) >= 3)
+    return len(tokens) >= 8 and worded < 0.2 * len(tokens)
+
+
+def _heading(sentence: str, hit: Hit) -> bool:
+    """A title, a section heading or a table of contents: it names a topic, says nothing."""
+    if any(c in sentence for c in "=∑∫≤≥<>→"):
+        return False
+    words = {w for w in tokenize(sentence, hit.chunk.language or "en")
+             if w not in ANY_STOPWORD and not w.isdigit()}
+    heads = {w for w in tokenize(f"{hit.chunk.document_title} {' '.join(hit.chunk.section_path)}",
+                                 hit.chunk.language or "en")}
+    numbered = len(re.findall(r"(?<![\d.])\d+\.\d+(?![\d.])\s*[^\W\d_]", sentence))
+    ends = sentence.rstrip().endswith((".", "。", ":", "：", "!", "?", ")"))
+    return numbered >= 4 or (bool(words) and len(words & heads) >= 0.6 * len(words)) or (
+        not ends and len(words) <= 4 and not has_cjk(sentence))
+
+
+@dataclasses.dataclass(frozen=True)
+class Selection:
+    """The evidence for one question: the sentences that answer, and what was passed over."""
+
+    lines: tuple[Line, ...]
+    best: float  # the best sentence's cosine to the question (0.0: no sentence)
+    garbled_only: Hit | None = None  # the passage that answers, though only in garbled text
+
+    @property
+    def answers(self) -> bool:
+        return bool(self.lines)
+
+
+def select(question: str, search: str, hits: Sequence[Hit], language: str, intent: str,
+           embedder: EmbeddingModel) -> Selection:
+    """The evidence sentences of the first passages for `question` (asked in `language`;
+    `search`: the question as searched in the course's language, "" when the same)."""
+    candidates: list[tuple[int, int, str]] = []  # (passage, position, sentence)
+    soup: set[int] = set()  # the candidates too garbled to restate
+    for p, hit in enumerate(hits[:PASSAGES]):
+        for i, sentence in enumerate(units(hit.chunk.text, hit.chunk.language or language)):
+            if sum(c.isalnum() for c in sentence) < 12 or _heading(sentence, hit):
+                continue
+            if garbled(sentence):
+                soup.add(len(candidates))
+            candidates.append((p, i, sentence))
+    asked = [q for q in dict.fromkeys([question, search]) if q]
+    if not candidates:
+        return Selection((), 0.0)
+    vectors = embedder.embed_passages(s for _, _, s in candidates)
+    cosines = np.max([vectors @ embedder.embed_query(q) for q in asked], axis=0)
+    wanted = [{t for t in tokenize(q, lang) if t not in ANY_STOPWORD}
+              for q, lang in zip(asked, [language, hits[0].chunk.language or language],
+                                     strict=False)]
+    cue = _CUES.get(_cue_kind(question, intent))
+    scores = []
+    for (p, _, sentence), cosine in zip(candidates, cosines, strict=True):
+        lang = hits[p].chunk.language or language
+        terms = max(len(w & set(tokenize(sentence, lang))) for w in wanted)
+        bonus = CUE_WEIGHT if cue and cue.search(sentence) else 0.0
+        scores.append(float(cosine) + TERM_WEIGHT * min(terms, 4) + bonus
+                      + RANK_WEIGHT / (p + 1))
+    order = sorted(range(len(candidates)), key=lambda i: -scores[i])
+    clean = [i for i in order if i not in soup]
+    if order[0] in soup and (not clean or scores[clean[0]] < scores[order[0]] - CLOSE):
+        # what answers is garbled, and nothing readable comes close: the page, not its glyphs
+        return Selection((), float(cosines[order[0]]), hits[candidates[order[0]][0]])
+    order = clean
+    top = order[0]
+    chosen = [i for i in order if scores[i] >= scores[top] - CLOSE][:MAX_SENTENCES]
+    if steps_wanted(question, intent):
+        after = [i for i in order if candidates[i][0] == candidates[top][0]
+                 and candidates[i][1] == candidates[top][1] + 1]
+        if after and after[0] not in chosen:
+            chosen = [*chosen[: MAX_SENTENCES - 1], after[0]]
+    if steps_wanted(question, intent):
+        # the best passage's sentences first, in reading order (steps as the page gives them)
+        chosen.sort(key=lambda i: (order.index(i) if candidates[i][0] != candidates[top][0]
+                                   else -1, candidates[i][0], candidates[i][1]))
+    lines = tuple(Line(f"S{n}", hits[candidates[i][0]], candidates[i][2], round(scores[i], 4))
+                  for n, i in enumerate(chosen, start=1))
+    return Selection(lines, float(cosines[top]))
+
+
+def steps_wanted(question: str, intent: str) -> bool:
+    """A how, why or proof question: its answer is the steps of an explanation."""
+    return _cue_kind(question, intent) in _STEPS or intent in ("explain", "compare")
+
+
+def _cue_kind(question: str, intent: str) -> str:
+    """What kind of sentence the question asks for: definition, why, proof, how or ""."""
+    q = question.lower()
+    if re.search(r"\b(?:prove|proof|proved|dimostra|dimostrazione)\b|证明|증명", q):
+        return "proof"
+    if re.search(r"\b(?:why|perché|perche|warum|pourquoi)\b|为什么|为何|왜", q):
+        return "why"
+    if re.search(r"\b(?:how|come|wie|comment)\b|怎么|如何|어떻게", q):
+        return "how"
+    if intent == "definition" or re.search(
+            r"\b(?:what is|what are|define|cos'è|cosa è|che cos|cosa afferma|cosa dice)\b|"
+            r"是什么|什么是|무엇|이란", q):
+        return "definition"
+    return ""

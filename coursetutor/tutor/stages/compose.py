@@ -1,0 +1,201 @@
+"""Stage: compose. The model writes short statements from the evidence sentences alone,
+under the statements contract (statements.py: a grammar on llama.cpp, a JSON schema on the
+servers); each statement is checked against its own sentences (statement_check.py) as soon
+as it is closed, and shown only once it passed, in the student's language, citing the line
+it restates. A reply that would say nothing never ships: with every statement removed the
+model writes once more from the best sentence alone, and as a last resort that sentence is
+quoted. Past the turn's deadline the reply ends with what is checked so far, and says so."""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Generator, Iterator, Sequence
+
+from ...errors import BackendError
+from ...llm import GenParams, Message
+from ...types import Citation, MetaEvent, StreamEvent, TokenEvent
+from .. import prompts
+from ..check import CheckResult, Verdict, model_judge
+from ..citations import section_of
+from ..pedagogy import level_hint
+from ..pipeline import Reply
+from ..replies import language_name, reply
+from ..reply_language import checked, in_script, translate_reply
+from ..sentences import Line, steps_wanted
+from ..statement_check import StatementVerdict, check_statements
+from ..statements import MAX_STATEMENTS, Statement, StatementStream, parse, schema
+from .select import Selected
+from .tools import Tools
+from .write import native_instruction
+
+TOKENS = 60  # completion tokens per statement the model may write
+
+
+@dataclasses.dataclass
+class _Shown:
+    """What the student has been shown so far: kept statements and the lines they cite."""
+
+    lines: dict[str, Line]
+    steps: bool
+    numbers: dict[str, int] = dataclasses.field(default_factory=dict)  # S id -> [n]
+    texts: list[str] = dataclasses.field(default_factory=list)
+    verdicts: list[StatementVerdict] = dataclasses.field(default_factory=list)
+
+    def add(self, text: str, evidence: Sequence[str]) -> str:
+        """The statement as shown, with its markers; numbers lines in order of first use."""
+        for sid in evidence:
+            self.numbers.setdefault(sid, len(self.numbers) + 1)
+        markers = "".join(f"[{self.numbers[sid]}]" for sid in dict.fromkeys(evidence))
+        body = text.rstrip()
+        if self.steps:
+            piece = f"{len(self.texts) + 1}. {body} {markers}"
+            out = piece if not self.texts else f"\n{piece}"
+        else:
+            piece = f"{body} {markers}"
+            out = piece if not self.texts else f" {piece}"
+        self.texts.append(piece)
+        return out
+
+    @property
+    def text(self) -> str:
+        return ("\n" if self.steps else " ").join(self.texts)
+
+    def citations(self) -> tuple[Citation, ...]:
+        out = []
+        for sid, number in sorted(self.numbers.items(), key=lambda kv: kv[1]):
+            line = self.lines[sid]
+            chunk = line.hit.chunk
+            out.append(Citation(number, chunk.id, chunk.document_id, chunk.document_title,
+                                chunk.doc_type, line.hit.locator, line.text,
+                                section_of(chunk.section_path), line.hit.tier,
+                                line.hit.tier_label))
+        return tuple(out)
+
+
+def compose(tools: Tools, s: Selected) -> Generator[StreamEvent, None, Reply]:
+    f = s.found
+    cat, ev, u = f.cat, f.evidence, f.understood
+    o = u.recalled.opened
+    yield MetaEvent(o.session_id, cat.category, cat.intent, "", ev.grade, cat.language)
+    lines = {line.id: line for line in s.selection.lines}
+    shown = _Shown(lines, steps_wanted(o.question, cat.intent) and len(lines) > 1)
+    deadline = o.started + tools.settings.answer_deadline_s
+    laps: dict[str, float] = {}
+    complete = True
+    first: float | None = None
+    removed: list[str] = []
+    for attempt in (tuple(lines.values()), tuple(lines.values())[:1]):
+        if shown.texts:
+            break
+        if time.perf_counter() >= deadline:
+            complete = False
+            break
+        written, finished = _written(tools, s, attempt, deadline)
+        complete = complete and finished
+        for statement in written:
+            verdict = _checked(tools, statement, lines, o.question, cat.language)
+            shown.verdicts.append(verdict)
+            if not verdict.kept:
+                removed.append(statement.text)
+                continue
+            text = statement.text
+            if checked(cat.language) and not in_script(text, cat.language):
+                text = translate_reply(tools.router, text, language_name(cat.language),
+                                       tools.log) or text
+            first = first or time.perf_counter()
+            yield TokenEvent(shown.add(text, statement.evidence))
+    quoted = not shown.texts
+    if quoted:  # nothing the model wrote held: the best sentence as the page says it
+        line = s.selection.lines[0]
+        shown.numbers[line.id] = 1
+        text = f"{reply('quote_first', cat.language)}\n> {line.text} [1]"
+        first = first or time.perf_counter()
+        yield TokenEvent(text)
+    else:
+        text = shown.text
+    laps["first_token"] = round(((first or time.perf_counter()) - o.started) * 1000, 1)
+    tail: tuple[str, ...] = ()
+    if not complete:
+        marker = reply("incomplete", cat.language)
+        text, tail = f"{text}\n\n{marker}", (f"\n\n{marker}",)
+    verdicts = tuple(Verdict(v.statement.text, v.kept, similarity=round(v.similarity, 4),
+                             judged=v.judged, note=v.reason) for v in shown.verdicts)
+    check = CheckResult(text, tuple(removed), verdicts, quote_first=quoted)
+    return Reply(cat, ev, text, shown.citations(), shown=True, tail=tail, complete=complete,
+                 context=tuple(dict.fromkeys(line.hit.chunk.id for line in lines.values())),
+                 check=check, tier=f.tier, laps=laps,
+                 note="" if complete else "the answer deadline was reached")
+
+
+def _written(tools: Tools, s: Selected, lines: Sequence[Line],
+             deadline: float) -> tuple[list[Statement], bool]:
+    """The statements the model wrote from `lines`, and whether it finished before the
+    deadline. A reply that is not the contract's JSON is asked for once more."""
+    ids = [line.id for line in lines]
+    most = min(MAX_STATEMENTS, 1 + len(lines))
+    params = GenParams(temperature=tools.settings.llm_temperature,
+                       max_tokens=TOKENS * most + 40, schema=schema(ids, most))
+    stream = StatementStream(ids)
+    out: list[Statement] = []
+    finished = True
+    try:
+        for piece in _pieces(tools, _messages(tools, s, lines), params):
+            out.extend(stream.feed(piece))
+            if time.perf_counter() >= deadline:
+                finished = False
+                break
+    except BackendError:
+        if not out:
+            raise
+        finished = False
+    if out or not finished:
+        return out, finished
+    retry = prompts.render("statements_retry", evidence=_evidence(lines),
+                           question=s.found.understood.recalled.opened.question,
+                           most=most, language=language_name(s.found.cat.language))
+    raw = tools.router.complete("answer", [Message("user", retry)], GenParams(
+        temperature=0.0, max_tokens=params.max_tokens, json=True), tools.log).text
+    return parse(raw, ids) or [], True
+
+
+def _pieces(tools: Tools, messages: Sequence[Message], params: GenParams) -> Iterator[str]:
+    deltas = tools.router.stream("answer", messages, params, tools.log)
+    try:
+        for delta in deltas:
+            if delta.text:
+                yield delta.text
+    finally:
+        deltas.close()  # a deadline stops the model now, freeing it for the next turn
+
+
+def _messages(tools: Tools, s: Selected, lines: Sequence[Line]) -> list[Message]:
+    f = s.found
+    r, cat = f.understood.recalled, f.cat
+    o = r.opened
+    earlier = "".join(f"Student: {h.question}\n" for h in r.history[-2:])
+    steps = steps_wanted(o.question, cat.intent)
+    shape = ("Explain it as 2 to 5 statements that are the steps of the explanation, in the "
+             "order the evidence gives them." if steps else
+             "Answer with 1 to 3 short statements: what the evidence says that answers the "
+             "question, first the direct answer.")
+    user = prompts.render(
+        "statements", evidence=_evidence(lines),
+        history=f"\nEarlier in this conversation:\n{earlier}" if earlier else "",
+        question=o.question, shape=shape, level=r.level, level_hint=level_hint(r.level),
+        language=language_name(cat.language), native=native_instruction(cat.language))
+    return [Message("system", prompts.load("statements_system")), Message("user", user)]
+
+
+def _evidence(lines: Sequence[Line]) -> str:
+    return "\n".join(f"[{line.id}] ({line.hit.locator.label()}) {line.text}" for line in lines)
+
+
+def _checked(tools: Tools, statement: Statement, lines: dict[str, Line], question: str,
+             language: str) -> StatementVerdict:
+    settings = tools.settings
+    if not settings.answer_check:
+        return StatementVerdict(statement, True)
+    judge = model_judge(tools.router, tools.log) if settings.answer_check_judge else None
+    return check_statements([statement], lines, question, language, tools.ws.embedder,
+                            judge)[0]

@@ -1,0 +1,50 @@
+"""Stage: select. The evidence sentences of the graded passages (sentences.py): the few
+whole sentences that answer the question, numbered S1..Sk, which the compose stage writes
+from. When what answers is garbled (formulas lost, glyph soup), the student is sent to the
+page instead of being shown its glyphs."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from ...types import Citation, MetaEvent
+from ..citations import section_of
+from ..pipeline import Reply
+from ..replies import reply
+from ..sentences import Selection, select
+from .find import Found
+from .tools import Tools
+
+
+@dataclasses.dataclass(frozen=True)
+class Selected:
+    """The question's evidence sentences."""
+
+    found: Found
+    selection: Selection
+    laps: dict[str, float] = dataclasses.field(default_factory=dict)
+
+
+def applies(tools: Tools, f: Found) -> bool:
+    """Questions about the material are answered from sentences; exercise help keeps its
+    rungs (stages/write.py), and a course set to prose answers keeps the prose path."""
+    return (tools.settings.answer_style == "statements" and f.cat.intent != "exercise"
+            and not f.evidence.deferred)
+
+
+def select_evidence(tools: Tools, f: Found) -> Selected | Reply:
+    u = f.understood
+    selection = select(u.recalled.opened.question, u.translated, f.evidence.hits,
+                       f.cat.language, f.cat.intent, tools.ws.embedder)
+    hit = selection.garbled_only
+    if hit is None:
+        return Selected(f, selection)
+    chunk = hit.chunk
+    cited = (Citation(1, chunk.id, chunk.document_id, chunk.document_title, chunk.doc_type,
+                      hit.locator, "", section_of(chunk.section_path), hit.tier,
+                      hit.tier_label),)
+    text = reply("garbled_page", f.cat.language, page=hit.locator.label()) + " [1]"
+    meta = MetaEvent(u.recalled.opened.session_id, f.cat.category, f.cat.intent, "",
+                     f.evidence.grade, f.cat.language)
+    return Reply(f.cat, f.evidence, text, cited, meta=meta, tier=f.tier, context=(chunk.id,),
+                 note="the answering page is garbled")

@@ -1,0 +1,119 @@
+"""The check of one statement against its own evidence sentences, and nothing else.
+
+A statement names the sentences it restates, so it is compared with those alone (not with
+every passage, where scattered words can back anything):
+1. its numbers, formulas and named terms must be in its sentences or the question, exactly
+   (maths normalised: `claims.missing_terms`);
+2. a statement that stops before it says anything ("The rule is:", "è definita come") or
+   holds no words is no statement;
+3. in the sentences' language, a polarity or causal word ("not", "only", "because") its
+   sentences do not have changes what they say;
+4. in the sentences' language, a statement most of whose words are not in its sentences
+   says something of its own ("Newton-Raphson finds the roots of a function" for a slide on
+   the cost of the Hessian), however close its embedding;
+5. the e5 cosine to its closest sentence decides the rest: at or above KEEP it restates
+   them, below DROP it says something else; between the two the model, asked yes or no on
+   that one short pair, decides when a judge is configured, else the statement is kept only
+   above the midpoint. Across languages (a Korean statement of an English slide) the
+   thresholds are the cross-lingual ones: a correct translation scores lower than a
+   same-language restatement, and must still pass.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping, Sequence
+
+import numpy as np
+
+from ..retrieval.embed import EmbeddingModel
+from ..retrieval.language import ANY_STOPWORD
+from ..retrieval.tokenize import tokenize
+from .claims import missing_terms
+from .sentences import Line
+from .statements import Statement
+from .wording import dangles, unbacked_polarity
+
+# e5 cosines, statement to its own sentence (course pack and sample course, docs/tutor.md)
+KEEP = 0.88
+DROP = 0.80
+KEEP_ACROSS = 0.85
+DROP_ACROSS = 0.77
+MIN_LETTERS = 8
+OVERLAP_LOW = 0.5  # share of a same-language statement's words in its sentences: below, removed
+
+Judge = Callable[[str, str], "bool | None"]
+
+
+@dataclasses.dataclass(frozen=True)
+class StatementVerdict:
+    """One statement, checked: kept or not, and why not."""
+
+    statement: Statement
+    kept: bool
+    similarity: float = 0.0
+    reason: str = ""  # why it was removed
+    judged: bool = False
+
+
+def check_statements(statements: Sequence[Statement], lines: Mapping[str, Line],
+                     question: str, language: str, embedder: EmbeddingModel,
+                     judge: Judge | None = None, max_judged: int = 4) -> list[StatementVerdict]:
+    """Each statement against the evidence sentences it names."""
+    if not statements:
+        return []
+    vectors = embedder.embed_passages(s.text for s in statements)
+    out = []
+    judged = 0
+    for statement, vector in zip(statements, vectors, strict=True):
+        own = [lines[i] for i in statement.evidence if i in lines]
+        verdict = _terms_and_form(statement, own, question, language)
+        if verdict is None:
+            sims = embedder.embed_passages(line.text for line in own) @ vector
+            similarity = float(np.max(sims))
+            across = any(line.language and line.language != language for line in own)
+            keep, drop = (KEEP_ACROSS, DROP_ACROSS) if across else (KEEP, DROP)
+            if similarity >= keep:
+                verdict = StatementVerdict(statement, True, similarity)
+            elif similarity < drop:
+                verdict = StatementVerdict(statement, False, similarity,
+                                           "says something else than its sentences")
+            elif judge is not None and judged < max_judged:
+                judged += 1
+                said = judge(statement.text, " ".join(line.text for line in own))
+                kept = said is not False  # no verdict: the scores put it close enough
+                verdict = StatementVerdict(statement, kept, similarity,
+                                           "" if kept else "the model judged it unsupported",
+                                           judged=True)
+            else:
+                kept = similarity >= (keep + drop) / 2
+                verdict = StatementVerdict(statement, kept, similarity,
+                                           "" if kept else "too far from its sentences")
+        out.append(verdict)
+    return out
+
+
+def _terms_and_form(statement: Statement, own: Sequence[Line], question: str,
+                    language: str) -> StatementVerdict | None:
+    """The verdict the statement's terms and form give alone (None: they allow it)."""
+    if not own:
+        return StatementVerdict(statement, False, reason="cites no evidence sentence")
+    text = statement.text
+    if sum(c.isalpha() for c in text) < MIN_LETTERS or dangles(text, language) or \
+            text.rstrip().endswith((":", "\uff1a")):
+        return StatementVerdict(statement, False, reason="an incomplete sentence")
+    missing = missing_terms(text, [line.text for line in own], question)
+    if missing:
+        return StatementVerdict(statement, False,
+                                reason="not in its sentences: " + ", ".join(missing[:4]))
+    same = [line for line in own if (line.language or language) == language]
+    words = {w for w in tokenize(text, language) if w not in ANY_STOPWORD}
+    found = set(tokenize(" ".join(x.text for x in same) + " " + question, language))
+    if same and words and len(words & found) < OVERLAP_LOW * len(words):
+        return StatementVerdict(statement, False, reason="most of its words are not in its "
+                                                         "sentences")
+    if same and (unbacked := unbacked_polarity(text, " ".join(x.text for x in same), language)):
+        return StatementVerdict(statement, False,
+                                reason="says what its sentences do not: " + ", ".join(
+                                    sorted(unbacked)))
+    return None

@@ -1,0 +1,112 @@
+"""Writing under a contract: short statements, each with the evidence sentences it restates.
+
+The model's reply is a JSON object `{"statements": [{"text": ..., "evidence": ["S1"]}]}`
+whose schema names only this turn's evidence ids: on llama.cpp the schema is a grammar, so a
+statement without its sentence cannot be produced; Ollama (`format`) and OpenAI-compatible
+servers (`response_format`) are sent the same schema, and a reply that still does not parse
+is asked for once more in plainer words (`parse`, then the retry prompt).
+
+While the reply streams, each statement is passed on as soon as its text is closed
+(`StatementStream`), so the student reads the first statement before the last is written.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+MAX_STATEMENTS = 5
+
+
+@dataclasses.dataclass(frozen=True)
+class Statement:
+    """One statement of a reply and the ids of the evidence sentences it restates."""
+
+    text: str
+    evidence: tuple[str, ...]
+
+
+def schema(ids: Sequence[str], most: int = MAX_STATEMENTS) -> dict[str, Any]:
+    """The JSON schema of a reply that may cite only `ids`."""
+    return {
+        "type": "object",
+        "properties": {"statements": {
+            "type": "array", "minItems": 1, "maxItems": most,
+            "items": {
+                "type": "object",
+                "properties": {
+                    # no length bounds: llama.cpp spells a bound out as that many grammar
+                    # rules, which slows every sampled token (max_tokens bounds the reply)
+                    "text": {"type": "string"},
+                    "evidence": {"type": "array", "minItems": 1, "maxItems": 3,
+                                 "items": {"type": "string", "enum": list(ids)}},
+                },
+                "required": ["text", "evidence"],
+            },
+        }},
+        "required": ["statements"],
+    }
+
+
+def parse(raw: str, ids: Sequence[str]) -> list[Statement] | None:
+    """The statements of a reply; None when it is not the contract's JSON. Evidence ids not
+    in `ids` are dropped, and so is a statement left with none: it restates nothing."""
+    start, end = raw.find("{"), raw.rfind("}")
+    try:
+        data = json.loads(raw[start:end + 1]) if start >= 0 < end else None
+    except json.JSONDecodeError:
+        data = None
+    items = data.get("statements") if isinstance(data, dict) else None
+    if not isinstance(items, list):
+        return None
+    known, out = set(ids), []
+    for item in items[:MAX_STATEMENTS]:
+        if not isinstance(item, dict) or not isinstance(item.get("text"), str):
+            continue
+        cited = item.get("evidence")
+        cited = [cited] if isinstance(cited, str) else cited if isinstance(cited, list) else []
+        evidence = tuple(dict.fromkeys(str(e).strip().upper() for e in cited
+                                       if str(e).strip().upper() in known))
+        text = " ".join(item["text"].split())
+        if text and evidence:
+            out.append(Statement(text, evidence))
+    return out
+
+
+class StatementStream:
+    """The statements of a streamed JSON reply, each as soon as its object is closed."""
+
+    def __init__(self, ids: Sequence[str]) -> None:
+        self.ids = list(ids)
+        self.raw = ""
+        self._depth = 0
+        self._string = False
+        self._escaped = False
+        self._start = -1
+
+    def feed(self, piece: str) -> Iterator[Statement]:
+        """Add a piece of the reply; yield the statements it completed."""
+        for ch in piece:
+            self.raw += ch
+            if self._string:
+                if self._escaped:
+                    self._escaped = False
+                elif ch == "\\":
+                    self._escaped = True
+                elif ch == '"':
+                    self._string = False
+                continue
+            if ch == '"':
+                self._string = True
+            elif ch in "{[":
+                self._depth += 1
+                if ch == "{" and self._depth == 3:  # {"statements": [ {here} ]}
+                    self._start = len(self.raw) - 1
+            elif ch in "}]":
+                if ch == "}" and self._depth == 3 and self._start >= 0:
+                    found = parse('{"statements": [' + self.raw[self._start:] + "]}", self.ids)
+                    self._start = -1
+                    yield from found or ()
+                self._depth -= 1

@@ -1,0 +1,153 @@
+"""Questions about the material over the real sample course: the evidence sentences, the
+statements written from them under their schema, each statement checked against its own
+sentences, the quote as the last resort, and the turn's deadline (scripted model)."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Iterator, Sequence
+
+import pytest
+
+from coursetutor.llm import Delta, GenParams, Message, Usage
+from coursetutor.types import DoneEvent, TokenEvent
+
+from . import test_tutor_turn as base
+from .test_tutor_turn import CONCEPT, MakeTutor, Say, ScriptedLLM, run
+
+workspace = base.workspace
+make_tutor = base.make_tutor
+
+_LINE = re.compile(r"^\[(S\d+)\] \(([^)]*)\) (.*)$", re.M)
+
+
+def evidence(prompt: str) -> list[tuple[str, str]]:
+    """The (id, sentence) pairs of a statements prompt."""
+    return [(m.group(1), m.group(3)) for m in _LINE.finditer(prompt)]
+
+
+def restating(*extra: tuple[str, str]) -> Say:
+    """A reply that restates the first evidence sentence (its first clause), then `extra`
+    statements citing the given id."""
+    def write(prompt: str) -> str:
+        sid, text = evidence(prompt)[0]
+        items = [{"text": text.split(". ")[0].rstrip(".") + ".", "evidence": [sid]}]
+        items += [{"text": t, "evidence": [e]} for t, e in extra]
+        return json.dumps({"statements": items}, ensure_ascii=False)
+    return Say(write=write)
+
+
+def test_a_question_is_answered_in_statements_that_cite_their_lines(
+        make_tutor: MakeTutor) -> None:
+    tutor, fake = make_tutor(ScriptedLLM(answer=[restating()]), answer_check=True)
+    events, answer = run(tutor, CONCEPT)
+    call = fake.answer_calls()[0]
+    ids = [sid for sid, _ in evidence(call.messages[-1].content)]
+    assert ids and ids[0] == "S1"
+    # the schema names this turn's evidence ids only: a statement cannot cite another
+    assert call.params.schema is not None
+    item = call.params.schema["properties"]["statements"]["items"]
+    assert item["properties"]["evidence"]["items"]["enum"] == ids
+    assert answer.text.endswith("[1]") and "{" not in answer.text
+    assert answer.checked and not answer.removed
+    (source,) = answer.sources
+    first = evidence(call.messages[-1].content)[0][1]
+    assert source.snippet == first  # the line the statement restates, whole
+    assert source.locator.label()
+    assert "".join(e.text for e in events if isinstance(e, TokenEvent)).startswith(
+        answer.text.split(" [1]")[0])
+    assert "compose" in answer.timings and "select" in answer.timings
+
+
+def test_a_statement_with_a_number_its_line_lacks_is_removed(make_tutor: MakeTutor) -> None:
+    wrong = ("The method needs exactly 47 iterations to converge.", "S1")
+    tutor, _ = make_tutor(ScriptedLLM(answer=[restating(wrong)]), answer_check=True)
+    _, answer = run(tutor, CONCEPT)
+    assert answer.removed == (wrong[0],)
+    assert "47" not in answer.text and answer.text.strip()
+
+
+def test_when_every_statement_fails_the_best_line_is_quoted(make_tutor: MakeTutor) -> None:
+    invented = json.dumps({"statements": [
+        {"text": "It was invented in 1817 by Bolzano in Prague.", "evidence": ["S1"]}]})
+    tutor, fake = make_tutor(ScriptedLLM(answer=[invented, invented]), answer_check=True)
+    _, answer = run(tutor, CONCEPT)
+    # the second try reads the best sentence alone; then the sentence itself is shown
+    assert len(fake.answer_calls()) == 2
+    assert len(evidence(fake.answer_calls()[1].messages[-1].content)) == 1
+    assert answer.text.startswith("The course material puts it this way:\n> ")
+    assert "1817" not in answer.text and answer.sources
+
+
+def test_a_reply_that_is_not_the_contract_is_asked_for_once_more(
+        make_tutor: MakeTutor) -> None:
+    class Plain(ScriptedLLM):
+        """A server without schema support: prose first, then the retry's JSON."""
+
+        def stream(self, messages: Sequence[Message], params: GenParams) -> Iterator[Delta]:
+            if messages[0].role == "user" and "JSON object only" in messages[0].content:
+                sid, text = evidence(messages[0].content)[0]
+                yield Delta(json.dumps({"statements": [
+                    {"text": text.split(". ")[0], "evidence": [sid]}]}))
+                yield Delta(usage=Usage(1, 1), finish="stop")
+                return
+            yield from super().stream(messages, params)
+
+    tutor, _ = make_tutor(Plain(answer=["Bisection halves the interval [1]."]))
+    _, answer = run(tutor, CONCEPT)
+    assert answer.text.endswith("[1]") and not answer.text.startswith("The course material")
+
+
+def test_the_deadline_ends_the_turn_with_what_is_checked(make_tutor: MakeTutor) -> None:
+    class Slow(ScriptedLLM):
+        """One statement, then a model that writes a token a second."""
+
+        def stream(self, messages: Sequence[Message], params: GenParams) -> Iterator[Delta]:
+            sid, text = evidence(messages[-1].content)[0]
+            yield Delta('{"statements": [' + json.dumps(
+                {"text": text.split(". ")[0], "evidence": [sid]}) + ", ")
+            for _ in range(600):
+                time.sleep(0.05)
+                yield Delta(" ")
+
+    started = time.perf_counter()
+    tutor, _ = make_tutor(Slow(), answer_deadline_s=8.0)
+    _, answer = run(tutor, CONCEPT)
+    assert time.perf_counter() - started < 25
+    assert not answer.complete and "deadline" in answer.note
+    assert answer.text.endswith("[The answer was interrupted and is incomplete.]")
+    assert "[1]" in answer.text
+
+
+def test_exercise_help_keeps_its_rungs(make_tutor: MakeTutor) -> None:
+    tutor, fake = make_tutor(ScriptedLLM(answer=["Which formula gives the midpoint? [1]"]))
+    events, answer = run(tutor, base.EXERCISE_2)
+    assert answer.intent == "exercise"
+    assert fake.answer_calls()[0].params.schema is None
+    assert any(isinstance(e, DoneEvent) for e in events)
+
+
+def test_prose_style_answers_from_passages(make_tutor: MakeTutor) -> None:
+    tutor, fake = make_tutor(ScriptedLLM(answer=["Bisection halves the interval [1]."]),
+                             answer_style="prose")
+    _, answer = run(tutor, CONCEPT)
+    assert fake.answer_calls()[0].params.schema is None
+    assert answer.text == "Bisection halves the interval [1]."
+
+
+@pytest.mark.prose
+def test_the_deadline_stops_a_prose_reply_too(make_tutor: MakeTutor) -> None:
+    class Slow(ScriptedLLM):
+        def stream(self, messages: Sequence[Message], params: GenParams) -> Iterator[Delta]:
+            yield Delta("Bisection halves the interval [1].")
+            for i in range(600):
+                time.sleep(0.05)
+                yield Delta(f" w{i}")
+
+    started = time.perf_counter()
+    tutor, _ = make_tutor(Slow(), answer_deadline_s=8.0)
+    _, answer = run(tutor, CONCEPT)
+    assert time.perf_counter() - started < 25
+    assert not answer.complete and "deadline" in answer.note

@@ -1,0 +1,87 @@
+"""Evidence sentences (tutor/sentences.py) and the statements contract (tutor/statements.py)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from coursetutor.tutor.sentences import garbled, steps_wanted, units
+from coursetutor.tutor.statements import Statement, StatementStream, parse, schema
+
+ROLLE = ("7.1.7 Teorema di Rolle Teorema 42 (di Rolle). Sia f : [a, b] → R. Se: • f è continua "
+         "in [a, b] • f è derivabile su (a, b) • f (a) = f (b) allora: ∃c ∈ (a, b): f ′ (c) = 0 "
+         "Dimostrazione. Si hanno due casi: • se f è costante si ha che f ′ (c) = 0")
+
+
+def test_a_theorem_stays_whole_with_its_label_and_hypotheses() -> None:
+    got = units(ROLLE, "it")
+    statement = next(u for u in got if u.startswith("Teorema 42"))
+    assert "f (a) = f (b)" in statement and "∃c ∈ (a, b): f ′ (c) = 0" in statement
+    assert not any(u.startswith("Teorema 42") and "Dimostrazione" in u for u in got)
+
+
+def test_a_slide_line_cut_mid_sentence_is_joined() -> None:
+    text = ("Damped Newton-Raphson:\nUse step size α > 0 with\nx[t+1] = x[t] + αd[t]\n"
+            "to satisfy Wolfe")
+    (unit,) = units(text)
+    assert unit.endswith("to satisfy Wolfe") and "with x[t+1]" in unit
+
+
+def test_bullets_in_a_long_run_start_new_sentences() -> None:
+    text = ("定义3.2.2 " + "若左右极限相等但不等于函数值,则称为可去间断点,这是一个长句子。" * 3
+            + " ·若c处的左右极限存在但不连续,则称为第一类间断点"
+            + " ·否则即至少一侧极限不存在,则称为第二类间断点.")
+    assert any(u.startswith("·否则") for u in units(text, "zh"))
+
+
+@pytest.mark.parametrize("text", [
+    "这等价于 第六章 不定积分 分部积分法 由于有 所以 例如",
+    "ex − 1 − x − αx2 x2 = (usando De L'Hopital)z }| { ex − 1 − 2αx 2x",
+    "Se la funzione [formula missing] è limitata allora converge alla fine",
+    "f (x) = \ue001\ue002 dove la funzione è continua nel suo dominio",
+])
+def test_garbled_text_is_never_evidence(text: str) -> None:
+    assert garbled(text)
+
+
+@pytest.mark.parametrize("text", [
+    "Teorema 42 (di Rolle). Sia f : [a, b] → R. Se: • f è continua in [a, b] allora f ′ (c) = 0",
+    "·否则即至少一侧极限不存在,则称为第二类间断点.",
+    "Near minimum, Hessian is positive definite",
+])
+def test_maths_and_clean_text_are_evidence(text: str) -> None:
+    assert not garbled(text)
+
+
+def test_how_why_and_proof_questions_want_steps() -> None:
+    assert steps_wanted("Why is Newton-Raphson expensive?", "")
+    assert steps_wanted("Rolle 中值定理是怎么证明的？", "")
+    assert not steps_wanted("Cosa afferma il teorema di Rolle?", "")
+
+
+def test_the_schema_names_only_the_turns_ids() -> None:
+    s = schema(["S1", "S2"], most=3)
+    items = s["properties"]["statements"]
+    assert items["maxItems"] == 3
+    assert items["items"]["properties"]["evidence"]["items"]["enum"] == ["S1", "S2"]
+
+
+def test_parse_drops_unknown_ids_and_statements_left_with_none() -> None:
+    raw = 'Sure! {"statements": [{"text": "A  b.", "evidence": ["s1", "S7"]},' \
+          ' {"text": "C.", "evidence": ["S9"]}, {"text": 3, "evidence": ["S1"]}]} done'
+    assert parse(raw, ["S1", "S2"]) == [Statement("A b.", ("S1",))]
+    assert parse("no json here", ["S1"]) is None
+    assert parse('{"statements": "x"}', ["S1"]) is None
+
+
+def test_statements_stream_as_each_is_closed() -> None:
+    raw = json.dumps({"statements": [{"text": 'a "quoted" {brace} [x]', "evidence": ["S1"]},
+                                     {"text": "b", "evidence": ["S2"]}]})
+    stream = StatementStream(["S1", "S2"])
+    seen = []
+    for i, ch in enumerate(raw):
+        for statement in stream.feed(ch):
+            seen.append((statement.text, i))
+    assert [t for t, _ in seen] == ['a "quoted" {brace} [x]', "b"]
+    assert seen[0][1] < raw.index('"b"')  # the first before the second is written
