@@ -79,9 +79,11 @@ class Settings:
     answer_check: bool = True  # every claim of an answer checked against its cited sources
     answer_check_judge: bool = True  # the model decides the claims the scores are unsure of
     answer_check_max_judged: int = 4  # model verdicts per answer at most
-    # how answers are written: statements (from the evidence sentences, each checked against
-    # the sentence it restates; tutor/stages/compose.py) or prose (from whole passages)
-    answer_style: str = "statements"
+    # how answers are written: prose (from whole passages, then checked) or statements (from
+    # the evidence sentences, each checked against the sentence it restates;
+    # tutor/stages/compose.py); prose stays the default until the course-pack eval shows
+    # statements ahead of it
+    answer_style: str = "prose"
     answer_deadline_s: float = 60.0  # a turn past this ends with what is checked so far
     refine_context_tokens: int = 300  # evidence kept of the passages, in tokens (0: whole)
     # reuse of past answers (docs/tutor.md); thresholds chosen by eval memory --reuse

@@ -7,18 +7,36 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 import pytest
 
 from coursetutor.llm import Delta, GenParams, Message, Usage
+from coursetutor.llm.router import Router
+from coursetutor.tutor import Tutor
 from coursetutor.types import DoneEvent, TokenEvent
+from coursetutor.workspace import Workspace
 
 from . import test_tutor_turn as base
 from .test_tutor_turn import CONCEPT, MakeTutor, Say, ScriptedLLM, run
 
 workspace = base.workspace
-make_tutor = base.make_tutor
+
+
+@pytest.fixture
+def make_tutor(workspace: Callable[..., Workspace]) -> MakeTutor:
+    """A tutor with one scripted model, answering questions about the material in
+    statements."""
+
+    def make(fake: ScriptedLLM | None = None, **settings: Any) -> tuple[Tutor, ScriptedLLM]:
+        llm = fake or ScriptedLLM()
+        settings.setdefault("answer_check", False)
+        settings.setdefault("answer_style", "statements")
+        ws = workspace(**settings)
+        return Tutor(ws, Router(ws.settings, factory=lambda task, model: llm)), llm
+
+    return make
 
 _LINE = re.compile(r"^\[(S\d+)\] \(([^)]*)\) (.*)$", re.M)
 

@@ -620,6 +620,9 @@ PLACEHOLDERS = {
     "leak_rewrite": {"exercise", "problems", "reply", "task"},
     "reuse_reference": {"answer"},
     "rewrite": {"history", "message"},
+    "statements": {"evidence", "history", "language", "level", "level_hint", "native",
+                   "question", "shape"},
+    "statements_retry": {"evidence", "language", "most", "question"},
     "summarize": {"conversation", "facts", "previous", "words"},
     "translate": {"language", "question"},
     "translate_reply": {"language"},
@@ -634,7 +637,7 @@ prompt_names = sorted(
 def test_every_prompt_file_is_known() -> None:
     tasks = ["task_compare", "task_definition", "task_exam", "task_example", "task_explain",
              "task_guiding", "task_hint", "task_solution", "task_steps", "task_why_exercise"]
-    assert prompt_names == sorted([*PLACEHOLDERS, "system", *tasks])
+    assert prompt_names == sorted([*PLACEHOLDERS, "system", "statements_system", *tasks])
 
 
 @pytest.mark.parametrize("name", prompt_names)
