@@ -47,13 +47,16 @@ def to_citation(source: Source) -> Citation:
                     source.hit.tier_label)
 
 
+def hit_citation(number: int, hit: Hit, text: str) -> Citation:
+    """Hit `hit` cited as [number], showing `text` (a passage's start, or one line of it)."""
+    chunk = hit.chunk
+    return Citation(number, chunk.id, chunk.document_id, chunk.document_title, chunk.doc_type,
+                    hit.locator, text, section_of(chunk.section_path), hit.tier, hit.tier_label)
+
+
 def as_citations(hits: Sequence[Hit]) -> tuple[Citation, ...]:
     """Passages shown as they are (no model wrote a reply), numbered in order."""
-    return tuple(
-        Citation(i + 1, h.chunk.id, h.chunk.document_id, h.chunk.document_title,
-                 h.chunk.doc_type, h.locator, snippet(h.chunk.text),
-                 section_of(h.chunk.section_path), h.tier, h.tier_label)
-        for i, h in enumerate(hits))
+    return tuple(hit_citation(i + 1, h, snippet(h.chunk.text)) for i, h in enumerate(hits))
 
 
 def check_citations(text: str, sources: Sequence[Source]) -> tuple[str, tuple[Citation, ...]]:

@@ -22,13 +22,14 @@ every passage, where scattered words can back anything):
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
 from ..retrieval.embed import EmbeddingModel
 from ..retrieval.language import ANY_STOPWORD
 from ..retrieval.tokenize import tokenize
+from .check import Judge
 from .claims import missing_terms
 from .sentences import Line
 from .statements import Statement
@@ -41,8 +42,6 @@ KEEP_ACROSS = 0.85
 DROP_ACROSS = 0.77
 MIN_LETTERS = 8
 OVERLAP_LOW = 0.5  # share of a same-language statement's words in its sentences: below, removed
-
-Judge = Callable[[str, str], "bool | None"]
 
 
 @dataclasses.dataclass(frozen=True)

@@ -17,7 +17,7 @@ from ...llm import GenParams, Message
 from ...types import Citation, MetaEvent, StreamEvent, TokenEvent
 from .. import prompts
 from ..check import CheckResult, Verdict, model_judge
-from ..citations import section_of
+from ..citations import hit_citation
 from ..pedagogy import level_hint
 from ..pipeline import Reply
 from ..replies import language_name, reply
@@ -62,15 +62,8 @@ class _Shown:
         return ("\n" if self.steps else " ").join(self.texts)
 
     def citations(self) -> tuple[Citation, ...]:
-        out = []
-        for sid, number in sorted(self.numbers.items(), key=lambda kv: kv[1]):
-            line = self.lines[sid]
-            chunk = line.hit.chunk
-            out.append(Citation(number, chunk.id, chunk.document_id, chunk.document_title,
-                                chunk.doc_type, line.hit.locator, line.text,
-                                section_of(chunk.section_path), line.hit.tier,
-                                line.hit.tier_label))
-        return tuple(out)
+        return tuple(hit_citation(number, self.lines[sid].hit, self.lines[sid].text)
+                     for sid, number in sorted(self.numbers.items(), key=lambda kv: kv[1]))
 
 
 def compose(tools: Tools, s: Selected) -> Generator[StreamEvent, None, Reply]:

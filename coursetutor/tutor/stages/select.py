@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from ...types import Citation, MetaEvent
-from ..citations import section_of
+from ...types import MetaEvent
+from ..citations import hit_citation
 from ..pipeline import Reply
 from ..replies import reply
 from ..sentences import Selection, select
@@ -39,12 +39,9 @@ def select_evidence(tools: Tools, f: Found) -> Selected | Reply:
     hit = selection.garbled_only
     if hit is None:
         return Selected(f, selection)
-    chunk = hit.chunk
-    cited = (Citation(1, chunk.id, chunk.document_id, chunk.document_title, chunk.doc_type,
-                      hit.locator, "", section_of(chunk.section_path), hit.tier,
-                      hit.tier_label),)
+    cited = (hit_citation(1, hit, ""),)
     text = reply("garbled_page", f.cat.language, page=hit.locator.label()) + " [1]"
     meta = MetaEvent(u.recalled.opened.session_id, f.cat.category, f.cat.intent, "",
                      f.evidence.grade, f.cat.language)
-    return Reply(f.cat, f.evidence, text, cited, meta=meta, tier=f.tier, context=(chunk.id,),
+    return Reply(f.cat, f.evidence, text, cited, meta=meta, tier=f.tier, context=(hit.chunk.id,),
                  note="the answering page is garbled")
