@@ -608,8 +608,8 @@ def test_max_tokens(level: str | None, default: int, expected: int) -> None:
 # -- prompt files --------------------------------------------------------------------------
 
 PLACEHOLDERS = {
-    "answer": {"history", "language", "level", "level_hint", "memory", "native", "question",
-               "reference", "reminder", "sources", "task"},
+    "answer": {"history", "language", "level", "level_hint", "memory", "native", "plan",
+               "question", "reference", "reminder", "sources", "task"},
     "categorize": {"course", "history", "message"},
     "check_claim": {"claim", "evidence"},
     "check_question": {"language", "passage", "section"},
@@ -618,6 +618,7 @@ PLACEHOLDERS = {
     "judge_misconception": {"gold", "predicted", "problem"},
     "leak_judge": {"reply", "solution"},
     "leak_rewrite": {"exercise", "problems", "reply", "task"},
+    "next_step": {"number", "steps", "total"},
     "reuse_reference": {"answer"},
     "rewrite": {"history", "message"},
     "statements": {"evidence", "history", "language", "level", "level_hint", "native",

@@ -885,3 +885,19 @@ def test_an_empty_translation_searches_the_original() -> None:
     router = Router(Settings(llm_backend="ollama"),
                     factory=lambda task, model: ScriptedLLM(translate=[""]))
     assert translate_query(router, "Come funziona?", "English", []) == "Come funziona?"
+
+
+def test_a_hint_reads_the_next_step_of_the_hidden_solution(make_tutor: MakeTutor) -> None:
+    tutor, fake = make_tutor(ScriptedLLM(answer=[CLEAN_HINT, GUIDING]))
+    events, first = run(tutor, EXERCISE_2)
+    prompt = fake.answer_calls()[0].messages[1].content
+    assert "Point the student to step" in prompt
+    assert "f'(x) = -sin(x) - 1" in prompt  # the solution's first step, for the model only
+    assert "0.7390851332" not in prompt and first.level == "hint"
+    assert "plan" in first.timings and tokens(events) == [CLEAN_HINT]
+    # once the student wrote that step, the hint points past it
+    wrote = ("I took f(x) = cos(x) - x and f'(x) = -sin(x) - 1, so "
+             "x_{n+1} = x_n - (cos(x_n) - x_n) / (-sin(x_n) - 1). I am still stuck")
+    _, second = run(tutor, wrote, session_id=first.session_id)
+    later = fake.answer_calls()[1].messages[1].content
+    assert second.level == "guiding" and "a) Take" not in later.split("Point the student")[0]

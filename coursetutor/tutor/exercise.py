@@ -80,16 +80,17 @@ def _label_number(hit: Hit) -> str | None:
 
 
 def solution_text(ws: Workspace, course: str, exercise: Hit) -> str:
-    """The solution passage(s) of `exercise`: same number in the heading, else the closest."""
+    """The solution passage(s) of `exercise`: same number in the heading, else the closest,
+    in the order of their document (a next step reads them as steps)."""
     try:
-        hits = ws.search(exercise.chunk.text, course, k=5, doc_types=("solution",))
+        hits = ws.search(exercise.chunk.text, course, k=8, doc_types=("solution",))
     except EmptyQueryError:
         return ""
     if not hits:
         return ""
     number = _label_number(exercise)
     numbered = [h for h in hits if number is not None and _label_number(h) == number]
-    best = numbered or hits[:1]
+    best = sorted(numbered or hits[:1], key=lambda h: (h.chunk.document_id, h.chunk.ordinal))
     return "\n\n".join(h.chunk.text for h in best)
 
 

@@ -1,9 +1,10 @@
 """One turn of the tutor, as its list of stages (tutor/stages/): open, recall, understand,
 find, then select and compose for a question about the material (the evidence sentences,
-and checked statements written from them) or write and verify (exercise help, prose), and
-record, each from a frozen input to a frozen output. The pipeline runner
-(pipeline.py) books the time of each stage under its name, and a stage that answers the turn
-itself (a canned reply, "not covered", the passages alone) skips the rest to the record."""
+and checked statements written from them) or write and verify (exercise help, prose; a
+hint first reads the next step of the exercise's solution: plan), and record, each from a
+frozen input to a frozen output. The pipeline runner (pipeline.py) books the time of each
+stage under its name, and a stage that answers the turn itself (a canned reply, "not
+covered", the passages alone) skips the rest to the record."""
 
 from __future__ import annotations
 
@@ -21,6 +22,8 @@ from .reuse import AnswerReuse
 from .stages.compose import compose
 from .stages.find import confirm, covered, find
 from .stages.opened import Ask, Opened, open_turn
+from .stages.plan import applies as plans
+from .stages.plan import plan
 from .stages.recall import recall
 from .stages.record import record, say
 from .stages.select import applies, select_evidence
@@ -119,6 +122,8 @@ class Tutor:
             if selected.selection.answers:
                 return (yield from run.stream("compose", partial(compose, t), selected))
         prompted = run.step("", partial(prepare, t), found)
+        if plans(prompted):  # a hint that names the next step of this exercise's solution
+            prompted = run.step("plan", partial(plan, t), prompted)
         written = yield from run.stream("generate", partial(generate, t), prompted)
         return (yield from run.stream("", partial(verify, t), written))
 

@@ -38,6 +38,13 @@ class Understood:
     def translates(self) -> bool:
         return self.cat.language != self.searched
 
+    @property
+    def student_said(self) -> str:
+        """The student's messages of this turn and the earlier ones: numbers they wrote are
+        theirs, not results the tutor gave away."""
+        r = self.recalled
+        return "\n".join([*(h.question for h in r.history), r.opened.question])
+
 
 def canned(session_id: str, cat: Categorization, text: str) -> Reply:
     """A reply that needs no search and no model."""

@@ -68,8 +68,9 @@ def verify(tools: Tools, w: Written) -> Generator[StreamEvent, None, Reply]:
     if p.buffered:
         assert level is not None  # buffered: a rung below solution
         hit = exercise_hit(ev.hits)
-        solution = solution_text(tools.ws, o.course, hit) if hit else ""
-        facts = facts_for(hit.chunk.text if hit else "", solution, _student_said(u),
+        solution = p.solution if p.solution is not None else (
+            solution_text(tools.ws, o.course, hit) if hit else "")
+        facts = facts_for(hit.chunk.text if hit else "", solution, u.student_said,
                           "\n".join([*(s.text for s in ctx.sources),
                                      *(h.answer for h in u.recalled.history)]))
         # a reply tidied down to "here are the passages" gives no help on this rung
@@ -113,7 +114,7 @@ def _check(tools: Tools, u: Understood, text: str, ctx: Context, cat: Categoriza
         return CheckResult(text, (), ())
     if level is not None and level != "solution":
         checker = AnswerChecker(tools.ws.embedder)
-        return checker.check_terms(CheckInput(text, _student_said(u), ctx.sources,
+        return checker.check_terms(CheckInput(text, u.student_said, ctx.sources,
                                               cat.language))
     judge = model_judge(tools.router, tools.log) if settings.answer_check_judge else None
     checker = AnswerChecker(tools.ws.embedder, judge, settings.answer_check_max_judged,
@@ -162,12 +163,6 @@ def _exercise_source(ctx: Context, ev: Evidence) -> int | None:
     hit = exercise_hit(ev.hits)
     numbers = [s.number for s in ctx.sources if hit and s.hit.chunk.id == hit.chunk.id]
     return numbers[0] if numbers else (ctx.sources[0].number if ctx.sources else None)
-
-
-def _student_said(u: Understood) -> str:
-    """The student's messages of this turn and the earlier ones: numbers they wrote are
-    theirs, not results the tutor gave away."""
-    return "\n".join([*(h.question for h in u.recalled.history), u.recalled.opened.question])
 
 
 def _attribute(text: str, ctx: Context) -> tuple[str, tuple[Citation, ...]]:

@@ -43,6 +43,7 @@ class Prompted:
     key: str  # the exercise helped with ("" when none)
     messages: tuple[Message, ...]
     laps: dict[str, float] = dataclasses.field(default_factory=dict)
+    solution: str | None = None  # the exercise's hidden solution, once the plan read it
 
     @property
     def buffered(self) -> bool:
@@ -83,7 +84,7 @@ def prepare(tools: Tools, f: Found) -> Prompted:
         earlier = ws.store.count_exercise_turns(ws.tenant, o.course, o.student,
                                                 key) if key else 0
         level = scaffold_level(earlier, o.allow_solutions, cat.wants_answer)
-    return Prompted(f, ctx, level, key, _messages(tools, f, ctx, level), laps)
+    return Prompted(f, ctx, level, key, messages(tools, f, ctx, level), laps)
 
 
 def generate(tools: Tools, p: Prompted) -> Generator[StreamEvent, None, Written]:
@@ -110,7 +111,10 @@ def generate(tools: Tools, p: Prompted) -> Generator[StreamEvent, None, Written]
     return Written(p, draft, gate, laps)
 
 
-def _messages(tools: Tools, f: Found, ctx: Context, level: Level | None) -> tuple[Message, ...]:
+def messages(tools: Tools, f: Found, ctx: Context, level: Level | None,
+             plan: str = "") -> tuple[Message, ...]:
+    """The answer's prompt: the task of the intent (or rung), the sources, what the tutor
+    remembers, and for a hint the next step of the exercise's solution (`plan`)."""
     r, cat = f.understood.recalled, f.cat
     o = r.opened
     history = f"\nEarlier in this conversation:\n{ctx.history}\n" if ctx.history else ""
@@ -122,6 +126,7 @@ def _messages(tools: Tools, f: Found, ctx: Context, level: Level | None) -> tupl
         level=r.level, level_hint=level_hint(r.level), language=language_name(cat.language),
         question=o.question, reminder=EXERCISE_REMINDER if level else "",
         native=native_instruction(cat.language), reference=tools.reuse.reference(),
+        plan=plan,
     )
     return Message("system", prompts.load("system")), Message("user", user)
 

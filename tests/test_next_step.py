@@ -1,0 +1,77 @@
+"""The next step of a worked solution (next_step.py): steps, what is done, masking, and the
+evaluation's test of whether a hint names something the solution uses."""
+
+from __future__ import annotations
+
+from coursetutor.tutor.next_step import done, mask, next_step, steps, uses_solution
+
+PROBLEM = ("Jam has three boxes full of pencils and 2 loose pencils which give a total of 26 "
+           "pencils. If her sister, Meg, has 46 pencils, how many boxes do Jam and Meg need "
+           "to store all their pencils?")
+SOLUTION = ("There are a total of 26 - 2 = 24 pencils in the three boxes.\n"
+            "Thus, each box can contain 24 / 3 = 8 pencils.\n"
+            "Together, Jam and Meg have 26 + 46 = 72 pencils.\n"
+            "Therefore, they need 72 / 8 = 9 boxes to put in all their pencils.\n 9")
+NEWTON_EXERCISE = ("We want to solve the equation `cos(x) = x`. a) Write the equation in the "
+                   "form `f(x) = 0` and write down Newton's iteration `x_{n+1} = ...` "
+                   "explicitly for your `f`.")
+NEWTON_SOLUTION = """## Solution 2: Newton's method for cos(x) = x
+
+a) Take `f(x) = cos(x) - x`, so `f'(x) = -sin(x) - 1`. Newton's iteration is
+
+    x_{n+1} = x_n - (cos(x_n) - x_n) / (-sin(x_n) - 1)
+
+The root is `r = 0.7390851332`.
+"""
+
+
+def test_steps_are_the_solutions_sentences_without_headings_or_bare_results() -> None:
+    assert steps(SOLUTION) == [
+        "There are a total of 26 - 2 = 24 pencils in the three boxes.",
+        "Thus, each box can contain 24 / 3 = 8 pencils.",
+        "Together, Jam and Meg have 26 + 46 = 72 pencils.",
+        "Therefore, they need 72 / 8 = 9 boxes to put in all their pencils."]
+    assert not any(s.startswith("##") for s in steps(NEWTON_SOLUTION))
+
+
+def test_a_computed_step_is_done_when_its_numbers_are_given() -> None:
+    first = steps(SOLUTION)[0]
+    assert not done(first, PROBLEM, "I don't know where to start")
+    assert done(first, PROBLEM, "26 minus 2 is 24 pencils in the boxes")
+    assert done(first, PROBLEM, "26-2 = 24")  # the numbers decide, not the words
+
+
+def test_the_next_step_is_the_first_one_left_with_its_results_masked() -> None:
+    step = next_step(SOLUTION, PROBLEM, "There are 24 pencils in the boxes.")
+    assert step is not None and (step.number, step.total) == (2, 4)
+    # "three" is a word of the problem, not its number 3
+    assert step.text == "Thus, each box can contain 24 / \u2026 = \u2026 pencils."
+    assert "72" not in " ".join(step.later) and "9 boxes" not in " ".join(step.later)
+    assert next_step(SOLUTION, PROBLEM, "24, then 8 per box, 72 together, so 9 boxes") is None
+
+
+def test_a_formula_step_is_done_when_the_student_wrote_its_formulas() -> None:
+    fresh = next_step(NEWTON_SOLUTION, NEWTON_EXERCISE, "help me with exercise 2")
+    assert fresh is not None and fresh.text.startswith("a) Take `f(x) = cos(x) - x`")
+    wrote = "f(x) = cos(x) - x, f'(x) = -sin(x) - 1, x_{n+1} = x_n - (cos(x_n) - x_n)/(-sin(x_n)-1)"
+    after = next_step(NEWTON_SOLUTION, NEWTON_EXERCISE, wrote)
+    assert after is not None and after.text == "The root is `r = \u2026`."
+
+
+def test_mask_keeps_the_numbers_the_student_was_given_and_the_trivial_ones() -> None:
+    hidden = "\u2026"
+    assert mask("x_1 = 1 - 0.46 / 1.84 = 0.75", "start from x_0 = 1") == (
+        f"x_1 = 1 - {hidden} / {hidden} = {hidden}")
+    assert mask("f(2) = 8 - 2 - 2 = 4", "f(x) = x^3 - x - 2 on [1, 2]") == (
+        f"f(2) = {hidden} - 2 - 2 = {hidden}")
+
+
+def test_a_hint_names_the_solution_only_through_the_steps_left() -> None:
+    said = "There are 24 pencils in the boxes."
+    assert uses_solution("How many pencils does each box contain?", SOLUTION, PROBLEM, said)
+    assert not uses_solution("Read the exercise again and think about what it asks.",
+                             SOLUTION, PROBLEM, said)
+    assert not uses_solution("Can you tell me how you got your answer?", SOLUTION, PROBLEM,
+                             said)
+    # nothing is left to name once every step is done
+    assert not uses_solution("each box holds 8", SOLUTION, PROBLEM, "24, 8 per box, 72, 9 boxes")
