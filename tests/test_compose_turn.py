@@ -87,6 +87,18 @@ def test_a_statement_with_a_number_its_line_lacks_is_removed(make_tutor: MakeTut
     assert "47" not in answer.text and answer.text.strip()
 
 
+def test_a_statement_said_again_is_shown_once(make_tutor: MakeTutor) -> None:
+    def write(prompt: str) -> str:
+        sid, text = evidence(prompt)[0]
+        first = text.split(". ")[0].rstrip(".") + "."
+        part = first.split(" ", 2)[-1]  # the same sentence without its first words
+        return json.dumps({"statements": [{"text": t, "evidence": [sid]}
+                                          for t in (first, first, part)]})
+    tutor, _ = make_tutor(ScriptedLLM(answer=[Say(write=write)]), answer_check=True)
+    _, answer = run(tutor, CONCEPT)
+    assert answer.text.count("[1]") == 1 and len(answer.removed) == 2
+
+
 def test_when_every_statement_fails_the_best_line_is_quoted(make_tutor: MakeTutor) -> None:
     invented = json.dumps({"statements": [
         {"text": "It was invented in 1817 by Bolzano in Prague.", "evidence": ["S1"]}]})

@@ -40,6 +40,7 @@ class _Shown:
     steps: bool
     numbers: dict[str, int] = dataclasses.field(default_factory=dict)  # S id -> [n]
     texts: list[str] = dataclasses.field(default_factory=list)
+    said: list[str] = dataclasses.field(default_factory=list)  # the kept statements, bare
     verdicts: list[StatementVerdict] = dataclasses.field(default_factory=list)
 
     def add(self, text: str, evidence: Sequence[str]) -> str:
@@ -87,6 +88,9 @@ def compose(tools: Tools, s: Selected) -> Generator[StreamEvent, None, Reply]:
         written, finished = _written(tools, s, attempt, deadline)
         complete = complete and finished
         for statement in written:
+            if repeats(statement.text, shown.said):  # small models loop on one sentence
+                removed.append(statement.text)
+                continue
             verdict = _checked(tools, statement, lines, o.question, cat.language)
             shown.verdicts.append(verdict)
             if not verdict.kept:
@@ -97,6 +101,7 @@ def compose(tools: Tools, s: Selected) -> Generator[StreamEvent, None, Reply]:
                 text = translate_reply(tools.router, text, language_name(cat.language),
                                        tools.log) or text
             first = first or time.perf_counter()
+            shown.said.append(statement.text)
             yield TokenEvent(shown.add(text, statement.evidence))
     quoted = not shown.texts
     if quoted:  # nothing the model wrote held: the best sentence as the page says it
@@ -119,6 +124,17 @@ def compose(tools: Tools, s: Selected) -> Generator[StreamEvent, None, Reply]:
                  context=tuple(dict.fromkeys(line.hit.chunk.id for line in lines.values())),
                  check=check, tier=f.tier, laps=laps,
                  note="" if complete else "the answer deadline was reached")
+
+
+def repeats(text: str, earlier: Sequence[str]) -> bool:
+    """Does `text` say again what an earlier statement said (the same words, or a part of
+    it)?"""
+    mine = _bare(text)
+    return bool(mine) and any(mine in _bare(e) or _bare(e) in mine for e in earlier)
+
+
+def _bare(text: str) -> str:
+    return "".join(ch for ch in text.casefold() if ch.isalnum())
 
 
 def _written(tools: Tools, s: Selected, lines: Sequence[Line],
