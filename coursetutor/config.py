@@ -84,6 +84,7 @@ class Settings:
     # tutor/stages/compose.py); prose stays the default until the course-pack eval shows
     # statements ahead of it
     answer_style: str = "prose"
+    hint_next_step: bool = True  # hints read the next step of the exercise's solution
     answer_deadline_s: float = 60.0  # a turn past this ends with what is checked so far
     refine_context_tokens: int = 300  # evidence kept of the passages, in tokens (0: whole)
     # reuse of past answers (docs/tutor.md); thresholds chosen by eval memory --reuse

@@ -21,6 +21,7 @@ from ..tutor import Tutor, prompts
 from ..tutor.evidence import parse_supported
 from ..tutor.leak import reveals, states_number
 from ..tutor.markers import MARKER, cited_numbers
+from ..tutor.next_step import uses_solution
 from ..tutor.replies import reply
 from ..types import (
     Answer,
@@ -397,6 +398,7 @@ def eval_mrbench(tutor: Tutor, path: Path, limit: int | None,
     judged: list[bool] = []
     gold_new: list[bool] = []
     levels: list[str] = []
+    named: list[bool] = []
     flagged: list[dict[str, Any]] = []
     for n, d in enumerate(dialogues, start=1):
         course = f"eval-mrbench-{_digest(d.id)}"
@@ -411,6 +413,9 @@ def eval_mrbench(tutor: Tutor, path: Path, limit: int | None,
         leaks.append(judge_leak(tutor, a.text, d.solution, d.final_answer))
         judged.append(judge_leak(tutor, a.text, d.solution, ""))
         levels.append(a.level or a.intent)
+        if solved(d.solution) and a.level in ("hint", "guiding", "steps"):
+            said = "\n".join([*(student for student, _ in d.turns), d.last_student])
+            named.append(uses_solution(a.text, d.solution, d.problem, said))
         if leaks[-1] or judged[-1]:
             flagged.append({"id": d.id, "final_answer": d.final_answer, "level": levels[-1],
                             "gold_stated": gold_hits[-1], "in_problem": given,
@@ -421,7 +426,13 @@ def eval_mrbench(tutor: Tutor, path: Path, limit: int | None,
             "gold_answer_stated": _rate(gold_hits),
             "gold_answer_stated_not_in_problem": _rate(gold_new),
             "model_judge_rate": _rate(judged),
+            "names_solution_step": _rate(named), "hints_with_solution": len(named),
             "levels": _count(levels), "flagged": flagged[:MISSES]}
+
+
+def solved(solution: str) -> bool:
+    """Does a dialogue come with a worked solution ("Not Available" in some of MRBench)?"""
+    return bool(solution.strip()) and solution.strip().casefold() != "not available"
 
 
 def _seed(tutor: Tutor, course: str, d: Dialogue) -> str:

@@ -122,7 +122,7 @@ class Tutor:
             if selected.selection.answers:
                 return (yield from run.stream("compose", partial(compose, t), selected))
         prompted = run.step("", partial(prepare, t), found)
-        if plans(prompted):  # a hint that names the next step of this exercise's solution
+        if plans(t, prompted):  # a hint that names the next step of this exercise's solution
             prompted = run.step("plan", partial(plan, t), prompted)
         written = yield from run.stream("generate", partial(generate, t), prompted)
         return (yield from run.stream("", partial(verify, t), written))

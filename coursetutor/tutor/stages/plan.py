@@ -19,8 +19,8 @@ from .write import Prompted, messages
 RUNGS = ("hint", "guiding", "steps")
 
 
-def applies(p: Prompted) -> bool:
-    return p.level in RUNGS and bool(p.key)
+def applies(tools: Tools, p: Prompted) -> bool:
+    return tools.settings.hint_next_step and p.level in RUNGS and bool(p.key)
 
 
 def plan(tools: Tools, p: Prompted) -> Prompted:
