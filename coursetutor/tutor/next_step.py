@@ -20,7 +20,7 @@ import re
 
 from ..retrieval.tokenize import tokenize
 from .leak import NUMBER, numbers
-from .sentences import units
+from .sentences import garbled, units
 
 DONE_SHARE = 0.6  # a step with this share of its words in what the student wrote is done
 KEPT = {0.0, 1.0, 2.0, -1.0}  # numbers every formula writes ("x^2", "n+1"): never masked
@@ -33,6 +33,7 @@ _LABEL = re.compile(
     r"^\s*(?:#+\s.*|(?:solution|soluzione|lösung|solución|解答|答案|풀이|해답)\s*\d*\s*[:.：]?\s*)$",
     re.IGNORECASE)
 _LEADS_IN = re.compile(r"(?:[:\uff1a]|\b(?:is|are|gives|becomes|reads|è|sono|diventa))\s*$")
+_URL = re.compile(r"https?://|www\.")  # a page's header, not a step
 _TABLE_RULE = re.compile(r"^\s*\|?[\s:|-]+\|?\s*$")
 _LETTERS = re.compile(r"[^\W\d_]{2,}")
 # the pieces of a formula: "f'(x)", "cos(x_n)", "x_{n+1}", "x_0"
@@ -113,13 +114,17 @@ def mask(step: str, given: str) -> str:
 
 def next_step(solution: str, exercise: str, said: str, language: str = "en") -> Step | None:
     """The first step of `solution` that neither `exercise` nor the student's messages
-    (`said`) already give, masked; None when the solution has no step left."""
+    (`said`) already give, masked; None when the solution has no step left, or when that
+    step cannot be read (a formula run flat by the PDF, a glyph soup: a small model
+    misreads it, so the hint goes without)."""
     found = steps(solution, language)
     known = f"{exercise}\n{said}"
     for n, step in enumerate(found, start=1):
         if not done(step, exercise, said, language):
+            if garbled(step) or _URL.search(step):
+                return None
             return Step(mask(step, known), n, len(found),
-                        tuple(mask(s, known) for s in found[n:]))
+                        tuple(mask(s, known) for s in found[n:] if not garbled(s)))
     return None
 
 

@@ -29,7 +29,11 @@ def plan(tools: Tools, p: Prompted) -> Prompted:
     solution = solution_text(tools.ws, f.understood.recalled.opened.course, hit) if hit else ""
     if not hit or not solution:
         return dataclasses.replace(p, solution=solution)
-    step = next_step(solution, hit.chunk.text, f.understood.student_said, f.cat.language)
+    # the exercise as the sheet states it: every passage of its document that was found (a
+    # solution restates its data, which then is no step)
+    stated = "\n".join(h.chunk.text for h in f.evidence.hits
+                       if h.chunk.document_id == hit.chunk.document_id)
+    step = next_step(solution, stated, f.understood.student_said, f.cat.language)
     if step is None:
         return dataclasses.replace(p, solution=solution)
     return dataclasses.replace(p, solution=solution, messages=messages(
