@@ -901,3 +901,9 @@ def test_a_hint_reads_the_next_step_of_the_hidden_solution(make_tutor: MakeTutor
     _, second = run(tutor, wrote, session_id=first.session_id)
     later = fake.answer_calls()[1].messages[1].content
     assert second.level == "guiding" and "a) Take" not in later.split("Point the student")[0]
+
+
+def test_exercise_help_cut_to_a_word_gets_the_rungs_help(make_tutor: MakeTutor) -> None:
+    tutor, _ = make_tutor(ScriptedLLM(answer=["Certainly [1]"]))  # a deadline's fragment
+    events, answer = run(tutor, EXERCISE_2)
+    assert (answer.level, tokens(events)) == ("hint", [fallback_help("hint", "en", 1)])

@@ -17,11 +17,12 @@ from ..context import Context, source_header
 from ..evidence import Evidence
 from ..exercise import exercise_hit, solution_text
 from ..guard import facts_for, fallback_help, guard_rung
-from ..markers import content_brackets
+from ..markers import MARKER, content_brackets
 from ..pedagogy import Level, task_prompt
 from ..pipeline import Reply
 from ..replies import language_name, reply
 from ..reply_language import checked, in_script, translate_reply
+from ..rungs import MIN_HELP
 from ..tidy import tidy
 from .find import not_covered
 from .tools import Tools
@@ -73,8 +74,10 @@ def verify(tools: Tools, w: Written) -> Generator[StreamEvent, None, Reply]:
         facts = facts_for(hit.chunk.text if hit else "", solution, u.student_said,
                           "\n".join([*(s.text for s in ctx.sources),
                                      *(h.answer for h in u.recalled.history)]))
-        # a reply tidied down to "here are the passages" gives no help on this rung
-        helps = not text.startswith(reply("passages", cat.language))
+        # a reply tidied down to "here are the passages", or cut off after a word or two
+        # ("Certainly [1]", the deadline), gives no help on this rung
+        helps = not text.startswith(reply("passages", cat.language)) and sum(
+            c.isalpha() for c in MARKER.sub("", text)) >= MIN_HELP
         text = guard_rung(tools.router, level, text if helps else "", facts, cat.language,
                           _exercise_source(ctx, ev), tools.log).text
         # the rung's numbers, formulas and names against the sources, before it is shown
