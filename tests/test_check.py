@@ -404,3 +404,16 @@ def test_a_marker_line_the_recited_claims_now_carry_goes(embedder) -> None:  # t
     result = AnswerChecker(embedder).check(CheckInput(text, QUESTION, [_source(1, SLIDE)], "en"))
     assert result.removed == ()
     assert result.text == "The update is x[t+1] = x[t] −(∇2f(x[t]))−1∇f(x[t]) [1]."
+
+
+def test_a_claim_of_another_kind_than_its_source_is_removed(embedder) -> None:  # type: ignore[no-untyped-def]
+    first = ("A removable discontinuity has equal one-sided limits. A discontinuity of the "
+             "first kind has both one-sided limits, and they differ.")
+    text = ("A discontinuity of the first kind has both one-sided limits, and they differ "
+            "[1]. A discontinuity of the second kind has both one-sided limits, and they "
+            "differ [1].")
+    result = AnswerChecker(embedder).check(CheckInput(
+        text, "What is a discontinuity of the second kind?", [_source(1, first)], "en"))
+    assert result.removed == ("A discontinuity of the second kind has both one-sided limits, "
+                              "and they differ [1].",)
+    assert "rank 2" in result.verdicts[1].reason

@@ -49,6 +49,7 @@ from .claims import (
 )
 from .context import Source
 from .markers import MARKER, cited_numbers, content_brackets
+from .ordinals import unbacked_ordinals
 from .tidy import drop_stray
 from .wording import causal, dangles, polarity, unbacked_polarity
 
@@ -268,6 +269,9 @@ class AnswerChecker:
         """The claim's numbers, formulas and names found neither in `among` nor the question
         (and a blank where a source's formula was lost)."""
         missing = tuple(missing_terms(claim, ev.terms(among), inp.question))
+        # "the second kind" where the sources name only the first: every other word is theirs
+        ranks = unbacked_ordinals(claim, [s.text for s in among], inp.question)
+        missing += tuple(f"rank {n}" for n in sorted(ranks))
         return (*missing, GAP) if has_gap(claim) else missing
 
     def _split(self, claim: str, among: Sequence[Source], inp: CheckInput,

@@ -4,14 +4,16 @@ A statement names the sentences it restates, so it is compared with those alone 
 every passage, where scattered words can back anything):
 1. its numbers, formulas and named terms must be in its sentences or the question, exactly
    (maths normalised: `claims.missing_terms`);
-2. a statement that stops before it says anything ("The rule is:", "è definita come") or
+2. the ranks it names ("second kind", "第二类", "제2종") must be its sentences' too: a
+   statement of the second kind from a sentence defining the first shares every other word;
+3. a statement that stops before it says anything ("The rule is:", "è definita come") or
    holds no words is no statement;
-3. in the sentences' language, a polarity or causal word ("not", "only", "because") its
+4. in the sentences' language, a polarity or causal word ("not", "only", "because") its
    sentences do not have changes what they say;
-4. in the sentences' language, a statement most of whose words are not in its sentences
+5. in the sentences' language, a statement most of whose words are not in its sentences
    says something of its own ("Newton-Raphson finds the roots of a function" for a slide on
    the cost of the Hessian), however close its embedding;
-5. the e5 cosine to its closest sentence decides the rest: at or above KEEP it restates
+6. the e5 cosine to its closest sentence decides the rest: at or above KEEP it restates
    them, below DROP it says something else; between the two the model, asked yes or no on
    that one short pair, decides when a judge is configured, else the statement is kept only
    above the midpoint. Across languages (a Korean statement of an English slide) the
@@ -31,6 +33,7 @@ from ..retrieval.language import ANY_STOPWORD
 from ..retrieval.tokenize import tokenize
 from .check import Judge
 from .claims import missing_terms
+from .ordinals import unbacked_ordinals
 from .sentences import Line
 from .statements import Statement
 from .wording import dangles, unbacked_polarity
@@ -105,6 +108,9 @@ def _terms_and_form(statement: Statement, own: Sequence[Line], question: str,
     if missing:
         return StatementVerdict(statement, False,
                                 reason="not in its sentences: " + ", ".join(missing[:4]))
+    if ranks := unbacked_ordinals(text, [line.text for line in own], question):
+        return StatementVerdict(statement, False, reason="names another kind than its "
+                                "sentences: " + ", ".join(map(str, sorted(ranks))))
     same = [line for line in own if (line.language or language) == language]
     words = {w for w in tokenize(text, language) if w not in ANY_STOPWORD}
     found = set(tokenize(" ".join(x.text for x in same) + " " + question, language))

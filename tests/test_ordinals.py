@@ -1,0 +1,71 @@
+"""Ranks named in any language (ordinals.py), and the statement check that holds a
+statement to its sentence's rank."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+import pytest
+
+from coursetutor.tutor.ordinals import ordinals, unbacked_ordinals
+from coursetutor.tutor.sentences import Line
+from coursetutor.tutor.statement_check import check_statements
+from coursetutor.tutor.statements import Statement
+from coursetutor.types import Chunk, Hit, Locator
+
+FIRST_KIND = "若c处的左右极限存在但不连续,则称为第一类间断点"
+SECOND_KIND = "否则即至少一侧极限不存在,则称为第二类间断点."
+
+
+@pytest.mark.parametrize(("text", "ranks"), [
+    ("a discontinuity of the second kind", {2}),
+    ("Newton's method is a second-order method", {2}),
+    ("the first-order condition holds", {1}),
+    ("First, compute the derivative.", set()),  # a discourse word, not a rank
+    ("un punto di discontinuità di seconda specie", {2}),
+    ("eine Ableitung zweiter Ordnung", {2}),
+    ("une discontinuité de deuxième espèce", {2}),
+    ("una discontinuidad de primera especie", {1}),
+    (SECOND_KIND, {2}),
+    (FIRST_KIND, {1}),
+    ("第十二类", {12}),
+    ("제2종 불연속점", {2}),
+    ("두 번째 종류의 불연속", {2}),
+    ("30 seconds into the lecture", set()),
+])
+def test_ranks_in_every_language(text: str, ranks: set[int]) -> None:
+    assert ordinals(text) == ranks
+
+
+def test_a_rank_its_sentence_does_not_name_is_unbacked() -> None:
+    wrong = "第二类间断点是指在某一点左右极限存在但不连续的点。"
+    assert unbacked_ordinals(wrong, [FIRST_KIND], "第二类间断点是怎么定义的？") == {2}
+    assert unbacked_ordinals(wrong, [SECOND_KIND], "第二类间断点是怎么定义的？") == set()
+    # across languages: a Korean statement of the Chinese sentence
+    assert unbacked_ordinals("제2종 불연속점은 한쪽 극한이 존재하지 않는 점입니다.",
+                             [SECOND_KIND]) == set()
+    # a sentence naming no rank: the question's rank may be restated
+    cut = "至少一侧极限不存在"
+    assert unbacked_ordinals(wrong, [cut], "第二类间断点是怎么定义的？") == set()
+    assert unbacked_ordinals(wrong, [cut], "间断点是怎么定义的？") == {2}
+
+
+class _SameVector:
+    """Every text at the same point: the embedding cannot tell the statements apart."""
+
+    def embed_passages(self, texts: Iterable[str]) -> np.ndarray:
+        return np.ones((len(list(texts)), 4)) / 2.0
+
+
+def test_the_statement_check_removes_a_statement_of_another_kind() -> None:
+    chunk = Chunk(id="c1", tenant="t", course="c", document_id="d1", document_title="T",
+                  doc_type="lecture", topic="", section_path=(), difficulty=0, language="zh",
+                  locator=Locator(page=11), text=FIRST_KIND, content_hash="h1", ordinal=1)
+    lines = {"S1": Line("S1", Hit(chunk, 1.0, {}, {}, Locator(page=11)), FIRST_KIND, 1.0)}
+    wrong = Statement("第二类间断点是指左右极限存在但不连续的点。", ("S1",))
+    right = Statement("第一类间断点是指左右极限存在但不连续的点。", ("S1",))
+    verdicts = check_statements([wrong, right], lines, "第二类间断点是怎么定义的？", "zh",
+                                _SameVector())  # type: ignore[arg-type]
+    assert [v.kept for v in verdicts] == [False, True]
+    assert "another kind" in verdicts[0].reason
