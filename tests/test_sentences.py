@@ -28,6 +28,18 @@ def test_a_slide_line_cut_mid_sentence_is_joined() -> None:
     assert unit.endswith("to satisfy Wolfe") and "with x[t+1]" in unit
 
 
+def test_a_slides_labels_in_a_long_run_start_new_sentences() -> None:
+    slide = ("NEWTON-RAPHSON Assumption: f ∈ C2 Aim: Find stationary point x ∗, i.e., ∇f (x ∗) "
+             "= 0 Idea: Find root of first order Taylor approx of ∇f (x): ∇f (x) ≈ ∇f (x [t]) "
+             "+ ∇2f (x [t])(x − x [t]) = 0 ∇2f (x [t])(x − x [t]) = −∇f (x [t]) x [t+1] = x "
+             "[t] − ( ∇2f (x [t]) )−1 ∇f (x [t]) Update scheme: x [t+1] = x [t] + d[t] with "
+             "d[t] = − ( ∇2f (x [t]) )−1 ∇f (x [t])")
+    found = units(slide, "en")
+    assert found[-1] == ("Update scheme: x [t+1] = x [t] + d[t] with d[t] = − ( ∇2f (x [t]) "
+                         ")−1 ∇f (x [t])")
+    assert not any(garbled(u) for u in found)
+
+
 def test_bullets_in_a_long_run_start_new_sentences() -> None:
     text = ("定义3.2.2 " + "若左右极限相等但不等于函数值,则称为可去间断点,这是一个长句子。" * 3
             + " ·若c处的左右极限存在但不连续,则称为第一类间断点"
@@ -40,6 +52,8 @@ def test_bullets_in_a_long_run_start_new_sentences() -> None:
     "ex − 1 − x − αx2 x2 = (usando De L'Hopital)z }| { ex − 1 − 2αx 2x",
     "Se la funzione [formula missing] è limitata allora converge alla fine",
     "f (x) = \ue001\ue002 dove la funzione è continua nel suo dominio",
+    "0.00 0.25 0.50 0.75 1.00 0.00 0.25 0.50 0.75 1.00 x1 x2 type 0 1",  # a plot's axes
+    "= Pn i=1 2 y(i) (exp(f (i) )+1)−1 exp(f (i) )+1",  # a sum the PDF flattened
 ])
 def test_garbled_text_is_never_evidence(text: str) -> None:
     assert garbled(text)
@@ -49,6 +63,7 @@ def test_garbled_text_is_never_evidence(text: str) -> None:
     "Teorema 42 (di Rolle). Sia f : [a, b] → R. Se: • f è continua in [a, b] allora f ′ (c) = 0",
     "·否则即至少一侧极限不存在,则称为第二类间断点.",
     "Near minimum, Hessian is positive definite",
+    "Update scheme: x [t+1] = x [t] + d[t] with d[t] = − ( ∇2f (x [t]) )−1 ∇f (x [t])",
 ])
 def test_maths_and_clean_text_are_evidence(text: str) -> None:
     assert not garbled(text)

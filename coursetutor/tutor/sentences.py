@@ -69,6 +69,12 @@ _STRUCTURE = re.compile(
 _ODD = re.compile(r"\(\s*\)|[，。]\s*[，。]|\uFFFD|[\uE000-\uF8FF]|\(cid:\d+\)")
 # a bullet inside a long run of text starts a new statement ("·若…则称为第一类间断点 ·否则…")
 _BULLET = re.compile(r"\s+(?=[·•]\s*\S)")
+# a slide's labels inside a long run: "Aim: …", "Update scheme: …", "Problem 1: …", "But: …"
+_SLIDE_LABEL = re.compile(r"\s+(?=(?:[A-Z][a-z]{1,14}(?: [a-z]{2,10})?|Problem \d{1,2}):\s)")
+# the pieces of a formula: a token with an operator, a bracket or a maths sign
+_MATHS = re.compile(r"[=+\-−*/^()\[\]{}∇∑∫√≤≥<>≈∈→⊤∂·|]")
+# a sum the PDF flattened: "Pn i=1" for the sigma of i = 1 to n
+_FLAT_SUM = re.compile(r"\bP\s?[a-zA-Z]?\s+[a-z]\s?=\s?\d\b")
 _CJK_WORD = re.compile(r"[\u3400-\u9fff\uff0c\u3002]+")
 
 
@@ -108,7 +114,8 @@ def units(text: str, language: str = "en") -> list[str]:
         if len(block) <= (WHOLE_CJK if has_cjk(block) else WHOLE):
             out.append(block)
             continue
-        for sentence in (p for s in sentences(block) for p in _BULLET.split(s) if p.strip()):
+        for sentence in (p for s in sentences(block) for b in _BULLET.split(s)
+                         for p in _SLIDE_LABEL.split(b) if p.strip()):
             # what a sentence introduced, and what a label or a set-up says of ("Sia f : [a,
             # b] → R. Se: ...")
             short = SHORT_CJK if has_cjk(sentence) else SHORT
@@ -136,17 +143,21 @@ def _cut(sentence: str) -> list[str]:
 def garbled(sentence: str) -> bool:
     """Text that must not be quoted or restated: a lost formula, glyph soup, odd glyphs."""
     # (a colon between blanks is maths, "f : [a, b] → R", not a lost formula)
-    if has_gap(sentence) or _ODD.search(sentence) or _BRACE_GLYPHS.search(sentence):
+    if (has_gap(sentence) or _ODD.search(sentence) or _BRACE_GLYPHS.search(sentence)
+            or _FLAT_SUM.search(sentence)):
         return True
     if has_cjk(sentence):
         # "这等价于 第六章 不定积分 分部积分法 由于有 所以 例如": words left between formulas
         short = [t for t in sentence.split() if _CJK_WORD.fullmatch(t) and len(t) <= 5]
         return len(short) >= 4 and len(short) >= 0.6 * len(sentence.split())
     # maths is short tokens by nature ("f è continua in [a, b]"): only a line with hardly a
-    # word in it is soup
+    # word in it is soup; a formula's pieces ("x [t+1] = x [t] + d[t]") are readable, a plot's axis
+    # numbers or letters left from lost glyphs are not
     tokens = sentence.split()
     worded = sum(1 for t in tokens if sum(c.isalpha() for c in t) >= 3)
-    return len(tokens) >= 8 and worded < 0.2 * len(tokens)
+    maths = sum(1 for t in tokens if _MATHS.search(t))
+    return len(tokens) >= 8 and worded < 0.2 * len(tokens) and (
+        worded + maths < 0.6 * len(tokens))
 
 
 def _heading(sentence: str, hit: Hit) -> bool:
@@ -199,9 +210,13 @@ def select(question: str, search: str, hits: Sequence[Hit], language: str, inten
                                      strict=False)]
     cue = _CUES.get(_cue_kind(question, intent))
     scores = []
+    # a term of the passage's section title counts for each of its sentences alike (a slide
+    # repeats its title in its first line only)
+    titles = [set(tokenize(" ".join(h.chunk.section_path), h.chunk.language or language))
+              for h in hits[:PASSAGES]]
     for (p, _, sentence), cosine in zip(candidates, cosines, strict=True):
         lang = hits[p].chunk.language or language
-        terms = max(len(w & set(tokenize(sentence, lang))) for w in wanted)
+        terms = max(len(w & (set(tokenize(sentence, lang)) | titles[p])) for w in wanted)
         bonus = CUE_WEIGHT if cue and cue.search(sentence) else 0.0
         scores.append(float(cosine) + TERM_WEIGHT * min(terms, 4) + bonus
                       + RANK_WEIGHT / (p + 1))
