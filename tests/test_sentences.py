@@ -100,3 +100,27 @@ def test_statements_stream_as_each_is_closed() -> None:
             seen.append((statement.text, i))
     assert [t for t, _ in seen] == ['a "quoted" {brace} [x]', "b"]
     assert seen[0][1] < raw.index('"b"')  # the first before the second is written
+
+
+def test_a_passage_ending_on_a_label_is_continued_from_the_next() -> None:
+    from types import SimpleNamespace
+
+    from coursetutor.tutor.sentences import ends_in_label
+    from coursetutor.tutor.stages.select import continued
+    from coursetutor.types import Chunk, Hit, Locator
+
+    def chunk(ordinal: int, text: str) -> Chunk:
+        return Chunk(id=f"c{ordinal}", tenant="t", course="c", document_id="notes",
+                     document_title="Analisi", doc_type="lecture", topic="", section_path=(),
+                     difficulty=0, language="it", locator=Locator(page=94 + ordinal),
+                     text=text, content_hash=f"h{ordinal}", ordinal=ordinal)
+
+    label = "La media integrale si definisce così. Teorema 56 (della media integrale)."
+    statement = "Sia f : [a, b] → R continua. Allora ∃c ∈ [a, b] tale che f (c) = 1/(b−a) ∫ f."
+    following = {1: chunk(1, f"{statement} Dimostrazione. Per il teorema di Weierstrass …")}
+    store = SimpleNamespace(chunk_at=lambda filters, doc, n: following.get(n))
+    tools = SimpleNamespace(ws=SimpleNamespace(tenant="t", store=store))
+    assert ends_in_label(label, "it") and not ends_in_label(statement, "it")
+    (hit,) = continued(tools, "c", [Hit(chunk(0, label), 1.0, {}, {}, Locator(page=94))])  # type: ignore[arg-type]
+    assert hit.chunk.text == f"{label} {statement}"
+    assert "Dimostrazione" not in hit.chunk.text  # the statement, not the page after it

@@ -157,6 +157,14 @@ def test_replace_document_stores_document_and_chunks(course: Store) -> None:
     }
 
 
+def test_chunk_at_is_a_documents_chunk_by_its_position(course: Store) -> None:
+    after = course.chunk_at(ALL, "lec", 1)
+    assert after is not None and after.id == "bisect"
+    assert course.chunk_at(ALL, "lec", 2) is None  # past its end
+    assert course.chunk_at(SearchFilters("other-tenant", C), "lec", 1) is None
+    assert course.chunk_at(SearchFilters(T, "other-course"), "lec", 1) is None
+
+
 @pytest.mark.parametrize(
     "locator",
     [

@@ -257,6 +257,12 @@ class Store(abc.ABC):
     @abc.abstractmethod
     def get_chunks(self, filters: SearchFilters, chunk_ids: list[str]) -> dict[str, Chunk]: ...
 
+    @abc.abstractmethod
+    def chunk_at(self, filters: SearchFilters, document_id: str, ordinal: int) -> Chunk | None:
+        """The chunk of a document at its position (`ordinal`), None past its end: what
+        follows a passage (a theorem whose label closes one chunk and whose statement opens
+        the next)."""
+
     # True where `hybrid_search` fuses in the store (it then needs the question's vector first)
     fuses_hybrid = False
 

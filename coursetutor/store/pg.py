@@ -509,6 +509,16 @@ class PostgresStore(SQLCatalog, SQLAccess, SQLSessions, Store):
                 (filters.tenant, filters.course, chunk_ids)).fetchall()
         return {r[0]: chunk_from_row(r) for r in rows}
 
+    def chunk_at(self, filters: SearchFilters, document_id: str, ordinal: int) -> Chunk | None:
+        with self.connection() as conn:
+            row = conn.execute(
+                f"SELECT {CHUNK_COLUMNS} FROM chunks k JOIN documents d ON d.tenant = k.tenant "
+                "AND d.course = k.course AND d.id = k.document_id "
+                "WHERE k.tenant = %s AND k.course = %s AND k.document_id = %s "
+                "AND k.ordinal = %s", (filters.tenant, filters.course, document_id, ordinal),
+            ).fetchone()
+        return chunk_from_row(row) if row else None
+
 
 def _json(value: object) -> str:
     return json.dumps(value, ensure_ascii=False)

@@ -415,3 +415,12 @@ class SQLiteStore(SQLCatalog, SQLAccess, SQLSessions, Store):
             [filters.tenant, filters.course, *chunk_ids],
         ).fetchall()
         return {r[0]: _chunk(r) for r in rows}
+
+    def chunk_at(self, filters: SearchFilters, document_id: str, ordinal: int) -> Chunk | None:
+        row = self._reader().execute(
+            f"SELECT {CHUNK_COLUMNS} FROM chunks k JOIN documents d "
+            "ON d.tenant = k.tenant AND d.course = k.course AND d.id = k.document_id "
+            "WHERE k.tenant = ? AND k.course = ? AND k.document_id = ? AND k.ordinal = ?",
+            [filters.tenant, filters.course, document_id, ordinal],
+        ).fetchone()
+        return _chunk(row) if row else None

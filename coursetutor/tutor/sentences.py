@@ -66,6 +66,12 @@ _STRUCTURE = re.compile(
     r"Proposizione|Esempio|Osservazione|Theorem|Definition|Corollary|Example|Remark|Satz|"
     r"Théorème)\s+\d|(?:Dimostrazione|Proof|Beweis|Preuve)\.)|\s*(?=(?:定理|定义|例子|证明|引理|推论)"
     r"\s*\d)")
+# a unit that is a label alone ("Teorema 56 (della media integrale).", "定理3.2.4"): what it
+# names follows, in the next passage when a chunk ends there
+_LABEL_ONLY = re.compile(
+    r"^(?:\d+(?:\.\d+){1,3}\s+)?(?:Teorema|Definizione|Corollario|Lemma|Proposizione|Theorem|"
+    r"Definition|Corollary|Proposition|Satz|Théorème|定理|定义|引理|推论)\s*\d*(?:\.\d+)*"
+    r"\s*(?:[(（][^)）]{1,60}[)）])?\s*[.:：]?$")
 _ODD = re.compile(r"\(\s*\)|[，。]\s*[，。]|\uFFFD|[\uE000-\uF8FF]|\(cid:\d+\)")
 # a bullet inside a long run of text starts a new statement ("·若…则称为第一类间断点 ·否则…")
 _BULLET = re.compile(r"\s+(?=[·•]\s*\S)")
@@ -124,6 +130,13 @@ def units(text: str, language: str = "en") -> list[str]:
             else:
                 out.append(sentence)
     return [piece for s in out for piece in _cut(s)]
+
+
+def ends_in_label(text: str, language: str = "en") -> bool:
+    """Does the passage end on a theorem's or definition's label, its statement cut off
+    into the next passage?"""
+    found = units(text, language)
+    return bool(found) and bool(_LABEL_ONLY.match(found[-1].strip()))
 
 
 def _cut(sentence: str) -> list[str]:

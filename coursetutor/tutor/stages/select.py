@@ -6,12 +6,13 @@ page instead of being shown its glyphs."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 
-from ...types import MetaEvent
+from ...types import Hit, MetaEvent, SearchFilters
 from ..citations import hit_citation
 from ..pipeline import Reply
 from ..replies import reply
-from ..sentences import Selection, select
+from ..sentences import PASSAGES, Selection, ends_in_label, select, units
 from .find import Found
 from .tools import Tools
 
@@ -34,7 +35,8 @@ def applies(tools: Tools, f: Found) -> bool:
 
 def select_evidence(tools: Tools, f: Found) -> Selected | Reply:
     u = f.understood
-    selection = select(u.recalled.opened.question, u.translated, f.evidence.hits,
+    hits = continued(tools, u.recalled.opened.course, f.evidence.hits)
+    selection = select(u.recalled.opened.question, u.translated, hits,
                        f.cat.language, f.cat.intent, tools.ws.embedder)
     hit = selection.garbled_only
     if hit is None:
@@ -45,3 +47,21 @@ def select_evidence(tools: Tools, f: Found) -> Selected | Reply:
                      f.evidence.grade, f.cat.language)
     return Reply(f.cat, f.evidence, text, cited, meta=meta, tier=f.tier, context=(hit.chunk.id,),
                  note="the answering page is garbled")
+
+
+def continued(tools: Tools, course: str, hits: Sequence[Hit]) -> list[Hit]:
+    """The passages read, each that ends on a bare label ("Teorema 56 (della media
+    integrale).") with the first sentence of the next passage of its document added: the
+    statement the label names."""
+    out = list(hits)
+    filters = SearchFilters(tools.ws.tenant, course)
+    for n, hit in enumerate(out[:PASSAGES]):
+        chunk = hit.chunk
+        if not ends_in_label(chunk.text, chunk.language):
+            continue
+        after = tools.ws.store.chunk_at(filters, chunk.document_id, chunk.ordinal + 1)
+        first = units(after.text, after.language)[:1] if after else []
+        if first:
+            out[n] = dataclasses.replace(hit, chunk=dataclasses.replace(
+                chunk, text=f"{chunk.text} {first[0]}"))
+    return out
