@@ -180,3 +180,21 @@ def test_forgetting_clears_the_students_redis_keys(store: Store, redis_url: str)
         assert ZOE.encode() + b"\"" not in (value or b"")
     client.close()
     link.client.close()
+
+
+def test_forgetting_on_postgresql_vacuums_the_tables_rows_left(postgres_url: str,
+                                                               tmp_path: Path) -> None:
+    import psycopg
+
+    store = open_backend("postgresql", lambda: postgres_url, tmp_path)
+    try:
+        store.ensure_course(T, C, C.title(), "en")
+        remember(store, ZOE)
+        gone = forget_student(store, Settings(), T, ZOE)
+        with psycopg.connect(postgres_url) as conn:
+            vacuumed = dict(conn.execute(
+                "SELECT relname, last_vacuum IS NOT NULL FROM pg_stat_user_tables "
+                "WHERE relname = ANY(%s)", (list(gone.rows),)).fetchall())
+        assert set(vacuumed) == set(gone.rows) and all(vacuumed.values())
+    finally:
+        store.close()

@@ -76,7 +76,7 @@ def forget_student(store: Store, settings: Settings, tenant: str, student: str,
     """Erase the student (in one course, or the whole tenant) from the store in one
     transaction, then from Redis."""
     rows, sessions = store.profiles.erase_student(tenant, student, course)
-    store.scrub()
+    store.scrub(list(rows))
     keys = _forget_in_redis(settings, redis_patterns(tenant, student, sessions)) \
         if settings.redis else 0
     return Forgotten(student, course, rows, len(sessions), keys)

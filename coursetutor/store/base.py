@@ -133,9 +133,10 @@ class Store(abc.ABC):
     @abc.abstractmethod
     def close(self) -> None: ...
 
-    def scrub(self) -> None:
+    def scrub(self, tables: Sequence[str] = ()) -> None:
         """After an erasure, make what was deleted unreadable where the store can (SQLite
-        empties its WAL); a store with nothing to do here does nothing."""
+        empties its WAL; PostgreSQL vacuums the `tables` rows were deleted from); a store
+        with nothing to do here does nothing."""
         return None
 
     @abc.abstractmethod

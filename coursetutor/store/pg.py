@@ -34,6 +34,7 @@ from .classes import SQLClasses
 from .mastery import SQLMastery
 from .migrate import LEGACY_POSTGRES, from_legacy, has_statements, migrations
 from .pg_search import HNSW_DIMS, hybrid_sql, keyword_sql, vector_sql
+from .privacy import student_tables
 from .profiles import SQLProfiles
 from .records import (
     CHUNK_COLUMNS,
@@ -178,6 +179,21 @@ class PostgresStore(SQLCatalog, SQLAccess, SQLSessions, Store):
 
     def close(self) -> None:
         self._pool.close()
+
+    def scrub(self, tables: Sequence[str] = ()) -> None:
+        """After an erasure: VACUUM the tables rows were deleted from, so their dead row
+        versions are freed for reuse now rather than at the next autovacuum (VACUUM runs
+        outside a transaction, on a connection of its own). PostgreSQL does not overwrite
+        freed space at once, and its WAL, archives and backups keep the rows until they
+        roll over (docs/privacy.md)."""
+        from psycopg import sql as psql
+
+        if not tables:
+            return
+        with self._connect() as conn:
+            known = {t.name for t in student_tables(conn, "postgresql")}
+            for table in (t for t in dict.fromkeys(tables) if t in known):
+                conn.execute(psql.SQL("VACUUM {}").format(psql.Identifier(table)))
 
     def connections(self) -> int:
         return int(self._pool.get_stats().get("pool_size", 0))

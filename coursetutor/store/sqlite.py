@@ -8,7 +8,7 @@ import sqlite3
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -160,7 +160,7 @@ class SQLiteStore(SQLCatalog, SQLAccess, SQLSessions, Store):
                     current = version
         return int(current)
 
-    def scrub(self) -> None:
+    def scrub(self, tables: Sequence[str] = ()) -> None:
         """After an erasure: copy the WAL into the database and empty it, so the deleted
         rows' old pages are gone from the WAL file too (a reader still open may keep it from
         emptying until its read ends; the next scrub or the close empties it then)."""
