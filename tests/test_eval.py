@@ -321,6 +321,8 @@ def test_suffix_language(name: str, suffix: str | None) -> None:
 @pytest.mark.parametrize(("suffix", "detected", "disagree"), [
     (None, "ko", False), ("ko", "ko", False), ("it", "ko", True), ("zh", "ko", True),
     ("ko", "en", True), ("de", "en", False), ("zh", "ja", True),
+    ("ar", "en", True), ("hi", "en", True), ("ru", "uk", False), ("el", "ru", True),
+    ("ar", "unknown", False), ("sw", "en", False),
 ])
 def test_suffix_disagrees(suffix: str | None, detected: str, disagree: bool) -> None:
     assert datasets.suffix_disagrees(suffix, detected) is disagree

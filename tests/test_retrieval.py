@@ -456,7 +456,7 @@ def test_normalize() -> None:
         ("牛顿法为什么收敛得这么快？", "zh"),
         ("ニュートン法はなぜ速いのですか", "ja"),
         ("뉴턴 방법은 왜 빠른가요", "ko"),
-        ("x_n = 3.5", "en"),
+        ("x_n = 3.5", "unknown"),
     ],
 )
 def test_detect_language(text: str, language: str) -> None:

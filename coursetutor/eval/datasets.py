@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from ..retrieval.language import detect_language
+from ..retrieval.language import UNKNOWN, detect_language, language_script
 
 DATASETS = ("xquadr", "squad", "clapnq", "tvqa")
 
@@ -113,14 +113,14 @@ def share_gold(units: list[Unit], questions: list[Question]) -> list[Question]:
 
 def text_language(path: Path) -> str:
     """The language of a SQuAD-format file (XQuAD-R is one), detected from the text of its
-    first paragraphs as ingest detects a document's; English when nothing decides."""
+    first paragraphs as ingest detects a document's; `UNKNOWN` when nothing decides."""
     data = _read_json(path)
     try:
         sample = " ".join(par["context"] for art in data["data"][:3]
                           for par in art["paragraphs"][:3])
     except (KeyError, TypeError, IndexError) as exc:
         raise InputError(f"{path}: not a SQuAD-format dataset file (missing {exc})") from exc
-    return detect_language(sample[:4000], default="en")
+    return detect_language(sample[:4000])
 
 
 def suffix_language(path: Path) -> str | None:
@@ -132,14 +132,13 @@ def suffix_language(path: Path) -> str | None:
 def suffix_disagrees(suffix: str | None, detected: str) -> bool:
     """True when a name's suffix and the detected language are in different scripts.
 
-    Only the script is compared (Chinese, Japanese, Korean or alphabetic): the stop-word
-    guess between alphabetic languages is too weak to contradict a name.
+    Only the script is compared (a suffix the detector does not know counts as Latin): the
+    guess between languages of one script is too weak to contradict a name, and text of no
+    known language contradicts nothing.
     """
-    if suffix is None:
+    if suffix is None or detected == UNKNOWN:
         return False
-    cjk = ("zh", "ja", "ko")
-    scripts = (suffix if suffix in cjk else "alpha", detected if detected in cjk else "alpha")
-    return scripts[0] != scripts[1]
+    return (language_script(suffix) or "latin") != (language_script(detected) or "latin")
 
 
 def pool_passages(pooled: dict[str, Unit], passages: list[dict[str, str]]) -> set[str]:

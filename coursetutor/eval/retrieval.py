@@ -15,7 +15,7 @@ from ..errors import EmptyQueryError, InputError
 from ..ingest.pipeline import DraftDocument, Ingestor
 from ..llm.router import CallRecord, Router
 from ..retrieval.glossary import has_glossary
-from ..retrieval.language import detect_language
+from ..retrieval.language import UNKNOWN, detect_language
 from ..retrieval.retriever import MODES
 from ..tutor.replies import language_name
 from ..tutor.rewrite import translation
@@ -75,8 +75,8 @@ class QueryTranslator:
         """`question` as the tutor would search it in a course written in `language`."""
         # the language is decided as a turn decides it (the course's when unclear)
         self.alone = ""
-        if detect_language(question, default=language) == language:
-            return question
+        if language == UNKNOWN or detect_language(question, default=language) == language:
+            return question  # a course of no known language: nothing to translate into
         started = time.perf_counter()
         self.alone = translation(self.router, question, language_name(language), self.log)
         self.seconds.append(time.perf_counter() - started)
@@ -262,7 +262,7 @@ def dataset_language(dataset: str, path: Path, given: str | None) -> tuple[str, 
 
     `given` (`--language`) wins; otherwise the language is detected from the file's text as
     ingest detects a document's. A `-xx` suffix of the file name whose script disagrees with
-    the text's is reported (the text decides).
+    the text's is reported (the text decides); text of no known language takes the suffix's.
     """
     if dataset == "clapnq" or dataset == "tvqa":
         return given or "en", None
@@ -270,6 +270,8 @@ def dataset_language(dataset: str, path: Path, given: str | None) -> tuple[str, 
     detected = datasets.text_language(path)
     if given:
         return given, None
+    if detected == UNKNOWN and suffix:
+        return suffix, None  # the text does not tell: the name does
     if datasets.suffix_disagrees(suffix, detected):
         return detected, (f"{path.name}: the name says {suffix!r} but the text reads as "
                           f"{detected!r}; evaluating as {detected!r} (--language overrides)")

@@ -19,6 +19,7 @@ from ..ingest.loaders import load
 from ..llm import GenParams, Message
 from ..llm.router import CallRecord
 from ..memory.privacy import forget_student
+from ..retrieval.language import UNKNOWN
 from ..tutor import prompts
 from ..tutor.garble import garble_reasons
 from ..tutor.replies import language_name
@@ -174,8 +175,11 @@ class HealthCheck:
         return key_sentence(unit.text), "sentence"
 
     def _model_question(self, doc: Document, unit: Unit) -> str:
-        prompt = prompts.render("check_question", language=language_name(doc.language),
-                                section=unit.name, passage=unit.text[:1500])
+        # a passage of no known language: asked about in its own, not "the student's"
+        language = "the passage's language" if doc.language == UNKNOWN else language_name(
+            doc.language)
+        prompt = prompts.render("check_question", language=language, section=unit.name,
+                                passage=unit.text[:1500])
         reply = self.tutor.router.complete(
             "summarize", [Message("user", prompt)], GenParams(temperature=0.0, max_tokens=60),
             self.log)

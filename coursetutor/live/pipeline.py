@@ -24,7 +24,7 @@ from typing import Any
 
 from ..errors import ConflictError, CoursetutorError
 from ..ingest.pipeline import DraftDocument, Ingestor, text_hash
-from ..retrieval.language import detect_language
+from ..retrieval.language import detect_language, majority
 from ..store.classes import ClassEvent, LiveClass, TranscriptEvent
 from ..types import ChunkDraft, FileMeta, Locator
 from ..workspace import Workspace
@@ -260,7 +260,7 @@ class ClassPipeline:
                 votes[found] += 1
         if len(state.languages) > 4096:
             state.languages.clear()
-        return votes.most_common(1)[0][0] if votes else state.language
+        return majority(votes, state.language)
 
     @staticmethod
     def _draft(ws: Workspace, state: ClassState, chunk: LiveChunk, ordinal: int) -> ChunkDraft:

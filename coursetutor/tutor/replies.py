@@ -6,12 +6,7 @@ import functools
 import tomllib
 from importlib import resources
 
-# the native name too: small models follow "Korean (한국어)" better than "Korean"
-LANGUAGE_NAMES = {
-    "en": "English", "it": "Italian (italiano)", "de": "German (Deutsch)",
-    "fr": "French (français)", "es": "Spanish (español)", "pt": "Portuguese (português)",
-    "zh": "Chinese (简体中文)", "ko": "Korean (한국어)", "ja": "Japanese (日本語)",
-}
+from ..retrieval.language import LANGUAGE_NAMES
 
 
 @functools.cache
