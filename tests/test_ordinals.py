@@ -69,3 +69,18 @@ def test_the_statement_check_removes_a_statement_of_another_kind() -> None:
                                 _SameVector())  # type: ignore[arg-type]
     assert [v.kept for v in verdicts] == [False, True]
     assert "another kind" in verdicts[0].reason
+
+
+def test_a_statement_that_drops_its_sentences_negation_is_removed() -> None:
+    from coursetutor.tutor.wording import dropped_negation
+
+    assert dropped_negation("第二类间断点是指左右极限存在的点。", SECOND_KIND) == {"不存在"}
+    assert dropped_negation("第二类间断点是至少一侧极限不存在的点。", SECOND_KIND) == set()
+    chunk = Chunk(id="c1", tenant="t", course="c", document_id="d1", document_title="T",
+                  doc_type="lecture", topic="", section_path=(), difficulty=0, language="zh",
+                  locator=Locator(page=11), text=SECOND_KIND, content_hash="h1", ordinal=1)
+    lines = {"S1": Line("S1", Hit(chunk, 1.0, {}, {}, Locator(page=11)), SECOND_KIND, 1.0)}
+    wrong = Statement("第二类间断点是指左右极限存在但不连续的间断点。", ("S1",))
+    (verdict,) = check_statements([wrong], lines, "第二类间断点是怎么定义的？", "zh",
+                                  _SameVector())  # type: ignore[arg-type]
+    assert not verdict.kept and "negation" in verdict.reason

@@ -9,7 +9,8 @@ every passage, where scattered words can back anything):
 3. a statement that stops before it says anything ("The rule is:", "è definita come") or
    holds no words is no statement;
 4. in the sentences' language, a polarity or causal word ("not", "only", "because") its
-   sentences do not have changes what they say;
+   sentences do not have changes what they say, and so does a negation it drops in Chinese
+   or Japanese ("左右极限存在" from "至少一侧极限不存在");
 5. in the sentences' language, a statement most of whose words are not in its sentences
    says something of its own ("Newton-Raphson finds the roots of a function" for a slide on
    the cost of the Hessian), however close its embedding;
@@ -30,13 +31,13 @@ import numpy as np
 
 from ..retrieval.embed import EmbeddingModel
 from ..retrieval.language import ANY_STOPWORD
-from ..retrieval.tokenize import tokenize
+from ..retrieval.tokenize import has_cjk, tokenize
 from .check import Judge
 from .claims import missing_terms
 from .ordinals import unbacked_ordinals
 from .sentences import Line
 from .statements import Statement
-from .wording import dangles, unbacked_polarity
+from .wording import dangles, dropped_negation, unbacked_polarity
 
 # e5 cosines, statement to its own sentence (course pack and sample course, docs/tutor.md)
 KEEP = 0.88
@@ -117,7 +118,11 @@ def _terms_and_form(statement: Statement, own: Sequence[Line], question: str,
     if same and words and len(words & found) < OVERLAP_LOW * len(words):
         return StatementVerdict(statement, False, reason="most of its words are not in its "
                                                          "sentences")
-    if same and (unbacked := unbacked_polarity(text, " ".join(x.text for x in same), language)):
+    said = " ".join(x.text for x in same)
+    if same and has_cjk(text) and (dropped := dropped_negation(text, said)):
+        return StatementVerdict(statement, False, reason="drops the negation of its "
+                                "sentences: " + ", ".join(sorted(dropped)))
+    if same and (unbacked := unbacked_polarity(text, said, language)):
         return StatementVerdict(statement, False,
                                 reason="says what its sentences do not: " + ", ".join(
                                     sorted(unbacked)))

@@ -63,6 +63,22 @@ def unbacked_polarity(claim: str, passage: str, language: str) -> set[str]:
     return out
 
 
+# a negated predicate in Chinese or Japanese: 不存在, 没有, 非零, 无界, 未定义
+_CJK_NEGATED = re.compile(r"[不没沒非无無未]([\u3400-\u9fff]{2})")
+
+
+def dropped_negation(claim: str, passage: str) -> set[str]:
+    """The predicates `passage` negates that `claim` states without the negation: "左右极限
+    存在" from "至少一侧极限不存在" (Chinese and Japanese, where a negation is one character
+    fused to what it negates)."""
+    out = set()
+    for m in _CJK_NEGATED.finditer(passage):
+        predicate = m.group(1)
+        if predicate in claim and not re.search(f"[不没沒非无無未]{predicate}", claim):
+            out.add(m.group())
+    return out
+
+
 def _unclosed_maths(text: str) -> bool:
     """A formula opened (`\\(`, `\\[`, `$`) and never closed: the sentence was cut in the maths."""
     opened = text.count("\\(") + text.count("\\[")
