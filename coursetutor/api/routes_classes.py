@@ -3,16 +3,24 @@ the teacher's slide changes, and their state."""
 
 from __future__ import annotations
 
-import json
 import time
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Request, WebSocket, WebSocketDisconnect
-from pydantic import BaseModel, Field
+from fastapi.exceptions import RequestValidationError
+from pydantic import (
+    BaseModel,
+    Field,
+    Strict,
+    StrictBool,
+    TypeAdapter,
+    ValidationInfo,
+    field_validator,
+)
 from starlette.concurrency import run_in_threadpool
 
 from ..errors import CoursetutorError, InputError, PayloadTooLargeError
-from ..live.intake import events_from_json, events_from_text, parse_body
+from ..live.intake import MAX_SECONDS, MAX_SPEAKER, MAX_TEXT, body_items, message_items
 from ..live.queue import JobResult
 from ..live.session import ClassStatus, LiveClasses
 from ..live.standing import ClassProgress, class_progress
@@ -20,7 +28,7 @@ from ..store.classes import ClassEvent, LiveClass, TranscriptEvent
 from . import errors, validate
 from .deps import Caller, CallerDep, State, caller_of, check_course, require_teacher
 from .state import AppState
-from .validate import Line, Name
+from .validate import Line, Name, Text, refused
 
 router = APIRouter(prefix="/v1", tags=["classes"])
 CLASSES = "/courses/{course}/classes"
@@ -34,6 +42,36 @@ class ClassIn(BaseModel):
 
 class SlideIn(BaseModel):
     page: int = Field(ge=1, le=100_000)
+
+
+# seconds since the class started: a JSON number (not a string, not true), finite, at most a
+# week; a cue's time is one too
+Seconds = Annotated[float, Strict(), Field(ge=0, le=MAX_SECONDS, allow_inf_nan=False)]
+
+
+class EventIn(BaseModel):
+    """One transcript event, however it came (JSON, a WebVTT or SubRip cue, a message)."""
+
+    start: Seconds
+    end: Seconds
+    text: Text = Field(max_length=MAX_TEXT)
+    speaker: Line = Field("", max_length=MAX_SPEAKER)
+    final: StrictBool = True
+
+    @field_validator("end")
+    @classmethod
+    def _not_before_start(cls, end: float, info: ValidationInfo) -> float:
+        start = info.data.get("start")
+        if start is not None and end < start:
+            raise refused(f"must not be before start ({start:g} s)")
+        return end
+
+    def event(self) -> TranscriptEvent:
+        return TranscriptEvent(self.start, self.end, " ".join(self.text.split()),
+                               self.speaker.strip(), self.final)
+
+
+EVENTS = TypeAdapter(list[EventIn])
 
 
 def live_of(state: AppState) -> LiveClasses:
@@ -117,15 +155,19 @@ def set_slide(course: str, class_id: str, body: SlideIn, caller: CallerDep,
     return encode_class(live_of(state).set_slide(caller.tenant, course, class_id, body.page))
 
 
-def _events(body: bytes, content_type: str) -> list[TranscriptEvent]:
-    """The body's events, or a 422 naming what is wrong with it."""
+def read_events(text: str, content_type: str | None) -> list[TranscriptEvent]:
+    """The events of a body by its content type (None: a WebSocket message, JSON or cues),
+    each checked by `EventIn`, or a 422 naming what is wrong."""
     try:
-        events = parse_body(body, content_type)
+        items = message_items(text) if content_type is None else body_items(text,
+                                                                              content_type)
     except InputError as exc:
-        raise validate.invalid("body", "events", str(exc)) from exc
-    if not events:
+        raise validate.invalid("body", "body", str(exc)) from None
+    events = [e.event() for e in validate.validated(EVENTS, items, "events")]
+    kept = [e for e in events if e.text or not e.final]
+    if not kept:
         raise validate.invalid("body", "events", "no event with text in the body")
-    return events
+    return kept
 
 
 @router.post(ONE + "/events")
@@ -139,21 +181,36 @@ async def add_events(course: str, class_id: str, request: Request, caller: Calle
     if len(body) > state.settings.api_max_json_bytes:
         raise PayloadTooLargeError(f"the body is over {state.settings.api_max_json_bytes} bytes "
                                    "(api_max_json_bytes); send smaller batches")
-    events = _events(body, request.headers.get("content-type", "application/json"))
+    events = read_events(validate.check_body(body),
+                         request.headers.get("content-type", "application/json"))
     live = live_of(state)
     result = await run_in_threadpool(live.post, caller.tenant, course, class_id, events,
                                      received)
     return encode_result(class_id, result)
 
 
-def _message_events(text: str) -> list[TranscriptEvent]:
-    """A WebSocket message's events: JSON, else WebVTT or SubRip cues."""
-    if text.lstrip().startswith(("{", "[")):
-        try:
-            return events_from_json(json.loads(text))
-        except json.JSONDecodeError as exc:
-            raise InputError(f"the message is not JSON ({exc.msg})") from exc
-    return events_from_text(text)
+async def _message(websocket: WebSocket, max_bytes: int) -> list[TranscriptEvent]:
+    """The events of the next message, text or binary (WebSocketDisconnect when the client
+    went away)."""
+    message = await websocket.receive()
+    if message["type"] == "websocket.disconnect":
+        raise WebSocketDisconnect(message.get("code", 1000))
+    raw, text = message.get("bytes"), message.get("text")
+    size = len(raw if raw is not None else (text or "").encode("utf-8", "surrogatepass"))
+    if size > max_bytes:
+        raise PayloadTooLargeError(f"the message is over {max_bytes} bytes "
+                                   "(api_max_json_bytes); send smaller batches")
+    body = validate.check_body(raw) if raw is not None else validate.check_text("body",
+                                                                                 text or "")
+    return read_events(body, None)
+
+
+def _refusal(exc: CoursetutorError | RequestValidationError) -> dict[str, Any]:
+    """The error message a WebSocket client gets for a message that went wrong."""
+    if isinstance(exc, RequestValidationError):
+        return {"error": {**validate.describe(exc), "status": 422}}
+    return {"error": {"type": errors.error_type(exc), "status": errors.status_of(exc),
+                      "message": errors.scrub(str(exc))}}
 
 
 @router.websocket(ONE + "/stream")
@@ -172,19 +229,16 @@ async def stream(websocket: WebSocket, course: str, class_id: str) -> None:
     await websocket.accept()
     try:
         while True:
-            text = await websocket.receive_text()
-            received = time.time()
             try:
-                events = _message_events(text)
+                events = await _message(websocket, state.settings.api_max_json_bytes)
+                received = time.time()
                 result = await run_in_threadpool(live.post, caller.tenant, course, class_id,
                                                  events, received)
                 await websocket.send_json(encode_result(class_id, result))
-            except CoursetutorError as exc:
-                status = errors.status_of(exc)
-                await websocket.send_json({"error": {"type": errors.error_type(exc),
-                                                     "status": status,
-                                                     "message": errors.scrub(str(exc))}})
-                if status == 409:  # the class ended: nothing more will go in
+            except (CoursetutorError, RequestValidationError) as exc:
+                refusal = _refusal(exc)
+                await websocket.send_json(refusal)
+                if refusal["error"]["status"] == 409:  # the class ended: nothing more goes in
                     await websocket.close(code=4409, reason="the class has ended")
                     return
     except WebSocketDisconnect:

@@ -21,7 +21,7 @@ from .errors import error_type, log_stream_error, status_of
 from .pump import KEEPALIVE, EventPump
 from .routes_tutor import drain, next_event, open_turn
 from .state import AppState
-from .validate import Id, Line, Text, refusal
+from .validate import Id, Line, Text, refusal, refused
 
 router = APIRouter(prefix="/v1", tags=["openai"])
 MAX_CONTENT = 100_000  # characters in one message (or part)
@@ -33,24 +33,32 @@ class ContentPart(BaseModel):
     text: Text | None = Field(None, max_length=MAX_CONTENT)
 
 
+def _also_a_string(schema: dict[str, Any]) -> None:
+    schema["anyOf"].insert(0, {"type": "string"})
+
+
 class ChatMessage(BaseModel):
     model_config = ConfigDict(extra="allow")
     role: Line = Field(max_length=64)
-    content: str | list[ContentPart] | None = None
+    # a string is read as one text part: an error then names `content` or `content.0.text`,
+    # not a member of a union (`content.list[ContentPart].0`)
+    content: list[ContentPart] | None = Field(None, json_schema_extra=_also_a_string)
 
     @field_validator("content", mode="before")
     @classmethod
     def _checked(cls, value: Any) -> Any:
         """The text of the message, or of each of its parts, checked first: an error then
-        names `content` rather than one member of the union."""
+        names `content` rather than one of its parts."""
+        if not isinstance(value, str | list | None):
+            raise refused("must be text or a list of parts")
         parts = value if isinstance(value, list) else [{"text": value}]
         for part in parts:
             text = part.get("text") if isinstance(part, dict) else None
             reason = refusal(text, MAX_CONTENT, multiline=True) if isinstance(
                 text, str) else None
             if reason:
-                raise ValueError(reason)
-        return value
+                raise refused(reason)
+        return [{"type": "text", "text": value}] if isinstance(value, str) else value
 
 
 class ChatIn(BaseModel):
@@ -63,9 +71,7 @@ class ChatIn(BaseModel):
 
 
 def _text(message: ChatMessage) -> str:
-    if isinstance(message.content, list):
-        return " ".join(p.text or "" for p in message.content if p.type == "text")
-    return message.content or ""
+    return " ".join(p.text or "" for p in message.content or () if p.type == "text")
 
 
 def conversation(body: ChatIn) -> tuple[str, list[tuple[str, str]]]:

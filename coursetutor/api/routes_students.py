@@ -96,14 +96,29 @@ def patch_profile(course: str, student: str, body: ProfilePatch, caller: CallerD
     name = named_student(caller, student, own_only=True)
     visible_course(state, caller, course)
     store = state.workspace.store
+    _check_named(state, caller.tenant, course, name, body)
     store.profiles.update(caller.tenant, course, name, level=body.level, style=body.style,
                           goals=body.goals, language=body.language)
     for area in body.resolve_weak_areas:
         store.mastery.resolve(caller.tenant, course, name, area)
     for topic in body.remove_topics:
-        if not store.profiles.remove_topic(caller.tenant, course, name, topic):
-            raise NotFoundError(f"{name} has no studied topic {topic!r}")
+        store.profiles.remove_topic(caller.tenant, course, name, topic)
     return _profile(state, caller.tenant, course, name)
+
+
+def _check_named(state: AppState, tenant: str, course: str, student: str,
+                 body: ProfilePatch) -> None:
+    """A 404 for a weak area or topic the patch names that is not the student's, before
+    anything is written: a refused patch changes nothing."""
+    store = state.workspace.store
+    areas = {w.id for w in store.mastery.weak_areas(tenant, course, student, active_only=False)}
+    for area in body.resolve_weak_areas:
+        if area not in areas:
+            raise NotFoundError(f"weak area {area!r} does not exist")
+    topics = {t.topic for t in store.profiles.get(tenant, course, student).topics}
+    for topic in body.remove_topics:
+        if topic not in topics:
+            raise NotFoundError(f"{student} has no studied topic {topic!r}")
 
 
 @router.get("/courses/{course}/students/{student}/export")

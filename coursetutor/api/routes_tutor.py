@@ -126,6 +126,9 @@ async def open_turn(state: AppState, caller: Caller, course: str, question: str,
     done), unless `may_queue` and every worker is busy: the stream then opens at once (first
     is None)."""
     await run_in_threadpool(check_course, state, caller, course)
+    if class_id is not None:  # an unknown class is a 404 before the tutor opens a session
+        await state.call(state.workspace.store.classes.get_class, caller.tenant, course,
+                         class_id)
     # a question over max_question_chars gets the tutor's own 400 before anything is embedded
     tokens = (await run_in_threadpool(cost.query_tokens, state, question, field)
               if len(question) <= state.settings.max_question_chars else 0)

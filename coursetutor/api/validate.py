@@ -9,6 +9,9 @@ FastAPI's own validation errors get from `errors.install`.
 - Body fields use the typed aliases (`Line`, `Text`, `Id`, ...) in their pydantic models.
 - Path and query parameters of every route are checked by `check_params`, an app-wide
   dependency, so a route added later is covered without a line of its own.
+- Bodies a route reads itself (transcript events in JSON, WebVTT or SubRip, WebSocket
+  messages) are checked by `validated` against a pydantic type built from the same aliases,
+  and their text as a whole by `check_body`.
 - Form fields of uploads go through `form_text` and `form_int`; file names through
   `file_name`, before they touch the disk.
 """
@@ -18,11 +21,14 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 from fastapi.exceptions import RequestValidationError
-from pydantic import AfterValidator
+from pydantic import BeforeValidator, TypeAdapter, ValidationError
+from pydantic_core import PydanticCustomError
 from starlette.requests import HTTPConnection
+
+T = TypeVar("T")
 
 MAX_PATH_PARAM = 512  # ids are at most 128 characters; a course:document ref is longer
 MAX_QUERY_PARAM = 4096  # a search query is at most 4,000 characters (the route says so)
@@ -53,17 +59,25 @@ def problem(value: str, multiline: bool = False) -> str | None:
     return None
 
 
-def _checker(max_length: int, multiline: bool) -> AfterValidator:
-    """A pydantic validator refusing text longer than `max_length` or not acceptable (a
-    tighter `Field(max_length=...)` where the alias is used applies first)."""
+def refused(reason: str) -> PydanticCustomError:
+    """A pydantic error whose message is `reason` alone (a ValueError's would start with
+    "Value error, ")."""
+    return PydanticCustomError("value_error", "{reason}", {"reason": reason})
 
-    def checked(value: str) -> str:
-        reason = refusal(value, max_length, multiline)
+
+def _checker(max_length: int, multiline: bool) -> BeforeValidator:
+    """A pydantic validator refusing text longer than `max_length` or not acceptable (a
+    tighter `Field(max_length=...)` where the alias is used applies after it). It runs before
+    pydantic reads the value as a string, which would refuse a lone surrogate in words of its
+    own."""
+
+    def checked(value: Any) -> Any:
+        reason = refusal(value, max_length, multiline) if isinstance(value, str) else None
         if reason:
-            raise ValueError(reason)
+            raise refused(reason)
         return value
 
-    return AfterValidator(checked)
+    return BeforeValidator(checked)
 
 
 # one line of text (roles, types, languages); a Field(max_length=...) where used tightens it
@@ -89,6 +103,46 @@ def check(where: str, field: str, value: str, max_length: int,
     if reason:
         raise invalid(where, field, reason)
     return value
+
+
+def validated(adapter: TypeAdapter[T], data: Any, *loc: str | int) -> T:
+    """`data` as `adapter` reads it, or a 422 naming each field that fails, under the body
+    path `loc` (`validated(EVENTS, items, "events")` names `events.0.start`)."""
+    try:
+        return adapter.validate_python(data)
+    except ValidationError as exc:
+        raise RequestValidationError([
+            {"loc": ("body", *loc, *err["loc"]), "msg": err["msg"], "type": err["type"]}
+            for err in exc.errors(include_url=False, include_input=False,
+                                  include_context=False)]) from None
+
+
+def check_body(raw: bytes) -> str:
+    """A body a route reads itself as text: UTF-8 without lone surrogates or control
+    characters other than tab, newline and carriage return (422 naming `body` and the line)."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise invalid("body", "body", f"not UTF-8 text (byte 0x{raw[exc.start]:02X} at "
+                                      f"offset {exc.start})") from None
+    return check_text("body", text)
+
+
+def check_text(field: str, text: str) -> str:
+    """`text` (a whole body or WebSocket message), or a 422 naming `field` and the line."""
+    reason = problem(text, multiline=True)
+    if reason:
+        bad = next(n for n, line in enumerate(text.split("\n"), start=1) if problem(line, True))
+        raise invalid("body", field, f"line {bad}: {reason}")
+    return text
+
+
+def describe(exc: RequestValidationError) -> dict[str, Any]:
+    """The `error` object of a refusal, without a request id: type, message and fields."""
+    fields = [{"field": ".".join(str(p) for p in err.get("loc", ())[1:]) or "body",
+               "reason": err.get("msg", "")} for err in exc.errors()]
+    return {"type": "validation", "fields": fields,
+            "message": "; ".join(f"{f['field']}: {f['reason']}" for f in fields)}
 
 
 def check_params(request: HTTPConnection) -> None:
