@@ -101,6 +101,9 @@ class FileMeta:
     source_name: str | None = None  # the name the document is known by (path in the course)
     media_url: str = ""  # transcripts: the lecture video or audio it transcribes (http/https)
     slides: str = ""  # transcripts: the slide deck (PDF) spoken over; chunks get its pages
+    # PDFs: the LaTeX or Markdown file they were made from (absolute, or relative to the
+    # PDF's folder); chunks take its text and formulas, their pages from the PDF
+    source: str = ""
 
 
 @dataclasses.dataclass(frozen=True)

@@ -107,7 +107,7 @@ def test_ingest_files_and_folders_with_flags(tmp_path: Path, data_dir: Path) -> 
     assert [(Path(f["path"]).name, f["status"], f["message"])
             for f in json.loads(result.stdout)["files"]] == [
         ("ignored.docx", "skipped", "ignored.docx: unsupported file type; supported: .json, "
-         ".markdown, .md, .pdf, .srt, .txt, .vtt"),
+         ".markdown, .md, .pdf, .srt, .tex, .txt, .vtt"),
         ("sheet.md", "added", ""),
     ]
     (doc,) = json.loads(run(data_dir, "documents", "--course", "extra", "--json").stdout)

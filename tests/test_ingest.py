@@ -186,7 +186,7 @@ def test_upload_limit(tmp_path: Path, sample_store: SQLiteStore, embedder: Embed
         ("blank.md", b"\n  \n\n", "failed", "blank.md: no text"),
         ("slides.pptx", b"PK\x03\x04", "skipped",
          "slides.pptx: unsupported file type; supported: "
-         ".json, .markdown, .md, .pdf, .srt, .txt, .vtt"),
+         ".json, .markdown, .md, .pdf, .srt, .tex, .txt, .vtt"),
         ("captions.vtt", b"WEBVTT\n", "failed", "captions.vtt: no timed cues found"),
     ],
 )

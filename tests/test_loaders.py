@@ -500,7 +500,8 @@ def test_unsupported_extension(tmp_path: Path, name: str) -> None:
     with pytest.raises(UnsupportedFileError) as exc:
         load(write(tmp_path / name, "content"))
     assert str(exc.value) == (
-        f"{name}: unsupported file type; supported: .json, .markdown, .md, .pdf, .srt, .txt, .vtt"
+        f"{name}: unsupported file type; supported: .json, .markdown, .md, .pdf, .srt, .tex, "
+        ".txt, .vtt"
     )
 
 

@@ -20,6 +20,7 @@ from ..errors import (
     UnsupportedFileError,
 )
 from ..ingest.loaders import LOADERS
+from ..ingest.sourced import SOURCES
 from ..retrieval.language import check_language
 from ..store.files import content_type
 from ..types import ApiKey, FileMeta, check_doc_type, check_media_url
@@ -41,6 +42,8 @@ from .validate import Id, Line, Name
 
 router = APIRouter(prefix="/v1", tags=["courses"])
 SUFFIXES = frozenset([*LOADERS, ".pdf"])
+SOURCE_FOLDER = "source"  # a PDF's source and the files it inputs, staged beside the PDF
+INPUT_SUFFIXES = frozenset({".tex", ".sty"})
 
 
 class CourseIn(BaseModel):
@@ -98,12 +101,13 @@ def patch_course(course: str, body: CoursePatch, caller: CallerDep,
                  state: State) -> dict[str, Any]:
     require_teacher(caller)
     found = state.workspace.store.get_course(caller.tenant, course)
+    # checked before anything is written: a refused patch changes nothing
+    language = None if body.language in (None, "auto") else check_language(body.language)
     if body.title is not None:
         state.workspace.store.ensure_course(caller.tenant, course, body.title, found.language)
     if body.allow_solutions is not None:
         state.workspace.store.set_course_policy(caller.tenant, course, body.allow_solutions)
     if body.language is not None:
-        language = None if body.language == "auto" else check_language(body.language)
         state.workspace.store.set_course_language(caller.tenant, course, language)
     if body.retention_days is not None:
         state.workspace.store.profiles.set_retention_days(caller.tenant, course,
@@ -119,7 +123,8 @@ def delete_course(course: str, caller: CallerDep, state: State) -> None:
 
 @router.get("/courses/{course}/students")
 def list_students(course: str, caller: CallerDep, state: State,
-                  idle_days: Annotated[float, Query(ge=0)] = 14) -> dict[str, Any]:
+                  idle_days: Annotated[float, Query(ge=0, le=36_500, allow_inf_nan=False)] = 14
+                  ) -> dict[str, Any]:
     """The enrolled students, and every student's profile and when they were last seen."""
     require_teacher(caller)
     return {"students": state.workspace.store.list_students(caller.tenant, course),
@@ -183,12 +188,37 @@ def _language(value: str) -> str | None:
         raise InputError(f"language: {exc}") from exc
 
 
+def _source_names(sources: list[UploadFile], names: list[str]) -> list[str]:
+    """The names of an upload's `source` files: the PDF's LaTeX or Markdown source first,
+    then the files it inputs; they go with one PDF alone."""
+    if not sources:
+        return []
+    if len(names) != 1 or Path(names[0]).suffix.lower() != ".pdf":
+        raise InputError("source: a source goes with one PDF; send that PDF alone in 'files'")
+    found = [validate.file_name(u.filename or "") for u in sources]
+    if not all(found):
+        raise InputError("source: an uploaded file has no name")
+    if Path(found[0]).suffix.lower() not in SOURCES:
+        raise UnsupportedFileError(f"{found[0]}: a source is LaTeX or Markdown; supported: "
+                                   f"{', '.join(sorted(SOURCES))}")
+    for name in found[1:]:
+        if Path(name).suffix.lower() not in INPUT_SUFFIXES:
+            raise UnsupportedFileError(f"{name}: a file a source inputs is LaTeX; supported: "
+                                       f"{', '.join(sorted(INPUT_SUFFIXES))}")
+    twice = sorted({n for n in found if found.count(n) > 1})
+    if twice:
+        raise InputError(f"source: two files named {', '.join(twice)}: rename one")
+    return found
+
+
 async def _stage(uploads: list[UploadFile], names: list[str], folder: Path) -> list[Path]:
-    """Write the uploaded files into the job's folder; on any failure the folder goes."""
+    """Write the uploaded files into the job's folder (a name may hold one subfolder); on
+    any failure the folder goes."""
     try:
         paths = []
         for upload_file, name in zip(uploads, names, strict=True):
             path = folder / name
+            path.parent.mkdir(mode=0o700, exist_ok=True)
             with path.open("wb") as out:
                 while chunk := await upload_file.read(1 << 20):
                     out.write(chunk)
@@ -207,10 +237,14 @@ async def _stage(uploads: list[UploadFile], names: list[str], folder: Path) -> l
                      "type": {"type": "string"}, "topic": {"type": "string"},
                      "difficulty": {"type": "integer"}, "title": {"type": "string"},
                      "language": {"type": "string"},
-                     "media_url": {"type": "string"}}}}}}})
+                     "media_url": {"type": "string"},
+                     "source": {"type": "array", "items": {"type": "string",
+                                                           "format": "binary"}}}}}}}})
 async def upload(course: str, request: Request, caller: CallerDep,
                  state: State) -> dict[str, Any]:
-    """Upload files (multipart field `files`) as an ingest job; poll GET /v1/jobs/{id}."""
+    """Upload files (multipart field `files`) as an ingest job; poll GET /v1/jobs/{id}. A PDF
+    may come with its LaTeX or Markdown source (field `source`: the source first, then the
+    files it inputs)."""
     require_teacher(caller)
     state.workspace.store.get_course(caller.tenant, course)
     limit = state.settings.api_max_upload_bytes
@@ -226,12 +260,17 @@ async def upload(course: str, request: Request, caller: CallerDep,
         twice = sorted({n for n in names if names.count(n) > 1})
         if twice:
             raise InputError(f"two files named {', '.join(twice)} in one upload: rename one")
+        sources = [f for f in form.getlist("source") if isinstance(f, UploadFile)]
+        staged = [f"{SOURCE_FOLDER}/{n}" for n in _source_names(sources, names)]
         metas = [_meta(form, n) for n in names]
-        if sum(u.size or 0 for u in uploads) > limit:
+        if staged:
+            metas = [dataclasses.replace(metas[0], source=staged[0])]
+        if sum(u.size or 0 for u in [*uploads, *sources]) > limit:
             raise PayloadTooLargeError(f"the files are larger than {limit} bytes "
                                        "(api_max_upload_bytes)")
         job_id, folder = state.jobs.folder()
-        items = list(zip(await _stage(uploads, names, folder), metas, strict=True))
+        paths = await _stage([*uploads, *sources], [*names, *staged], folder)
+        items = list(zip(paths[:len(uploads)], metas, strict=True))
     if metas[0].language:  # an upload's language is its course's too, kept from now on
         state.workspace.store.set_course_language(caller.tenant, course, metas[0].language)
     job = state.jobs.submit(state.workspace_for(caller.tenant), job_id, course, items, folder)
@@ -311,7 +350,7 @@ def _file_tenant(state: AppState, request: Request, ref: tuple[str, str],
 def document_file(ref: str, request: Request, state: State,
                   tenant: Annotated[str | None, Query()] = None,
                   exp: Annotated[int | None, Query()] = None,
-                  sig: Annotated[str | None, Query(max_length=64)] = None,
+                  sig: Annotated[str | None, Query(max_length=64, pattern="^[0-9a-f]*$")] = None,
                   staff: Annotated[bool, Query()] = False,
                   key: Annotated[str | None, Query(max_length=64)] = None) -> FileResponse:
     """The original file of `course:document`, for a key that may see it or a signed URL

@@ -34,13 +34,17 @@ from .group import workspace
 @click.option("--slides", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               default=None, help="Transcripts: the slide deck (PDF) they were spoken over; "
               "each chunk gets the slide it was on.")
+@click.option("--source", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              default=None, help="A PDF's LaTeX (.tex) or Markdown (.md) source (one PDF "
+              "only): chunks take its text and formulas, their pages from the PDF.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.pass_context
 def ingest(ctx: click.Context, paths: tuple[Path, ...], course: str | None,
            manifest: Path | None, doc_type: str, topic: str, difficulty: int,
            title: str | None, language: str | None, media_url: str, slides: Path | None,
-           as_json: bool) -> None:
-    """Load files into a course: PDFs, Markdown, text, transcripts (.srt, .vtt, .json)."""
+           source: Path | None, as_json: bool) -> None:
+    """Load files into a course: PDFs (with their LaTeX or Markdown source), Markdown, LaTeX,
+    text, transcripts (.srt, .vtt, .json)."""
     items: list[tuple[Path, FileMeta]] = []
     course_title, course_lang = "", "en"
     allow_solutions: bool | None = None
@@ -56,8 +60,12 @@ def ingest(ctx: click.Context, paths: tuple[Path, ...], course: str | None,
     meta = FileMeta(check_doc_type(doc_type), topic, difficulty, title,
                     check_language(language) if language else None,
                     media_url=check_media_url(media_url),
-                    slides=str(slides.resolve()) if slides else "")
-    items.extend((p, dataclasses.replace(meta, source_name=name)) for p, name in _expand(paths))
+                    slides=str(slides.resolve()) if slides else "",
+                    source=str(source.resolve()) if source else "")
+    files = _expand(paths)
+    if source is not None and len(files) != 1:
+        raise InputError("--source applies to a single PDF")
+    items.extend((p, dataclasses.replace(meta, source_name=name)) for p, name in files)
     if not course:
         raise InputError("give --course ID (or a manifest with [course] id)")
     if not items:

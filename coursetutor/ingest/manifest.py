@@ -26,7 +26,7 @@ def _file_entry(entry: Any, base: Path, n: int, source: str) -> tuple[Path, File
     if not isinstance(entry, dict) or "path" not in entry:
         raise ManifestError(f"{source}: files[{n}] needs a 'path'")
     unknown = set(entry) - {"path", "type", "topic", "difficulty", "title", "language",
-                            "media_url", "slides"}
+                            "media_url", "slides", "source"}
     if unknown:
         raise ManifestError(f"{source}: files[{n}] has unknown key(s) {', '.join(sorted(unknown))}")
     try:
@@ -39,6 +39,7 @@ def _file_entry(entry: Any, base: Path, n: int, source: str) -> tuple[Path, File
             source_name=str(entry["path"]),
             media_url=check_media_url(str(entry.get("media_url", ""))),
             slides=str((base / str(entry["slides"])).resolve()) if entry.get("slides") else "",
+            source=str((base / str(entry["source"])).resolve()) if entry.get("source") else "",
         )
     except (CoursetutorError, ValueError, TypeError) as exc:
         raise ManifestError(f"{source}: files[{n}]: {exc}") from exc

@@ -20,3 +20,6 @@ class ParsedDocument:
     ocr_pages: list[int] = dataclasses.field(default_factory=list)
     formula_pages: list[int] = dataclasses.field(default_factory=list)  # formulas left blanks
     language: str | None = None
+    notes: list[str] = dataclasses.field(default_factory=list)  # what the report should say
+    aligned: bool = False  # a source's paragraphs placed on the pages of its PDF
+    pdf_only_pages: list[int] = dataclasses.field(default_factory=list)  # no source text

@@ -20,10 +20,13 @@ from ..store.files import FileStore
 from ..types import ChunkDraft, Document, FileMeta
 from .chunking import ChunkSizes, chunk_prose, chunk_slides, chunk_timed
 from .formulas import without_gaps
+from .latex import MAX_SOURCE_BYTES
+from .latex_files import local_files
 from .loaders import check_supported, load
 from .ocr import OcrFn, make_ocr
 from .parsed import ParsedDocument
 from .slide_align import slide_cues
+from .sourced import check_source
 from .titles import distinct_title, readable_name
 
 PIPELINE_VERSION = "1"
@@ -45,6 +48,11 @@ class FileResult:
     ocr_pages: list[int] = dataclasses.field(default_factory=list)
     formula_pages: list[int] = dataclasses.field(default_factory=list)  # blanks marked
     message: str = ""
+    source: str = ""  # the LaTeX or Markdown file the chunks were read from
+    source_chunks: int = 0  # chunks read from the source (the others: pages only the PDF has)
+    placed: int = 0  # of those, the chunks that found their page in the PDF
+    unplaced: list[str] = dataclasses.field(default_factory=list)  # sections that did not
+    pdf_only_pages: list[int] = dataclasses.field(default_factory=list)  # no source text
 
 
 @dataclasses.dataclass
@@ -133,6 +141,8 @@ def content_hash(data: bytes, meta: FileMeta, sizes: ChunkSizes | None = None) -
         del fields["media_url"]  # documents ingested before media links keep their hash
     if fields.pop("slides"):  # the deck's bytes count, not where it lies
         fields["slides_sha256"] = _file_digest(Path(meta.slides))
+    if fields.pop("source"):  # so do the source's and those of the files it inputs
+        fields["source_sha256"] = source_digest(Path(meta.source))
     h.update(json.dumps(fields, sort_keys=True).encode())
     if sizes is not None:
         h.update(json.dumps(dataclasses.asdict(sizes), sort_keys=True).encode())
@@ -140,11 +150,26 @@ def content_hash(data: bytes, meta: FileMeta, sizes: ChunkSizes | None = None) -
     return h.hexdigest()
 
 
-def _file_digest(path: Path) -> str:
+def _file_digest(path: Path, what: str = "slides") -> str:
     try:
         return hashlib.sha256(path.read_bytes()).hexdigest()
     except OSError as exc:
-        raise InputError(f"cannot read the slides {path.name!r} ({exc.strerror})") from exc
+        raise InputError(f"cannot read the {what} {path.name!r} ({exc.strerror})") from exc
+
+
+def source_digest(source: Path) -> str:
+    """Hash of a source's bytes and of the files of its folder it inputs."""
+    files = local_files(source, MAX_SOURCE_BYTES) if source.suffix.lower() == ".tex" else \
+        [source]
+    return hashlib.sha256("".join(_file_digest(f, "source") for f in files).encode()
+                          ).hexdigest()
+
+
+def with_source(path: Path, meta: FileMeta) -> FileMeta:
+    """`meta` with its source, if any, as an absolute path (a relative one is beside `path`)."""
+    if not meta.source:
+        return meta
+    return dataclasses.replace(meta, source=str((path.parent / meta.source).resolve()))
 
 
 def id_clashes(items: list[tuple[Path, FileMeta]]) -> dict[int, FileResult]:
@@ -244,6 +269,10 @@ class Ingestor:
         vectors go to the shared vector cache), so several workers may prepare at once."""
         source_name = meta.source_name or path.name
         check_supported(path)
+        meta = with_source(path, meta)
+        source = Path(meta.source) if meta.source else None
+        if source is not None:
+            check_source(path, source)
         data = _read_checked(path, self.settings.max_file_bytes)
         doc_id = document_id(source_name)
         digest = content_hash(data, meta, self.sizes)
@@ -252,7 +281,7 @@ class Ingestor:
         if old is not None and old.content_hash == digest:
             return PreparedFile(FileResult(str(path), "unchanged", doc_id, old.pages,
                                            old.chunks), data, suffix, digest)
-        parsed = load(path, self.ocr)
+        parsed = load(path, self.ocr, source, self.settings.max_file_bytes)
         _check_cap(path, parsed.pages, "pages", self.settings.ingest_max_pages_per_file)
         drafts = self._chunk(parsed, meta)
         _check_cap(path, len(drafts), "chunks", self.settings.ingest_max_chunks_per_file)
@@ -264,6 +293,10 @@ class Ingestor:
             str(path), "updated" if old else "added", doc_id, parsed.pages, len(rows), embedded,
             parsed.no_text_pages, parsed.dropped_pages, parsed.ocr_pages, parsed.formula_pages,
         )
+        if source is not None:
+            result = placement_result(result, source, parsed, drafts)
+        elif parsed.notes:
+            result.message = f"{path.name}: {'; '.join(parsed.notes)}"
         return PreparedFile(result, data, suffix, digest, document, rows)
 
     def write(self, tenant: str, course: str, prepared: PreparedFile,
@@ -325,7 +358,7 @@ class Ingestor:
             if meta.slides:
                 cues = slide_cues(cues, Path(meta.slides), self.embedder, self.ocr)
             return chunk_timed(cues, self.sizes, count)
-        if meta.doc_type == "slides":
+        if meta.doc_type == "slides" and not parsed.aligned:
             return chunk_slides(parsed.sections, self.sizes, count)
         return chunk_prose(parsed.sections, self.sizes, count)
 
@@ -364,6 +397,25 @@ def _check_cap(path: Path, count: int, what: str, cap: int) -> None:
     if count > cap:
         raise InputError(f"{path.name}: {count} {what} is over the limit of {cap} {what} per "
                          f"file (ingest_max_{what}_per_file); split the file")
+
+
+def placement_result(result: FileResult, source: Path, parsed: ParsedDocument,
+                     drafts: list[ChunkDraft]) -> FileResult:
+    """The report of a PDF read with its source: how many chunks found their page, the
+    sections that did not, the pages only the PDF had text for, what the source left out."""
+    unplaced: list[str] = []
+    for d in drafts:
+        if d.locator.page is None:
+            name = " > ".join(d.section_path) or "(before the first heading)"
+            if name not in unplaced:
+                unplaced.append(name)
+    notes = f"{source.name}: {'; '.join(parsed.notes)}" if parsed.notes else ""
+    own = [d for d in drafts if d.locator.page is None or d.locator.page not in
+           parsed.pdf_only_pages]
+    return dataclasses.replace(
+        result, source=source.name, source_chunks=len(own),
+        placed=sum(d.locator.page is not None for d in own), unplaced=unplaced,
+        pdf_only_pages=parsed.pdf_only_pages, message=notes)
 
 
 def own_title(parsed: ParsedDocument, path: Path, source_name: str) -> str:

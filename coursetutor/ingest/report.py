@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .pipeline import IngestReport
+from .pipeline import FileResult, IngestReport
 
 
 def report_json(report: IngestReport, folder: Path) -> str:
@@ -14,10 +14,18 @@ def report_json(report: IngestReport, folder: Path) -> str:
               "pages": f.pages, "chunks": f.chunks, "embedded": f.embedded,
               "no_text_pages": f.no_text_pages, "ocr_pages": f.ocr_pages,
               "formula_pages": f.formula_pages, "dropped_pages": f.dropped_pages,
-              "message": short(f.message, folder)}
+              "message": short(f.message, folder), **source_fields(f)}
              for f in report.files]
     return json.dumps({"files": files, "totals": report.totals(),
                        "seconds": round(report.seconds, 2)})
+
+
+def source_fields(f: FileResult) -> dict[str, object]:
+    """A PDF read with its source: the source, its chunks on their page, what was not."""
+    if not f.source:
+        return {}
+    return {"source": f.source, "source_chunks": f.source_chunks, "placed": f.placed,
+            "unplaced": f.unplaced, "pdf_only_pages": f.pdf_only_pages}
 
 
 def short(message: str, folder: Path) -> str:

@@ -85,7 +85,20 @@ def file_notes(f: FileResult) -> str:
         notes.append(f"OCR on page(s) {_pages(f.ocr_pages)}")
     if f.dropped_pages:
         notes.append(f"contents page(s) {_pages(f.dropped_pages)} dropped")
+    if f.source:
+        notes.append(placement_note(f))
     return "; ".join(notes)
+
+
+def placement_note(f: FileResult) -> str:
+    """How a PDF's source was placed on its pages."""
+    note = f"text from {f.source}: {f.placed} of {f.source_chunks} chunks on their page"
+    if f.unplaced:
+        more = f" and {len(f.unplaced) - 3} more" if len(f.unplaced) > 3 else ""
+        note += f"; not placed: {', '.join(f.unplaced[:3])}{more}"
+    if f.pdf_only_pages:
+        note += f"; page(s) {_pages(f.pdf_only_pages)} from the PDF alone"
+    return note
 
 
 def print_report(report: IngestReport) -> None:
