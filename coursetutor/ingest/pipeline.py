@@ -29,7 +29,7 @@ from .slide_align import slide_cues
 from .sourced import check_source
 from .titles import distinct_title, readable_name
 
-PIPELINE_VERSION = "1"
+PIPELINE_VERSION = "2"  # 2: Markdown read by the source reader (macros, $$ blocks, editor HTML)
 
 
 
