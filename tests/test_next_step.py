@@ -3,6 +3,12 @@ evaluation's test of whether a hint names something the solution uses."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
+from coursetutor.eval.answer_data import load_mrbench
+from coursetutor.eval.answers import solved
 from coursetutor.tutor.next_step import done, mask, next_step, steps, uses_solution
 
 PROBLEM = ("Jam has three boxes full of pencils and 2 loose pencils which give a total of 26 "
@@ -75,3 +81,26 @@ def test_a_hint_names_the_solution_only_through_the_steps_left() -> None:
                              said)
     # nothing is left to name once every step is done
     assert not uses_solution("each box holds 8", SOLUTION, PROBLEM, "24, 8 per box, 72, 9 boxes")
+
+
+MRBENCH = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "mrbench-v1.json"
+GENERIC = ("Read the exercise again and think about what it asks.",
+           "Can you tell me how you got your answer?", "Check your work.")
+
+
+def test_the_proxy_on_mrbench_tells_generic_lines_from_tutors_turns() -> None:
+    if not MRBENCH.exists():
+        pytest.skip("../shared/datasets/mrbench-v1.json is absent")
+    dialogues = [d for d in load_mrbench(MRBENCH) if solved(d.solution) and d.turns]
+    # generic lines name nothing of a solution: at most 1 in 100
+    generic = [uses_solution(g, d.solution, d.problem, "") for d in dialogues for g in GENERIC]
+    assert sum(generic) <= 0.01 * len(generic)
+    # the human tutors' own last turns, many of which ask the student to explain their
+    # working, name a step of the solution left in about a quarter of the dialogues
+    tutors = [uses_solution(d.turns[-1][1], d.solution, d.problem,
+                            "\n".join(s for s, _ in d.turns[:-1])) for d in dialogues]
+    assert 0.2 <= sum(tutors) / len(tutors) <= 0.4
+    # and most dialogues still have a step left for the hint to point at
+    left = [next_step(d.solution, d.problem, "\n".join([*(s for s, _ in d.turns),
+                                                        d.last_student])) for d in dialogues]
+    assert sum(step is not None for step in left) >= 0.7 * len(left)
