@@ -95,13 +95,17 @@ def search(api: Api, who: str, q: str, course: str = COURSE) -> Any:
 
 def wait_for_job(api: Api, job_id: str, who: str = "teacher") -> dict[str, Any]:
     """Poll the job (as `who`, of its tenant) until it ends."""
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 180
     while time.monotonic() < deadline:
-        job: dict[str, Any] = api.call(who, "GET", f"/v1/jobs/{job_id}").json()
+        response = api.call(who, "GET", f"/v1/jobs/{job_id}")
+        if response.status_code == 429:  # polled faster than the rate limit on a slow machine
+            time.sleep(float(response.headers.get("Retry-After", "1")))
+            continue
+        job: dict[str, Any] = response.json()
         if job["status"] in ("done", "failed", "cancelled"):
             return job
-        time.sleep(0.05)
-    raise AssertionError(f"job {job_id} did not finish in 60 s")
+        time.sleep(0.1)
+    raise AssertionError(f"job {job_id} did not finish in 180 s")
 
 
 def staged(api: Api) -> list[str]:
@@ -352,10 +356,13 @@ def test_one_tenants_large_upload_does_not_hold_up_anothers_small_one(
         deadline = time.monotonic() + 60
         while len(finished) < 2 and time.monotonic() < deadline:
             for who, job_id in (("teacher", big), ("teacher_b", small)):
-                job = api.call(who, "GET", f"/v1/jobs/{job_id}").json()
+                response = api.call(who, "GET", f"/v1/jobs/{job_id}")
+                if response.status_code == 429:  # polled past the rate limit: ask again
+                    continue
+                job = response.json()
                 if job["status"] in ("done", "failed") and job_id not in finished:
                     finished[job_id] = (time.monotonic(), job)
-            time.sleep(0.01)
+            time.sleep(0.05)
         turns = api.app.state.coursetutor.jobs.turns.order
     assert {j["status"] for _, j in finished.values()} == {"done"}
     assert finished[small][0] < finished[big][0]
