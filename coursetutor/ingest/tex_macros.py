@@ -93,12 +93,7 @@ class Expander:
 
     def _call(self, at: Tok, macro: Macro, stack: list[Tok]) -> None:
         self._step(at, len(stack))
-        args: list[tuple[Tok, ...]] = []
-        if macro.default is not None:
-            given = optional(stack)
-            args.append(macro.default if given is None else tuple(given))
-        while len(args) < macro.params:
-            args.append(tuple(argument(stack, at)))
+        args = _arguments(macro.default, macro.params, stack, at)
         stack.extend(reversed(substitute(macro.body, args, at)))
 
     def _environment(self, at: Tok, stack: list[Tok]) -> None:
@@ -108,12 +103,7 @@ class Expander:
         if at.text == "\\end":
             stack.extend(reversed(substitute(env.end, [], at)))
             return
-        args: list[tuple[Tok, ...]] = []
-        if env.default is not None:
-            given = optional(stack)
-            args.append(env.default if given is None else tuple(given))
-        while len(args) < env.params:
-            args.append(tuple(argument(stack, at)))
+        args = _arguments(env.default, env.params, stack, at)
         stack.extend(reversed(substitute(env.begin, args, at)))
 
     def _input(self, at: Tok, stack: list[Tok]) -> None:
@@ -320,3 +310,16 @@ def _peek_name(stack: list[Tok]) -> str:
     if len(stack) >= 3 and stack[-1].text == "{" and stack[-3].text == "}":
         return stack[-2].text
     return ""
+
+
+def _arguments(default: tuple[Tok, ...] | None, params: int, stack: list[Tok],
+               at: Tok) -> list[tuple[Tok, ...]]:
+    """The arguments a macro or environment takes from `stack`: its optional first one
+    (`default` when not given), then the rest up to `params`."""
+    args: list[tuple[Tok, ...]] = []
+    if default is not None:
+        given = optional(stack)
+        args.append(default if given is None else tuple(given))
+    while len(args) < params:
+        args.append(tuple(argument(stack, at)))
+    return args
