@@ -133,6 +133,7 @@ class Settings:
     api_cpu_tenant_seconds_per_minute: float = 0.0
     api_cpu_key_concurrent: int = 1  # searches of one key computing at once
     api_max_query_tokens: int = 512  # a question or search query, in embedding tokens
+    api_search_slots: int = 0  # searches computed at once, round-robin by tenant; 0: one per CPU
     log_level: str = "info"  # debug, info, warning, error
     # PostgreSQL store (store = postgresql://...): a bounded connection pool per process
     pg_pool_size: int = 10  # most connections one process opens
@@ -297,6 +298,8 @@ def _validate(s: Settings) -> None:
            s.api_cpu_key_concurrent) < 0:
         raise ConfigError("api_cpu_key_seconds_per_minute, api_cpu_tenant_seconds_per_minute "
                           "and api_cpu_key_concurrent must be >= 0 (0: no limit)")
+    if s.api_search_slots < 0:
+        raise ConfigError("api_search_slots must be >= 0 (0: one per CPU)")
     if min(s.api_max_query_tokens, s.ingest_max_pages_per_file, s.ingest_max_chunks_per_file,
            s.ingest_max_pages_per_upload, s.ingest_max_chunks_per_upload,
            s.ingest_tenants_at_once, s.index_title_chars) < 1:

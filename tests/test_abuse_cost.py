@@ -22,7 +22,7 @@ from fastapi.testclient import TestClient
 from coursetutor.api import create_app
 from coursetutor.api.budget import Buckets, MemoryComputeBudget
 from coursetutor.api.budget_redis import RedisComputeBudget
-from coursetutor.api.fair_turns import Turns
+from coursetutor.api.fair_turns import FairSlots, Turns
 from coursetutor.config import load_settings
 from coursetutor.errors import ComputeBudgetError
 from coursetutor.ingest import FileResult
@@ -389,6 +389,51 @@ def test_turns_go_round_robin_between_waiting_tenants() -> None:
     for thread in threads:
         thread.join(5)
     assert turns.order == ["a", "b", "a"]
+
+
+def test_a_free_search_slot_goes_to_the_tenant_served_longest_ago() -> None:
+    slots = FairSlots(1)
+    order: list[str] = []
+    held = threading.Event()
+    release = threading.Event()
+
+    def first() -> None:
+        with slots.slot("a"):
+            held.set()
+            release.wait(5)
+
+    def search(tenant: str) -> None:
+        with slots.slot(tenant):
+            order.append(tenant)
+
+    threads = [threading.Thread(target=first)]
+    threads[0].start()
+    assert held.wait(5)
+    for tenant in ("a", "a", "a", "b"):  # a's burst queues first, then b's one search
+        threads.append(threading.Thread(target=search, args=(tenant,)))
+        threads[-1].start()
+        assert eventually(lambda: sum(slots._waiting.values()) == len(threads) - 1)
+    release.set()
+    for thread in threads:
+        thread.join(5)
+    assert order[0] == "b" and order.count("a") == 3  # b goes before a's queued burst
+
+
+def test_an_ingest_batch_waits_for_the_searches_in_flight() -> None:
+    slots = FairSlots(2)
+    done = threading.Event()
+    with slots.slot("b"):
+        waiter = threading.Thread(target=lambda: (slots.quiet(5), done.set()))
+        waiter.start()
+        time.sleep(0.1)
+        assert not done.is_set()  # the batch waits while b's search computes
+    assert done.wait(5)
+    started = time.monotonic()
+    with slots.slot("b"):
+        bounded = threading.Thread(target=slots.quiet, args=(0.2,))
+        bounded.start()
+        bounded.join(5)
+    assert time.monotonic() - started < 2  # never longer than its bound
 
 
 @pytest.mark.parametrize(("cap", "message"), [

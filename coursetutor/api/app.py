@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import time
 from collections.abc import AsyncIterator
 from importlib import resources
@@ -39,6 +40,7 @@ from .budget import MemoryComputeBudget
 from .budget_redis import RedisComputeBudget
 from .deps import State
 from .errors import scrub
+from .fair_turns import FairSlots
 from .jobs import IngestJobs, recover, uploads_folder
 from .logs import setup
 from .metrics import Metrics
@@ -72,16 +74,20 @@ def build_state(settings: Settings, workspace: Workspace | None = None,
     metrics.gauge_function("store_connections", "Database connections the store holds open",
                            lambda: float(ws.store.connections()))
     metrics.job_queue(ws.store.job_queue)
+    searches = FairSlots(settings.api_search_slots or os.cpu_count() or 1)
+    jobs = _jobs(settings, link, metrics)
+    jobs.searches = searches  # an ingest batch lets this process's searches go first
     return AppState(
         settings=settings, workspace=ws, router=router or Router(settings),
         limiter=limiter or (RedisRateLimiter(link) if link else MemoryRateLimiter()),
         metrics=metrics,
         signer=Signer(load_secret(settings), settings.api_url_seconds),
         asks=AskPool(ask_workers(settings), metrics),
-        jobs=_jobs(settings, link, metrics),
+        jobs=jobs,
         budget=RedisComputeBudget(link) if link else MemoryComputeBudget(),
         live=LiveClasses(ws, link, on_lag=metrics.transcript_lag.observe,
                          on_slide=lambda source: metrics.slide_changes.labels(source).inc()),
+        searches=searches,
     )
 
 

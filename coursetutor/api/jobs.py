@@ -36,7 +36,7 @@ from ..store.base import JobFile
 from ..store.private import FOLDER_MODE, private_dir
 from ..types import FileMeta, Job
 from ..workspace import Workspace
-from .fair_turns import Turns
+from .fair_turns import FairSlots, Turns
 from .metrics import Metrics
 
 __all__ = ["CANCELLED", "IngestJobs", "recover", "report_json", "uploads_folder"]
@@ -74,6 +74,9 @@ def file_result(text: str) -> FileResult:
     return FileResult(**json.loads(text))
 
 
+SEARCHES_FIRST_S = 0.25  # the longest an ingest batch waits for the searches in flight
+
+
 class IngestJobs:
     """Queues uploads in the store and runs them on this process's ingest threads."""
 
@@ -81,6 +84,8 @@ class IngestJobs:
         self.uploads = uploads
         self._metrics = metrics
         self.turns = Turns()
+        # the server's searches: an ingest batch waits for those in flight (app.py sets it)
+        self.searches: FairSlots | None = None
         self._cond = threading.Condition()
         self._active: dict[str, str] = {}  # job id -> tenant, running in this process
         self._served: dict[str, float] = {}  # tenant -> when it last started a job here
@@ -186,7 +191,7 @@ class IngestJobs:
         folder = self.uploads / job.id
         status = "failed"
         try:
-            status = _JobRun(ws, job, folder, self.turns, self._stop).run()
+            status = _JobRun(ws, job, folder, self.turns, self._stop, self.searches).run()
         except Exception as exc:  # the job records it; the API process goes on
             log.exception("ingest job %s failed", job.id)
             store.update_job(job.id, status="failed", stage="failed",
@@ -205,8 +210,9 @@ class _JobRun:
     """One job on one ingest thread: its files in order, each in the tenant's turn."""
 
     def __init__(self, ws: Workspace, job: Job, folder: Path, turns: Turns,
-                 stop: threading.Event) -> None:
+                 stop: threading.Event, searches: FairSlots | None = None) -> None:
         self.ws, self.job, self.folder, self.turns, self.stop = ws, job, folder, turns, stop
+        self.searches = searches
         self.store = ws.store
         self.files = self.store.job_files(job.id)
         self.results = [file_result(f.result) for f in self.files if f.result is not None]
@@ -272,6 +278,8 @@ class _JobRun:
             if self.cancelled():
                 raise JobCancelledError(CANCELLED)
             self.turns.pass_on(self.job.tenant)  # between two steps, others go first
+            if self.searches is not None:  # and the searches in flight finish first
+                self.searches.quiet(SEARCHES_FIRST_S)
 
     def _check_caps(self, path: str) -> None:
         """Refuse a file that would take the upload over its page or chunk cap."""

@@ -73,13 +73,16 @@ def search(course: str, caller: CallerDep, state: State,
     if hides_solutions(caller.key, info):
         types = tuple(t for t in types if t != "solution")
     ws = state.workspace_for(caller.tenant)
-    charge = cost.reserve(state, caller, "search", cost.query_tokens(state, q, ("query", "q")))
-    cpu = time.thread_time()
-    try:
-        hits = ws.search(q, course, k=k, mode=mode, doc_types=types,
-                         max_difficulty=max_difficulty) if types else []
-    finally:
-        charge.settle(time.thread_time() - cpu)
+    # a tenant's burst of heavy searches queues behind itself, not in front of the others
+    with state.searches.slot(caller.tenant):
+        charge = cost.reserve(state, caller, "search",
+                              cost.query_tokens(state, q, ("query", "q")))
+        cpu = time.thread_time()
+        try:
+            hits = ws.search(q, course, k=k, mode=mode, doc_types=types,
+                             max_difficulty=max_difficulty) if types else []
+        finally:
+            charge.settle(time.thread_time() - cpu)
     state.metrics.retrievals.labels("search", "hits" if hits else "empty").inc()
     media = (state.media_links(caller.tenant, course)
              if any(h.chunk.doc_type == "transcript" for h in hits) else None)

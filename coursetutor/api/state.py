@@ -16,6 +16,7 @@ from ..llm.router import Router
 from ..workspace import Workspace
 from .budget import ComputeBudget, MemoryComputeBudget
 from .checks import CourseChecks
+from .fair_turns import FairSlots
 from .jobs import IngestJobs
 from .metrics import Metrics
 from .pump import AskPool
@@ -41,6 +42,8 @@ class AppState:
     budget: ComputeBudget = dataclasses.field(default_factory=MemoryComputeBudget)
     checks: CourseChecks = dataclasses.field(default_factory=CourseChecks)
     live: LiveClasses | None = None  # live classes and their serial queues (live/session.py)
+    # searches compute a few at a time, round-robin between tenants (fair_turns.py)
+    searches: FairSlots = dataclasses.field(default_factory=lambda: FairSlots(1))
     _views: dict[str, Workspace] = dataclasses.field(default_factory=dict)
     _media: dict[tuple[str, str], tuple[float, dict[str, str]]] = dataclasses.field(
         default_factory=dict)
