@@ -312,6 +312,14 @@ def test_session_of_another_student(make_tutor: MakeTutor) -> None:
         next(tutor.stream(CONCEPT, SAMPLE_COURSE, "mallory", answer.session_id))
 
 
+def test_an_unknown_class_starts_no_session(make_tutor: MakeTutor) -> None:
+    tutor, fake = make_tutor()
+    with pytest.raises(NotFoundError):
+        tutor.open(CONCEPT, SAMPLE_COURSE, "zoe", class_id="no-such-class")
+    assert tutor.ws.store.list_sessions(tutor.ws.tenant, SAMPLE_COURSE, "zoe") == []
+    assert fake.calls == []
+
+
 # -- a turn: replies without the answer model ----------------------------------------------
 
 

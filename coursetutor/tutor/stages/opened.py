@@ -68,6 +68,9 @@ def open_turn(ws: Workspace, router: Router, ask: Ask) -> Opened:
         raise NotFoundError(f"course {ask.course!r} has no documents yet: ingest some first")
     if router.enabled:
         router.llm("answer")  # load the model or reach the server before streaming
+    # an unknown class is a NotFoundError, raised before a session is started for it
+    live = (class_progress(ws.store, ws.tenant, ask.course, ask.class_id)
+            if ask.class_id else None)
     if ask.session_id:
         session = ws.store.get_session(ws.tenant, ask.course, ask.session_id)
         if session.student != ask.student:
@@ -82,8 +85,6 @@ def open_turn(ws: Workspace, router: Router, ask: Ask) -> Opened:
     else:
         history = []  # a new session has no turns yet: cached as such, with no read
         ws.turns.put(ws.tenant, ask.course, session.id, history)
-    live = (class_progress(ws.store, ws.tenant, ask.course, ask.class_id)
-            if ask.class_id else None)  # an unknown class is a NotFoundError, raised here
     return Opened(question, ask.course, ask.student, session.id, ask.level,
                   time.perf_counter(), tuple(history), state, not ask.session_id, live)
 
