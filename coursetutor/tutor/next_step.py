@@ -16,6 +16,7 @@ lexical proxy, blind to synonyms. Pure functions over plain text.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 
 from ..retrieval.tokenize import tokenize
@@ -73,8 +74,12 @@ def steps(solution: str, language: str = "en") -> list[str]:
             and len(_LETTERS.findall(NUMBER.sub(" ", ln))) >= MIN_WORDS]
 
 
-def _terms(text: str, language: str) -> set[str]:
-    return {t for t in tokenize(text, language) if len(t) >= 3 or not t.isascii()} - _COMMON
+@functools.lru_cache(maxsize=256)
+def _terms(text: str, language: str) -> frozenset[str]:
+    """The words of `text` that can name something (the exercise's and the student's
+    messages are read once for all the steps they are compared with)."""
+    return frozenset(t for t in tokenize(text, language)
+                     if len(t) >= 3 or not t.isascii()) - _COMMON
 
 
 def done(step: str, exercise: str, said: str, language: str = "en") -> bool:
@@ -137,5 +142,5 @@ def uses_solution(reply: str, solution: str, exercise: str, said: str,
     left = [s for s in steps(solution, language) if not done(s, exercise, said, language)]
     if not left:
         return False
-    shared = _terms(reply, language) & set().union(*(_terms(s, language) for s in left))
+    shared = _terms(reply, language) & frozenset().union(*(_terms(s, language) for s in left))
     return len(shared) >= USED or bool(shared - _terms(known, language))
