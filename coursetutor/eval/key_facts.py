@@ -3,7 +3,9 @@
 Each question of the set lists its key facts; a fact is a list of alternatives (the words,
 numbers or formula a reply uses to state it, in the languages the reply may use and as the
 page writes a formula). A fact is given when one alternative is in the reply, compared after
-Unicode NFKC, case folding and one space for every run of blanks.
+LaTeX is read as Unicode maths, Unicode NFKC, case folding and one space for every run of
+blanks; an alternative that is a formula is also found in any notation (`\\nabla^2 f(x)^{-1}`,
+`∇²f(x)⁻¹` and `∇2f (x)−1` are one formula).
 """
 
 from __future__ import annotations
@@ -12,17 +14,27 @@ import re
 import unicodedata
 from collections.abc import Sequence
 
+from ..ingest.tex_unicode import to_unicode
+from ..tutor.claims import formulas, skeleton
+
 _BLANKS = re.compile(r"\s+")
 
 
 def normalize(text: str) -> str:
-    return _BLANKS.sub(" ", unicodedata.normalize("NFKC", text).casefold()).strip()
+    return _BLANKS.sub(" ", unicodedata.normalize("NFKC", to_unicode(text)).casefold()).strip()
 
 
 def facts_given(text: str, facts: Sequence[Sequence[str]]) -> list[bool]:
     """For each fact, whether `text` states it (one of its alternatives)."""
     said = normalize(text)
-    return [any(normalize(alt) in said for alt in alts if alt.strip()) for alts in facts]
+    maths = skeleton(text)
+    return [any(_given(alt, said, maths) for alt in alts if alt.strip()) for alts in facts]
+
+
+def _given(alt: str, said: str, maths: str) -> bool:
+    if normalize(alt) in said:
+        return True
+    return bool(formulas(alt)) and skeleton(alt) in maths
 
 
 def recall(text: str, facts: Sequence[Sequence[str]]) -> float | None:

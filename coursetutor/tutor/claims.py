@@ -1,8 +1,9 @@
 """What an answer states: its claims, and the numbers, formulas and names each one carries.
 
 Pure functions over text. The terms of a claim are compared with the sources in a normalised
-form, so that maths as a PDF extracts it (`∇2f`, `x [t+1]`, `(…)−1`) and maths as a model writes
-it (`∇²f`, `x^[t+1]`, `(…)^{-1}`) meet.
+form, so that maths as a PDF extracts it (`∇2f`, `x [t+1]`, `(…)−1`), maths as a LaTeX source or
+the model writes it (`\\nabla^2 f`, `x^{[t+1]}`, `\\frac{1}{1-q}`) and Unicode maths (`∇²f`,
+`1/(1−q)`) meet.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 
+from ..ingest.tex_unicode import to_unicode
 from .markers import MARKER
 
 # a sentence: up to . ! ? followed by a space (not "5.2" or "e.g.") or a CJK full stop, or a line
@@ -76,8 +78,9 @@ def claims(text: str) -> list[str]:
 
 
 def normalize_math(text: str) -> str:
-    """NFKC (² → 2, ⁻¹ → -1, full-width forms), every dash and minus as '-', one space."""
-    text = unicodedata.normalize("NFKC", text)  # ⁻ becomes U+2212, so dashes after
+    """LaTeX read as Unicode maths (`\\frac{1}{1-q}` → `1/(1−q)`), then NFKC (² → 2, ⁻¹ → -1,
+    full-width forms), every dash and minus as '-', one space."""
+    text = unicodedata.normalize("NFKC", to_unicode(text))  # ⁻ becomes U+2212: dashes after
     for dash, plain in _DASHES.items():
         text = text.replace(dash, plain)
     return " ".join(text.split())

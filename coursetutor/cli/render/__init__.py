@@ -19,6 +19,7 @@ from ...ingest import Progress as IngestProgress
 from ...ingest.formulas import GAP
 from ...ingest.ocr import INSTALL_HINT as OCR_HINT
 from ...ingest.ocr import available as ocr_available
+from ...ingest.tex_unicode import to_unicode
 from ...types import Course, Document, FileMeta, Hit, Locator
 from ...workspace import Workspace
 
@@ -155,7 +156,7 @@ def print_hits(question: str, hits: list[Hit], explain: bool = False) -> None:
         c = h.chunk
         where = " / ".join([c.document_title, *c.section_path[-1:], h.locator.label()])
         ranks = " ".join(f"{k}#{v}" if v else f"{k}:-" for k, v in h.ranks.items())
-        snippet = " ".join(c.text.split())[:220]
+        snippet = " ".join(to_unicode(c.text).split())[:220]
         out.print(f"  \\[{i}] [cyan]{escape(where)}[/cyan] ({c.doc_type}, {ranks})")
         out.print(f"      {escape(snippet)}", highlight=False)
         if explain:

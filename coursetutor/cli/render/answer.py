@@ -12,6 +12,7 @@ from rich.markup import escape
 from rich.segment import Segment
 from rich.text import Text
 
+from ...ingest.tex_unicode import to_unicode
 from ...types import Answer, Citation, DoneEvent, MetaEvent, StreamEvent, TokenEvent
 from . import console, out
 
@@ -38,7 +39,7 @@ class _Draft:
         self.text = ""
 
     def __rich_console__(self, con: Console, options: ConsoleOptions) -> RenderResult:
-        lines = con.render_lines(Text(self.text, style="dim"), options, pad=False)
+        lines = con.render_lines(Text(to_unicode(self.text), style="dim"), options, pad=False)
         for line in lines[-max(1, con.height - 4):]:
             yield from line
             yield Segment.line()
@@ -68,7 +69,8 @@ def stream_to_terminal(events: Iterable[StreamEvent], show_meta: bool = True) ->
         if live is not None:
             live.stop()
     assert answer is not None
-    out.print(answer.text, markup=False, highlight=False, soft_wrap=True)
+    # formulas as a person reads them (`∇²f(x)⁻¹`, not `\nabla^2 f(x)^{-1}`); --json keeps LaTeX
+    out.print(to_unicode(answer.text), markup=False, highlight=False, soft_wrap=True)
     if answer.removed:
         print_checked(answer)
     print_sources(answer)

@@ -1,0 +1,94 @@
+"""One formula in every notation: LaTeX read as Unicode maths, for the terminal and the checks."""
+
+from __future__ import annotations
+
+import io
+import random
+
+import pytest
+from rich.console import Console
+
+from coursetutor.cli.render import answer as render_answer
+from coursetutor.eval.key_facts import facts_given
+from coursetutor.ingest.tex_unicode import to_unicode
+from coursetutor.tutor.claims import missing_terms
+from coursetutor.types import Answer, Citation, DoneEvent, Locator
+
+NEWTON_PDF = "x [t+1] = x [t] - ( ∇2f (x [t]) )−1 ∇f (x [t])"  # as the slides' text layer has it
+NEWTON_TEX = r"\(x^{[t+1]} = x^{[t]} - \left(\nabla^2 f(x^{[t]})\right)^{-1} \nabla f(x^{[t]})\)"
+
+
+@pytest.mark.parametrize(("latex", "unicode"), [
+    (r"\(\nabla^2 f(x)^{-1}\)", "∇² f(x)⁻¹"),
+    (r"\frac{1}{1-q}", "1/(1−q)"),
+    (r"$\frac{n(n+1)}{2}$", "n(n+1)/2"),
+    (r"$x_{t+1} = x_t - \alpha \nabla f(x_t)$", "xₜ₊₁ = xₜ − α∇f(xₜ)"),
+    (r"$$\sum_{i=1}^{n} i$$", "∑ᵢ₌₁ⁿ i"),
+    (r"$\lim_{x \to 0} \frac{\sin x}{x} = 1$", "lim_(x → 0) (sin x)/x = 1"),
+    (r"$\sqrt[3]{x+1} \leq \left( \frac{a}{b} \right)$", "∛(x+1) ≤ (a/b)"),
+    (r"$\sqrt{2}$", "√2"),
+    (r"$\begin{pmatrix} a & b \\ c & d \end{pmatrix}^{-1}$", "[a b; c d]⁻¹"),
+    (r"$f \in C^1([a,b])$, $\mathbb{R}^n$", "f ∈ C¹([a,b]), ℝⁿ"),
+    (r"$a \not= b$", "a ≠ b"),
+    (r"$A^T$ and $A^{\top}$", "Aᵀ and Aᵀ"),
+    (r"$\epsilon > 0$", "ϵ > 0"),
+])
+def test_latex_maths_reads_as_unicode(latex: str, unicode: str) -> None:
+    assert to_unicode(latex) == unicode
+
+
+@pytest.mark.parametrize("text", [
+    "my_var is a name, not an index",
+    "costs $5 and $6",
+    "50% of the marks",
+    "A plain sentence with no maths.",
+    "x [t+1] = x [t] - ( ∇2f (x [t]) )−1",
+])
+def test_text_that_is_not_latex_is_left_as_it_is(text: str) -> None:
+    assert to_unicode(text) == text
+
+
+def test_an_unknown_command_is_left_as_written() -> None:
+    assert to_unicode(r"$\foo{x} + 1$") == r"\foo{x} + 1"
+
+
+def test_a_broken_formula_never_raises() -> None:
+    pieces = ["\\frac", "{", "}", "^", "_", "$", "\\(", "\\)", "\\begin{pmatrix}", "\\end",
+              "\\left", "\\sqrt", "[", "]", "x", " ", "&", "\\\\", "\\not", "-"]
+    rng = random.Random(7)
+    for _ in range(500):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 12)))
+        assert isinstance(to_unicode(text), str)
+
+
+@pytest.mark.parametrize(("claim", "source"), [
+    (f"The step is {NEWTON_TEX} [1].", NEWTON_PDF),
+    (r"The series sums to \(\frac{1}{1-q}\) when |q| < 1 [1].", "sums to 1/(1 − q) for |q|<1"),
+    ("The series sums to 1/(1−q) when |q| < 1 [1].", r"it sums to $\frac{1}{1-q}$"),
+    (r"The update is \(x_{k+1} = x_k - \alpha \nabla f(x_k)\) [1].", "xₖ₊₁ = xₖ − α∇f(xₖ)"),
+])
+def test_the_check_reads_one_formula_in_every_notation(claim: str, source: str) -> None:
+    assert missing_terms(claim, [source]) == []
+
+
+def test_a_different_formula_is_still_missing() -> None:
+    claim = r"The Newton step is \(x^{[t+1]} = x^{[t]} - \nabla f(x^{[t]})^{-1}\) [1]."
+    assert missing_terms(claim, [NEWTON_PDF])
+
+
+def test_a_key_fact_is_given_in_any_notation() -> None:
+    reply = f"Newton's method updates {NEWTON_TEX}, and a geometric series sums to " \
+            r"\(\frac{1}{1-q}\)."
+    assert facts_given(reply, [[NEWTON_PDF], ["1/(1−q)"], ["1/(1+q)"]]) == [True, True, False]
+
+
+def test_the_terminal_prints_unicode_maths(monkeypatch: pytest.MonkeyPatch) -> None:
+    buffer = io.StringIO()
+    monkeypatch.setattr(render_answer, "out", Console(file=buffer, width=200))
+    monkeypatch.setattr(render_answer, "console", Console(file=buffer, width=200))
+    cited = Citation(1, "c1", "d", "Slides", "slides", Locator(page=8), "text")
+    answer = Answer(r"It scales the gradient by \(\nabla^2 f(x)^{-1}\) [1].", (cited,),
+                    "slides", "concept", "correct", 0.9, "en", checked=True)
+    render_answer.stream_to_terminal([DoneEvent(answer)])
+    shown = buffer.getvalue()
+    assert "∇² f(x)⁻¹" in shown and "\\nabla" not in shown
