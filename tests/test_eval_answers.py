@@ -220,8 +220,9 @@ def _placeholder_pack(root: Path) -> Path:
     data = json.loads(QUESTION_SET.read_text(encoding="utf-8"))
     for course in data["courses"].values():
         for f in course["files"]:
-            (root / f["path"]).parent.mkdir(parents=True, exist_ok=True)
-            (root / f["path"]).touch()
+            for name in filter(None, (f["path"], f.get("source"))):
+                (root / name).parent.mkdir(parents=True, exist_ok=True)
+                (root / name).touch()
     return root
 
 
@@ -263,6 +264,55 @@ def test_load_coursepack_errors_are_specific(tmp_path: Path) -> None:
     bad.write_text(json.dumps({"courses": {}, "questions": [{"id": "x"}]}))
     with pytest.raises(InputError, match="not a course-pack question set"):
         load_coursepack(bad, tmp_path)
+
+
+def test_a_pack_file_carries_its_source_and_a_missing_source_is_named(tmp_path: Path) -> None:
+    courses, _ = load_coursepack(QUESTION_SET, _placeholder_pack(tmp_path))
+    sourced = {p.name: Path(m.source).name for c in courses for p, m in c.files if m.source}
+    assert sourced["05_unimib_analisi-matematica_appunti_it.pdf"] == "analisi.tex"
+    assert sourced["06_pku_mathematical-analysis-I_notes_zh.pdf"] == "final.md"
+    (tmp_path / "sources" / "unimib-analisi" / "analisi.tex").unlink()
+    with pytest.raises(InputError, match=r"analisi\.tex: the source of a file"):
+        load_coursepack(QUESTION_SET, tmp_path)
+
+
+MARKDOWN_NOTES = "# Series\n\nThe geometric series sums to $\\frac{1}{1-q}$ when |q| < 1.\n"
+
+
+def test_without_sources_the_pack_goes_into_courses_of_its_own(
+    tmp_path: Path, scripted_tutor: Callable[..., Tutor],
+) -> None:
+    pack = tmp_path / "pack"
+    (pack / "notes").mkdir(parents=True)
+    (pack / "notes" / "series.md").write_text(MARKDOWN_NOTES)
+    (pack / "notes" / "series-source.md").write_text(MARKDOWN_NOTES)
+    questions = tmp_path / "q.json"
+    questions.write_text(json.dumps({
+        "courses": {"notes": {"title": "Notes", "language": "en", "files": [
+            {"path": "notes/series.md", "source": "notes/series-source.md"}]},
+            "other": {"title": "Other", "language": "en", "files": [
+                {"path": "notes/series.md"}]}},
+        "questions": [
+            {"id": "q1", "course": "notes", "language": "en", "kind": "formula",
+             "question": "What does the geometric series sum to?",
+             "gold": [{"file": "notes/series.md", "pages": [1]}], "answer": "1/(1-q)"},
+            {"id": "q2", "course": "other", "language": "en", "kind": "formula",
+             "question": "What does the geometric series sum to?",
+             "gold": [{"file": "notes/series.md", "pages": [1]}], "answer": "1/(1-q)"}]}))
+    tutor = scripted_tutor(answer=["It sums to 1/(1−q) when |q| < 1 [1]."])
+    seen: list[tuple[str, list[str]]] = []
+    ingest = tutor.ws.ingest
+
+    def spy(course: str, items: Any, progress: Any = None) -> Any:
+        seen.append((course, [m.source for _, m in items]))
+        return ingest(course, items, progress)
+
+    tutor.ws.ingest = spy  # type: ignore[method-assign]
+    result = eval_coursepack(tutor, questions, pack, limit=None, sources=False, only=("notes",))
+    assert [r["id"] for r in result["records"]] == ["q1"]
+    assert seen == [("eval-pack-notes-pdf", [""])]
+    with pytest.raises(InputError, match="no course absent"):
+        eval_coursepack(tutor, questions, pack, limit=None, only=("absent",))
 
 
 def test_spot_matches_pages_and_overlapping_seconds() -> None:

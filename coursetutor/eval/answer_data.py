@@ -155,9 +155,15 @@ def _pack_course(cid: str, raw: dict[str, Any], pack: Path) -> PackCourse:
         doc_type = entry.get("type", "lecture")
         if doc_type not in PACK_TYPES:
             raise ValueError(f"file type {doc_type!r}")
+        source = ""
+        if entry.get("source"):  # the LaTeX or Markdown file the PDF was made from
+            origin = pack / entry["source"]
+            if not origin.is_file():
+                raise InputError(f"{origin}: the source of a file of the course pack is missing")
+            source = str(origin.resolve())
         files.append((path, FileMeta(doc_type=cast(DocType, doc_type),
                                      language=entry.get("language", language),
-                                     source_name=path.name)))
+                                     source_name=path.name, source=source)))
     return PackCourse(cid, str(raw.get("title", cid)), language, files)
 
 

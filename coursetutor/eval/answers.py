@@ -307,15 +307,29 @@ def _spot_test(spot: Any) -> GoldTest:
 
 
 def eval_coursepack(tutor: Tutor, questions: Path, pack: Path, limit: int | None,
-                    progress: Progress | None = None) -> dict[str, Any]:
-    """The course-pack question set on courses built from the pack's files (one per language)."""
+                    progress: Progress | None = None, sources: bool = True,
+                    only: Sequence[str] = ()) -> dict[str, Any]:
+    """The course-pack question set on courses built from the pack's files (one per language).
+
+    A file the set gives a `source` (the LaTeX or Markdown the PDF was made from) is ingested
+    with it; `sources=False` ingests the PDFs alone, into courses of their own (`…-pdf`), the
+    baseline of what a source adds. `only` keeps the questions of those courses."""
     courses, asked = load_coursepack(questions, pack)
+    unknown = sorted(set(only) - {c.id for c in courses})
+    if unknown:
+        raise InputError(f"{questions}: no course {', '.join(unknown)} in the question set")
+    if only:
+        courses = [c for c in courses if c.id in only]
+        asked = [q for q in asked if q.course in only]
     ws = tutor.ws
     ids: dict[str, str] = {}
     for c in courses:
-        ids[c.id] = f"eval-pack-{c.id}"
+        files = c.files if sources else [(p, dataclasses.replace(m, source=""))
+                                         for p, m in c.files]
+        pdf_only = not sources and any(m.source for _, m in c.files)
+        ids[c.id] = f"eval-pack-{c.id}" + ("-pdf" if pdf_only else "")
         ws.create_course(ids[c.id], c.title, c.language)
-        ws.ingest(ids[c.id], c.files)
+        ws.ingest(ids[c.id], files)
     chosen = (_sample([q for q in asked if q.answerable], limit)
               + _sample([q for q in asked if not q.answerable], limit))
     scorer = AnswerScorer(ws.embedder)
@@ -571,6 +585,8 @@ class Paths:
     data: Path | None = None  # the datasets folder: clapnq-*.jsonl, mrbench-v1.json
     pack: Path | None = None  # the course pack folder
     questions: Path | None = None  # the course-pack question set
+    sources: bool = True  # the pack's PDFs ingested with their LaTeX or Markdown sources
+    courses: tuple[str, ...] = ()  # only the course-pack questions of these courses
 
 
 RECORD_SUITES = ("abstention", "coursepack")  # the suites with one record per question
@@ -599,8 +615,9 @@ def run_suites(tutor: Tutor, suites: Sequence[str], paths: Paths, limit: int | N
         if paths.pack is None or paths.questions is None:
             raise InputError("the coursepack suite needs the pack folder and the question set")
         pack, questions = paths.pack, paths.questions
-        result["coursepack"] = timed(lambda: eval_coursepack(tutor, questions, pack, limit,
-                                                             progress))
+        result["coursepack"] = timed(lambda: eval_coursepack(
+            tutor, questions, pack, limit, progress, paths.sources, paths.courses))
+        result["coursepack"]["sources"] = paths.sources
     return result
 
 

@@ -38,13 +38,17 @@ def _suite_options(fn: Callable[..., Any]) -> Callable[..., Any]:
                           "tests/data/coursepack_questions.json of the checkout)."),
         click.option("--limit", type=click.IntRange(1), default=None,
                      help="Only N questions of each set (N answerable + N unanswerable)."),
+        click.option("--course", "courses", multiple=True,
+                     help="Only the course-pack questions of this course of the question set "
+                          "(repeatable; e.g. analisi)."),
     )):
         fn = option(fn)
     return fn
 
 
 def suite_paths(suites: tuple[str, ...], folder: Path | None, pack: Path | None,
-                questions: Path | None) -> Paths:
+                questions: Path | None, courses: tuple[str, ...] = (),
+                sources: bool = True) -> Paths:
     """Check that every chosen suite has its files; one error naming the missing option."""
     from ..answers import Paths
 
@@ -59,7 +63,7 @@ def suite_paths(suites: tuple[str, ...], folder: Path | None, pack: Path | None,
         questions = questions or QUESTIONS
         if not questions.is_file():
             raise InputError(f"{questions}: no such question set; give --questions FILE")
-    return Paths(folder, pack, questions)
+    return Paths(folder, pack, questions, sources, courses)
 
 
 @click.command("answers")
@@ -67,19 +71,22 @@ def suite_paths(suites: tuple[str, ...], folder: Path | None, pack: Path | None,
 @click.option("--suite", "suites", multiple=True, type=click.Choice(SUITES),
               help="Run only these suites (repeatable; default: all but coursepack, and "
                    "coursepack too when --pack is given).")
+@click.option("--no-sources", "no_sources", is_flag=True,
+              help="Ingest the course pack's PDFs without the LaTeX or Markdown sources the "
+                   "question set gives them (into courses of their own): the baseline.")
 @click.option("--json", "as_json", is_flag=True,
               help="Print the whole result as JSON, with every per-answer record.")
 @click.pass_context
 def answers(ctx: click.Context, folder: Path | None, pack: Path | None,
-            questions: Path | None, limit: int | None, suites: tuple[str, ...],
-            as_json: bool) -> None:
+            questions: Path | None, limit: int | None, courses: tuple[str, ...],
+            suites: tuple[str, ...], no_sources: bool, as_json: bool) -> None:
     """Faithfulness, relevance, context, abstention, leaks and languages with the model."""
     from ...tutor import Tutor
     from .. import answers as run
 
     settings: Settings = ctx.obj
     chosen = suites or tuple(s for s in SUITES if s != "coursepack" or pack is not None)
-    paths = suite_paths(chosen, folder, pack, questions)
+    paths = suite_paths(chosen, folder, pack, questions, courses, not no_sources)
     # every question answered afresh: an earlier run's answers are not reused
     ws = ctx.with_resource(Workspace(dataclasses.replace(settings, reuse=False)))
     ws.tenant = "eval"
@@ -113,6 +120,9 @@ COMPARE_SUITES = ("abstention", "coursepack")
                    "abstention).")
 @click.option("--plot", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Also draw the comparison as a PNG chart (needs matplotlib).")
+@click.option("--no-sources-in", "no_sources_in", type=click.Choice(["A", "B"]), default=None,
+              help="Run this side on the course pack's PDFs without their LaTeX or Markdown "
+                   "sources (give the same --config twice to see what the sources add).")
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Seed of the bootstrap intervals.")
 @click.option("--json", "as_json", is_flag=True,
@@ -120,7 +130,8 @@ COMPARE_SUITES = ("abstention", "coursepack")
 @click.pass_context
 def compare(ctx: click.Context, configs: tuple[Path, ...], folder: Path | None,
             pack: Path | None, questions: Path | None, limit: int | None,
-            suites: tuple[str, ...], plot: Path | None, seed: int, as_json: bool) -> None:
+            courses: tuple[str, ...], suites: tuple[str, ...], plot: Path | None,
+            no_sources_in: str | None, seed: int, as_json: bool) -> None:
     """The same questions under two settings files, every metric side by side."""
     from ...tutor import Tutor
     from .. import compare as ab
@@ -128,15 +139,20 @@ def compare(ctx: click.Context, configs: tuple[Path, ...], folder: Path | None,
     if len(configs) != 2:
         raise InputError(f"give --config exactly twice (A, then B), got {len(configs)}")
     chosen = suites or (("coursepack",) if pack is not None else ("abstention",))
-    paths = suite_paths(chosen, folder, pack, questions)
+    paths = suite_paths(chosen, folder, pack, questions, courses)
+    side_paths = [dataclasses.replace(paths, sources=no_sources_in != side) for side in "AB"]
     if plot is not None:
         _check_plot(plot)
     sides = [ab.settings_for(c, ctx.obj) for c in configs]
     names = (configs[0].stem, configs[1].stem)
+    if no_sources_in:
+        names = tuple(f"{n}-pdf" if side == no_sources_in else n  # type: ignore[assignment]
+                      for n, side in zip(names, "AB", strict=True))
     if names[0] == names[1]:
         names = (f"A:{names[0]}", f"B:{names[1]}")
     progress = _suite_progress  # on standard error, with --json too
-    runs = [ab.run_side(s, chosen, paths, limit, progress, Tutor) for s in sides]
+    runs = [ab.run_side(s, chosen, p, limit, progress, Tutor)
+            for s, p in zip(sides, side_paths, strict=True)]
     compared = ab.compare_runs(runs[0], runs[1], chosen, seed)
     if plot is not None:
         for suite, rows in compared.items():
