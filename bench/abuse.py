@@ -513,10 +513,23 @@ def fuzzing(client: httpx.Client, tenants: list[Tenant], target: int, workers: i
 # -- 3. noisy neighbour -----------------------------------------------------------------------
 
 
+def server_timing(header: str) -> dict[str, float]:
+    """`check;dur=0.4, queue;dur=12.0` as {"check": 0.4, "queue": 12.0} (ms)."""
+    out: dict[str, float] = {}
+    for part in header.split(","):
+        name, _, rest = part.strip().partition(";dur=")
+        if name and rest:
+            out[name] = float(rest)
+    return out
+
+
 def short_searches(client: httpx.Client, b: Tenant, n: int, rng: random.Random,
-                   seconds: float = 600) -> list[float]:
+                   seconds: float = 600,
+                   parts: dict[str, list[float]] | None = None) -> list[float]:
     """Latency (ms) of n short searches of tenant B, each a new query (so it is embedded);
-    fewer if `seconds` pass first."""
+    fewer if `seconds` pass first. `parts` gathers the server's own timings of each (its
+    Server-Timing header: check, queue, search) and the rest of the time (outside: the
+    connection, the thread pool, the event loop)."""
     out: list[float] = []
     deadline = time.monotonic() + seconds
     for i in range(n):
@@ -530,6 +543,11 @@ def short_searches(client: httpx.Client, b: Tenant, n: int, rng: random.Random,
         if r.status_code != 200:
             raise SystemExit(f"noisy neighbour: B's search answered {r.status_code}: "
                              f"{r.text[:200]}")
+        if parts is not None:
+            timing = server_timing(r.headers.get("server-timing", ""))
+            for name, ms in timing.items():
+                parts.setdefault(name, []).append(ms)
+            parts.setdefault("outside", []).append(out[-1] - sum(timing.values()))
     return out
 
 
@@ -587,8 +605,9 @@ def noisy_neighbour(client: httpx.Client, url: str, a: Tenant, b: Tenant, n: int
     for thread in threads:
         thread.start()
     time.sleep(2.0)
+    parts: dict[str, list[float]] = {}
     try:
-        busy = short_searches(client, b, n, rng)
+        busy = short_searches(client, b, n, rng, parts=parts)
     finally:
         stop.set()
         for thread in threads:
@@ -598,6 +617,9 @@ def noisy_neighbour(client: httpx.Client, url: str, a: Tenant, b: Tenant, n: int
     return {"searches": [len(idle), len(busy)], "idle_p50_ms": round(percentile(idle, 50), 1),
             "idle_p95_ms": round(p95_idle, 1), "abuse_p50_ms": round(percentile(busy, 50), 1),
             "abuse_p95_ms": round(p95_busy, 1), "ratio_p95": round(p95_busy / p95_idle, 2),
+            # where B's searches spent their time under abuse (p50 / p95 of each part, ms)
+            "abuse_parts_ms": {name: [round(percentile(v, 50), 1), round(percentile(v, 95), 1)]
+                               for name, v in parts.items()},
             "target": RATIO_TARGET, "longest_query_words": len(longest.split()),
             "abuser_statuses": dict(sorted(abuse.items())),
             "large_upload_chunks_asked": big_chunks,
@@ -794,6 +816,8 @@ def report(r: dict[str, Any]) -> None:
         print(f"noisy neighbour: B's short-search p95 {n['idle_p95_ms']} ms idle, "
               f"{n['abuse_p95_ms']} ms while A abuses: ratio {n['ratio_p95']}x "
               f"(target <= {n['target']}x); A's requests {n['abuser_statuses']}")
+        print("  B's searches under abuse, p50 / p95 ms: " + ", ".join(
+            f"{name} {a} / {b}" for name, (a, b) in n["abuse_parts_ms"].items()))
     if "integrity" in r:
         k, g = r["sigkill"], r["integrity"]
         print(f"SIGKILL during ingest: {k['kills']} kills ({k['killed_while_running']} while a "

@@ -4,6 +4,7 @@ can be cancelled and leaves no staged files, and a vector cache no tenant can pr
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import dataclasses
 import json
@@ -417,6 +418,83 @@ def test_a_free_search_slot_goes_to_the_tenant_served_longest_ago() -> None:
     for thread in threads:
         thread.join(5)
     assert order[0] == "b" and order.count("a") == 3  # b goes before a's queued burst
+
+
+def test_a_tenant_alone_uses_every_slot_and_leaves_one_free_while_another_is_about() -> None:
+    now = [0.0]
+    slots = FairSlots(2, window=30.0, clock=lambda: now[0])
+    inside: list[str] = []
+    release = threading.Event()
+
+    def search(tenant: str) -> None:
+        with slots.slot(tenant):
+            inside.append(tenant)
+            release.wait(5)
+
+    def start(tenant: str) -> threading.Thread:
+        thread = threading.Thread(target=search, args=(tenant,))
+        thread.start()
+        return thread
+
+    threads = [start("a"), start("a")]
+    assert eventually(lambda: inside == ["a", "a"])  # alone: both slots
+    release.set()
+    for thread in threads:
+        thread.join(5)
+    release.clear()
+    inside.clear()
+    with slots.slot("b"):  # b searched a moment ago
+        pass
+    now[0] = 5.0
+    threads = [start("a"), start("a"), start("a")]
+    assert eventually(lambda: inside == ["a"] and sum(slots._waiting.values()) == 2)
+    threads.append(start("b"))  # the slot a may not take is b's at once
+    assert eventually(lambda: inside == ["a", "b"])
+    release.set()
+    for thread in threads:
+        thread.join(5)
+    assert inside == ["a", "b", "a", "a"]
+    release.clear()
+    inside.clear()
+    now[0] = 60.0  # b quiet for longer than the window: a has both slots again
+    threads = [start("a"), start("a")]
+    assert eventually(lambda: inside == ["a", "a"])
+    release.set()
+    for thread in threads:
+        thread.join(5)
+
+
+def test_a_search_queued_on_the_event_loop_holds_no_thread_and_leaves_when_cancelled() -> None:
+    slots = FairSlots(1)
+    order: list[str] = []
+
+    async def search(tenant: str, hold: asyncio.Event | None = None) -> None:
+        async with slots.waiting_slot(tenant):
+            order.append(tenant)
+            if hold is not None:
+                await hold.wait()
+
+    async def main() -> None:
+        hold = asyncio.Event()
+        first = asyncio.create_task(search("a", hold))
+        await asyncio.sleep(0.01)
+        burst = [asyncio.create_task(search("a")) for _ in range(3)]
+        gone = asyncio.create_task(search("c"))
+        await asyncio.sleep(0.01)
+        b = asyncio.create_task(search("b"))
+        await asyncio.sleep(0.01)
+        assert threading.active_count() == before  # queued on the loop: no thread each
+        gone.cancel()  # the client went away while queued
+        with contextlib.suppress(asyncio.CancelledError):
+            await gone
+        assert "c" not in slots._waiting
+        hold.set()
+        await asyncio.wait_for(asyncio.gather(first, b, *burst), 5)
+
+    before = threading.active_count()
+    asyncio.run(main())
+    assert order[:2] == ["a", "b"] and order.count("a") == 4  # b before a's queued burst
+    assert not slots._busy and not slots._waiting
 
 
 def test_an_ingest_batch_waits_for_the_searches_in_flight() -> None:

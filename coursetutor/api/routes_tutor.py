@@ -23,6 +23,7 @@ from ..types import (
     Course,
     DocType,
     DoneEvent,
+    Hit,
     MetaEvent,
     Session,
     SourcesEvent,
@@ -60,38 +61,56 @@ class AskIn(BaseModel):
 
 
 @router.get("/courses/{course}/search")
-def search(course: str, caller: CallerDep, state: State,
-           q: Annotated[str, Query(min_length=1, max_length=4000)],
-           k: Annotated[int, Query(ge=1, le=50)] = 5,
-           mode: Annotated[str, Query(pattern="^(" + "|".join(MODES) + ")$")] = "hybrid",
-           type: Annotated[list[DocType] | None, Query()] = None,
-           max_difficulty: Annotated[int | None, Query(ge=1, le=5)] = None) -> JSONResponse:
+async def search(course: str, caller: CallerDep, state: State,
+                 q: Annotated[str, Query(min_length=1, max_length=4000)],
+                 k: Annotated[int, Query(ge=1, le=50)] = 5,
+                 mode: Annotated[str, Query(pattern="^(" + "|".join(MODES) + ")$")] = "hybrid",
+                 type: Annotated[list[DocType] | None, Query()] = None,
+                 max_difficulty: Annotated[int | None, Query(ge=1, le=5)] = None,
+                 ) -> JSONResponse:
     """Retrieval only: the passages that best answer `q`, with citations' URLs."""
     started = time.perf_counter()
-    info = check_course(state, caller, course)
+    info = await run_in_threadpool(check_course, state, caller, course)
     types = tuple(type) if type else DOC_TYPES
     if hides_solutions(caller.key, info):
         types = tuple(t for t in types if t != "solution")
     ws = state.workspace_for(caller.tenant)
-    # a tenant's burst of heavy searches queues behind itself, not in front of the others
-    with state.searches.slot(caller.tenant):
+
+    def compute() -> list[Hit]:
         charge = cost.reserve(state, caller, "search",
                               cost.query_tokens(state, q, ("query", "q")))
         cpu = time.thread_time()
         try:
-            hits = ws.search(q, course, k=k, mode=mode, doc_types=types,
+            return ws.search(q, course, k=k, mode=mode, doc_types=types,
                              max_difficulty=max_difficulty) if types else []
         finally:
             charge.settle(time.thread_time() - cpu)
+
+    # a tenant's burst of heavy searches queues behind itself, not in front of the others,
+    # and queues on the event loop: a queued search holds none of the server's threads
+    queued = time.perf_counter()
+    async with state.searches.waiting_slot(caller.tenant):
+        computing = time.perf_counter()
+        hits = await run_in_threadpool(compute)
+        done = time.perf_counter()
     state.metrics.retrievals.labels("search", "hits" if hits else "empty").inc()
-    media = (state.media_links(caller.tenant, course)
-             if any(h.chunk.doc_type == "transcript" for h in hits) else None)
+
+    def encoded() -> list[dict[str, Any]]:
+        media = (state.media_links(caller.tenant, course)
+                 if any(h.chunk.doc_type == "transcript" for h in hits) else None)
+        signer = state.signer.bound(caller.key)
+        return [encode.hit(h, i + 1, caller.tenant, signer, snippet(h.chunk.text), media)
+                for i, h in enumerate(hits)]
+
+    found = await run_in_threadpool(encoded) if hits else []
     # a ready JSONResponse skips FastAPI's generic encoder: the hot path of the context service
-    signer = state.signer.bound(caller.key)
+    # where the time went: before the search's turn (check), waiting for a free search slot
+    # (queue), searching (search)
+    timing = (f"check;dur={(queued - started) * 1000:.1f}, "
+              f"queue;dur={(computing - queued) * 1000:.1f}, "
+              f"search;dur={(done - computing) * 1000:.1f}")
     return JSONResponse({"query": q, "ms": round((time.perf_counter() - started) * 1000, 1),
-                         "hits": [encode.hit(h, i + 1, caller.tenant, signer,
-                                             snippet(h.chunk.text), media)
-                                  for i, h in enumerate(hits)]})
+                         "hits": found}, headers={"Server-Timing": timing})
 
 
 def _sse(name: str, data: dict[str, Any]) -> str:
