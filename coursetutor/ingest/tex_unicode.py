@@ -46,6 +46,13 @@ SYMBOLS: dict[str, str] = {
     "Rightarrow": "⇒", "implies": "⇒", "Longrightarrow": "⟹", "Leftarrow": "⇐",
     "Leftrightarrow": "⇔", "iff": "⇔", "leftrightarrow": "↔", "mapsto": "↦",
     "uparrow": "↑", "downarrow": "↓", "nearrow": "↗", "searrow": "↘",
+    "longleftarrow": "⟵", "longleftrightarrow": "⟷", "Longleftarrow": "⟸",
+    "Longleftrightarrow": "⟺", "longmapsto": "⟼", "hookrightarrow": "↪",
+    "rightleftharpoons": "⇌", "nrightarrow": "↛", "triangleq": "≜", "coloneqq": "≔",
+    "colon": ":", "backslash": "∖", "lbrack": "[", "rbrack": "]", "sqcup": "⊔",
+    "bigcup": "⋃", "bigcap": "⋂", "bigoplus": "⨁", "bigotimes": "⨂", "nsubseteq": "⊈",
+    "subsetneq": "⊊", "preceq": "⪯", "succeq": "⪰", "prec": "≺", "succ": "≻",
+    "lesssim": "≲", "gtrsim": "≳", "asymp": "≍", "diamond": "⋄", "Box": "□",
     # operators and sets
     "cdot": "⋅", "times": "×", "div": "÷", "pm": "±", "mp": "∓", "ast": "∗", "star": "⋆",
     "circ": "∘", "bullet": "•", "oplus": "⊕", "otimes": "⊗", "cup": "∪", "cap": "∩",
