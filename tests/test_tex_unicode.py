@@ -92,3 +92,12 @@ def test_the_terminal_prints_unicode_maths(monkeypatch: pytest.MonkeyPatch) -> N
     render_answer.stream_to_terminal([DoneEvent(answer)])
     shown = buffer.getvalue()
     assert "∇² f(x)⁻¹" in shown and "\\nabla" not in shown
+
+
+def test_a_sentence_never_ends_inside_a_formula() -> None:
+    from coursetutor.tutor.claims import sentences
+
+    text = ("Sia $f$ continua su $[a,b]$. Allora:\n$$\nf(b)-f(a) = f'(c)(b-a).\n$$\n"
+            r"Inoltre \(x. y\) vale.")
+    assert sentences(text) == ["Sia $f$ continua su $[a,b]$.", "Allora:",
+                               "$$\nf(b)-f(a) = f'(c)(b-a).\n$$", r"Inoltre \(x. y\) vale."]

@@ -52,14 +52,29 @@ _ABBREVIATION = re.compile(
     r"(?:^|\s)(?:e\.g|i\.e|cf|vs|approx|resp|fig|eq|ex|p|pp|ca|bzw|z\.b|d\.h|es)\.$", re.IGNORECASE)
 
 
+# a LaTeX formula, inline or displayed: a sentence never ends inside one
+_FORMULA = re.compile(r"\$\$.+?\$\$|\\\[.+?\\\]|\\\(.+?\\\)|(?<![\\$])\$[^$\n]+?\$", re.DOTALL)
+_HIDDEN = re.compile("\x00(\\d+)\x00")
+
+
 def sentences(text: str) -> list[str]:
-    """The sentences of `text`, each with the citation markers that follow it."""
+    """The sentences of `text`, each with the citation markers that follow it. A LaTeX
+    formula stays whole inside its sentence (its lines and full stops end nothing)."""
+    formulas: list[str] = []
+
+    def hide(m: re.Match[str]) -> str:
+        formulas.append(m.group(0))
+        return f"\x00{len(formulas) - 1}\x00"
+
+    masked = _FORMULA.sub(hide, text) if "$" in text or "\\" in text else text
     out: list[str] = []
-    for piece in (s.strip() for s in _SENTENCE.findall(text)):
+    for piece in (s.strip() for s in _SENTENCE.findall(masked)):
         if piece and out and _ABBREVIATION.search(out[-1]):
             out[-1] = f"{out[-1]} {piece}"  # "e.g." ends no sentence
         elif piece:
             out.append(piece)
+    if formulas:
+        out = [_HIDDEN.sub(lambda m: formulas[int(m.group(1))], piece) for piece in out]
     return out
 
 
