@@ -84,6 +84,9 @@ class Settings:
     # tutor/stages/compose.py); prose stays the default until the course-pack eval shows
     # statements ahead of it
     answer_style: str = "prose"
+    # how the model reads the sources' LaTeX: as written ("latex") or as Unicode maths
+    # ("unicode": `\frac{1}{1-q}` as `1/(1−q)`); what the student is shown is unchanged
+    context_maths: str = "latex"
     hint_next_step: bool = True  # hints read the next step of the exercise's solution
     answer_deadline_s: float = 60.0  # a turn past this ends with what is checked so far
     refine_context_tokens: int = 300  # evidence kept of the passages, in tokens (0: whole)
@@ -268,6 +271,8 @@ def _validate(s: Settings) -> None:
         raise ConfigError(f"llm_repack must be auto, on or off, got {s.llm_repack!r}")
     if s.answer_style not in ("statements", "prose"):
         raise ConfigError("answer_style must be statements or prose")
+    if s.context_maths not in ("latex", "unicode"):
+        raise ConfigError("context_maths must be latex or unicode")
     if s.answer_deadline_s <= 0:
         raise ConfigError("answer_deadline_s must be > 0")
     if s.answer_check_max_judged < 0:

@@ -24,6 +24,7 @@ from coursetutor.tutor.context import (
     Source,
     build_context,
     format_history,
+    render_sources,
     source_header,
     trim_to_question,
 )
@@ -877,3 +878,11 @@ def test_marker_spans_are_the_citations_only() -> None:
 ])
 def test_a_stray_line_of_markers_already_cited_goes(reply: str, tidied: str) -> None:
     assert tidy(reply, "How does bisection work?", []) == tidied
+
+
+def test_the_model_may_read_the_sources_latex_as_unicode_maths() -> None:
+    text = r"La serie geometrica converge a $\frac{1}{1-q}$ per $|q|<1$."
+    [source] = [Source(1, make_hit(text), text, 12)]
+    assert r"\frac{1}{1-q}" in render_sources([source])
+    shown = render_sources([source], "unicode")
+    assert "1/(1−q)" in shown and "\\frac" not in shown

@@ -6,6 +6,7 @@ import dataclasses
 import re
 from collections.abc import Callable, Sequence
 
+from ..ingest.tex_unicode import to_unicode
 from ..retrieval.tokenize import tokenize
 from ..types import Hit, Turn
 from .refine import refine
@@ -166,6 +167,10 @@ def _spend(left: dict[str, int], kind: str, cost: int) -> None:
     left[other] -= cost - own
 
 
-def render_sources(sources: Sequence[Source]) -> str:
-    """The sources block of the prompt."""
-    return "\n\n".join(f"{source_header(s.number, s.hit)}\n{s.text}" for s in sources)
+def render_sources(sources: Sequence[Source], maths: str = "latex") -> str:
+    """The sources block of the prompt; `maths="unicode"` gives their LaTeX as Unicode maths
+    (`context_maths`)."""
+    def text(s: Source) -> str:
+        return to_unicode(s.text) if maths == "unicode" else s.text
+
+    return "\n\n".join(f"{source_header(s.number, s.hit)}\n{text(s)}" for s in sources)

@@ -120,7 +120,8 @@ def messages(tools: Tools, f: Found, ctx: Context, level: Level | None,
     history = f"\nEarlier in this conversation:\n{ctx.history}\n" if ctx.history else ""
     memory = f"\n{ctx.notes}\n" if ctx.notes else ""
     user = prompts.render(
-        "answer", sources=live_block(o.live) + render_sources(ctx.sources),
+        "answer", sources=live_block(o.live) + render_sources(ctx.sources,
+                                                              tools.settings.context_maths),
         history=history, memory=memory,
         task=prompts.load(task_prompt(cat.intent, level, cat.about_exercise)),
         level=r.level, level_hint=level_hint(r.level), language=language_name(cat.language),
