@@ -33,3 +33,20 @@ def test_unbacked_polarity() -> None:
     assert unbacked_polarity("It always converges.", "It converges near the minimum.",
                              "en") == {"always"}
     assert unbacked_polarity("It does not converge.", "It may not converge.", "en") == set()
+
+
+def test_a_claim_that_turns_its_passage_round_is_unbacked() -> None:
+    assert unbacked_polarity("La serie armonica converge a 1/2 [1].",
+                             "La serie armonica diverge.", "it") == {"converg"}
+    assert unbacked_polarity("调和级数收敛。", "调和级数发散。", "zh") == {"收敛"}
+    assert unbacked_polarity("f is decreasing on [a, b] [1].", "f is increasing on [a, b].",
+                             "en") == {"decreas"}
+    # both words in the passage, or the claim's own word there: nothing turned round
+    assert not unbacked_polarity("The geometric series converges [1].",
+                                 "The harmonic series diverges; the geometric one converges.",
+                                 "en")
+    assert not unbacked_polarity("The condition is necessary and sufficient [1].",
+                                 "a necessary and sufficient condition", "en")
+    # "decreasing" does not begin with "increas", nor "infinite" with "finite"
+    assert not unbacked_polarity("The sequence is decreasing [1].", "It is decreasing.", "en")
+    assert not unbacked_polarity("The set is infinite [1].", "An infinite set.", "en")

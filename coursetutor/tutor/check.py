@@ -51,7 +51,7 @@ from .context import Source
 from .markers import MARKER, cited_numbers, content_brackets
 from .ordinals import unbacked_ordinals
 from .tidy import drop_stray
-from .wording import causal, dangles, polarity, unbacked_polarity
+from .wording import causal, dangles, has_opposites, polarity, unbacked_polarity
 
 # measured on the sample course and the course pack (see docs/tutor.md)
 OVERLAP_SURE = 0.75  # share of a claim's words in its sources: supported
@@ -392,6 +392,8 @@ class _Evidence:
                     for s in cited for window, text in self._passages(s, language)]
         found = max((n for n, _, _ in passages), default=0)
         stated = polarity(claim, language) | causal(claim, language)
+        if has_opposites(claim, language):
+            stated.add("opposites")
         best = [(text, lang) for n, text, lang in passages if n == found]
         unbacked = set() if not stated or any(lang != language for _, lang in best) else min(
             (unbacked_polarity(claim, text, language) for text, _ in best), key=len,

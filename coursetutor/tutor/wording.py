@@ -1,5 +1,5 @@
-"""Words that decide what a claim says: its polarity and causal words, and an ending that
-dangles.
+"""Words that decide what a claim says: its polarity and causal words, the opposites it may
+have turned round, and an ending that dangles.
 
 Pure functions over a claim and its language, with the word lists in `wording.toml`. The
 answer check's overlap counts content words; these are the small words it drops ("not",
@@ -13,6 +13,7 @@ import functools
 import re
 import tomllib
 from importlib import resources
+from typing import Any
 
 from ..retrieval.retriever import CJK_LANGUAGES
 from ..retrieval.tokenize import has_cjk
@@ -23,9 +24,44 @@ _WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?", re.UNICODE)
 
 @functools.cache
 def _lists() -> dict[str, dict[str, frozenset[str]]]:
+    return {lang: {key: frozenset(words) for key, words in table.items() if key != "opposites"}
+            for lang, table in _toml().items()}
+
+
+@functools.cache
+def _toml() -> dict[str, dict[str, list[Any]]]:
     raw = (resources.files("coursetutor.tutor") / "wording.toml").read_text(encoding="utf-8")
-    return {lang: {key: frozenset(words) for key, words in table.items()}
-            for lang, table in tomllib.loads(raw).items()}
+    return tomllib.loads(raw)
+
+
+@functools.cache
+def _opposites(language: str) -> tuple[tuple[str, str], ...]:
+    pairs = [(str(a), str(b)) for a, b in _toml().get(language, {}).get("opposites", [])]
+    return tuple(pairs) + tuple((b, a) for a, b in pairs)
+
+
+def _starts(text: str, language: str) -> set[str]:
+    """The word beginnings of `language`'s opposite pairs that `text` has."""
+    lowered = MARKER.sub(" ", text).casefold()
+    if language in CJK_LANGUAGES:
+        return {a for a, _ in _opposites(language) if a in lowered}
+    words = _WORD.findall(lowered)
+    return {a for a, _ in _opposites(language) if any(w.startswith(a) for w in words)}
+
+
+def opposed(claim: str, passage: str, language: str) -> set[str]:
+    """The words of `claim` whose opposite `passage` says instead ("converges" where the
+    passage has "diverges" and never "converges")."""
+    said = _starts(claim, language)
+    if not said:
+        return set()
+    there = _starts(passage, language)
+    return {a for a, b in _opposites(language) if a in said and a not in there and b in there}
+
+
+def has_opposites(text: str, language: str) -> bool:
+    """Whether `text` holds a word of an opposite pair (the check then compares it)."""
+    return bool(_starts(text, language))
 
 
 def _words(language: str, key: str) -> frozenset[str]:
@@ -54,9 +90,11 @@ def causal(text: str, language: str) -> set[str]:
 
 
 def unbacked_polarity(claim: str, passage: str, language: str) -> set[str]:
-    """The polarity words of `claim` that `passage` does not have, and its causal words when
-    `passage` gives no reason at all (any causal word backs any other: "因为" and "因此")."""
+    """The polarity words of `claim` that `passage` does not have, its causal words when
+    `passage` gives no reason at all (any causal word backs any other: "因为" and "因此"), and
+    the words `passage` says the opposite of (`opposed`)."""
     out = polarity(claim, language) - polarity(passage, language)
+    out |= opposed(claim, passage, language)
     reasons = causal(claim, language)
     if reasons and not causal(passage, language):
         out |= reasons
