@@ -497,6 +497,30 @@ def test_a_search_queued_on_the_event_loop_holds_no_thread_and_leaves_when_cance
     assert not slots._busy and not slots._waiting
 
 
+def test_queued_searches_leave_the_request_threads_to_other_requests(
+    sample: Sample, counting: CountingEmbedder, tmp_path: Path,
+) -> None:
+    # two request threads, one search slot: before, each queued search held a thread, so a
+    # tenant's burst left no thread for another tenant's request to even start on
+    with open_api(sample, counting, tmp_path / "data", api_threads=2,
+                  api_search_slots=1) as api:
+        slots = api.app.state.coursetutor.searches
+        results: list[int] = []
+        with slots.slot("default"):  # the one slot computes one of A's searches
+            burst = [threading.Thread(target=lambda who=who: results.append(
+                search(api, who, "bisection method").status_code))
+                for who in ("student", "teacher", "admin")]
+            for thread in burst:
+                thread.start()
+            assert eventually(lambda: sum(slots._waiting.values()) == 3)
+            started = time.monotonic()
+            me = api.call("teacher_b", "GET", "/v1/me")
+            assert me.status_code == 200 and time.monotonic() - started < 5
+        for thread in burst:
+            thread.join(30)
+        assert results == [200, 200, 200]
+
+
 def test_an_ingest_batch_waits_for_the_searches_in_flight() -> None:
     slots = FairSlots(2)
     done = threading.Event()
