@@ -101,3 +101,11 @@ def test_a_sentence_never_ends_inside_a_formula() -> None:
             r"Inoltre \(x. y\) vale.")
     assert sentences(text) == ["Sia $f$ continua su $[a,b]$.", "Allora:",
                                "$$\nf(b)-f(a) = f'(c)(b-a).\n$$", r"Inoltre \(x. y\) vale."]
+
+
+def test_formulas_are_indexed_as_unicode_maths() -> None:
+    from coursetutor.ingest.pipeline import index_text
+
+    indexed = index_text("Serie", ("Serie", "Geometrica"),
+                         r"La serie converge a $\frac{1}{1-q}$ per $|q| < 1$.")
+    assert "1/(1−q)" in indexed and "frac" not in indexed

@@ -27,9 +27,12 @@ from .ocr import OcrFn, make_ocr
 from .parsed import ParsedDocument
 from .slide_align import slide_cues
 from .sourced import check_source
+from .tex_unicode import to_unicode
 from .titles import distinct_title, readable_name
 
-PIPELINE_VERSION = "2"  # 2: Markdown read by the source reader (macros, $$ blocks, editor HTML)
+# 2: Markdown read by the source reader (macros, $$ blocks, editor HTML); 3: formulas indexed
+# and embedded as Unicode maths
+PIPELINE_VERSION = "3"
 
 
 
@@ -205,7 +208,9 @@ def index_text(title: str, path: tuple[str, ...], text: str, cap: int = 200) -> 
     """Contextual text for retrieval: document title and section path before the chunk, each
     cut to `cap` characters (metadata is short context, never a text of its own to embed)."""
     heading = " > ".join(p for p in path if p and p != title)
-    return "\n".join(x for x in (title[:cap], heading[:cap], without_gaps(text)) if x)
+    # formulas as Unicode maths: LaTeX commands (`\\frac`, `\\left`) are no words of the course
+    return "\n".join(x for x in (title[:cap], heading[:cap], to_unicode(without_gaps(text)))
+                     if x)
 
 
 def vector_key(tenant: str, context: str) -> str:
