@@ -17,11 +17,13 @@ CoursetutorError
  ├── JobCancelledError      the ingest job of a file was cancelled while it ran
  ├── AccessError            who is asking may not do this
  │    ├── AuthenticationError   no key, or a bad one
+ │    │    └── LaunchError        an LTI login or launch that fails a check (`reason` attached)
  │    ├── PermissionDeniedError a known resource this role may not change
  │    └── RateLimitError        too many requests (retry_after attached)
  │         └── ComputeBudgetError  a key's or tenant's compute seconds are spent
  ├── StoreError             the store failed or holds data from a newer version
  ├── RedisUnavailableError  the shared Redis (limits, sessions, ingest queue) cannot be reached
+ ├── PlatformError          an LMS's key set, token, roster or grade book endpoint failed
  └── BackendError           an embedding or generation backend is missing or down
       ├── MissingDependencyError
       ├── BackendUnavailableError   the server cannot be reached or keeps failing
@@ -102,6 +104,15 @@ class AuthenticationError(AccessError):
     """No API key, or one that is unknown, revoked or malformed."""
 
 
+class LaunchError(AuthenticationError):
+    """An LTI login or launch that cannot be trusted; `reason` names the check it failed
+    (`unknown_issuer`, `bad_signature`, `expired`, `replayed_nonce`, ...)."""
+
+    def __init__(self, message: str, reason: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
 class PermissionDeniedError(AccessError):
     """The caller's role may not do this to a resource it can see."""
 
@@ -133,6 +144,10 @@ class StoreError(CoursetutorError):
 
 class RedisUnavailableError(CoursetutorError):
     """The Redis that several processes share cannot be reached or failed."""
+
+
+class PlatformError(CoursetutorError):
+    """An LMS platform's endpoint (its key set, token, roster or scores) failed or refused."""
 
 
 class BackendError(CoursetutorError):

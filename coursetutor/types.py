@@ -234,6 +234,7 @@ class Session:
     updated: float
     ended: float | None = None
     turns: int = 0
+    title: str = ""  # its first question (empty before one is asked)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -337,6 +338,10 @@ class ApiKey:
     secret_hash: str
     created: float
     revoked: float | None = None
+    expires: float | None = None  # a short-lived key's end (an LTI launch's); None: never
+
+    def expired(self, now: float) -> bool:
+        return self.expires is not None and self.expires <= now
 
 
 @dataclasses.dataclass(frozen=True)

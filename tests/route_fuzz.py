@@ -196,13 +196,23 @@ BODIES: dict[str, dict[str, Any]] = {
     "POST /v1/courses/{course}/classes": {"title": "Fuzz class", "slides": None},
     "POST /v1/courses/{course}/classes/{class_id}/slide": {"page": 2},
     EVENTS: {**EVENT, "final": True},  # read by the route itself, through the same checks
+    "POST /v1/lti/platforms": {
+        "issuer": "https://lms.example.edu", "client_id": "fuzz-client", "deployment_ids": ["1"],
+        "jwks_url": "https://lms.example.edu/jwks", "auth_login_url": "https://lms.example.edu/auth",
+        "token_url": "https://lms.example.edu/token", "frame_origins": []},
+    "PUT /v1/lti/platforms/{platform_id}/links": {"context": "ctx-1", "course": COURSE,
+                                                  "grades": False, "topic": ""},
 }
 LIST_FIELDS = ("resolve_weak_areas", "remove_topics")  # empty when valid: a member is fuzzed
 FIELD_PREFIX = {EVENTS: "events.0."}  # how a route's refusal names the body's fields
-HAND_PARSED = {EVENTS, "POST /v1/courses/{course}/documents"}
+# the LTI routes read the forms a browser posts from an LMS; each field is a token this tool
+# or the platform signed, refused (401) unless its signature verifies
+HAND_PARSED = {EVENTS, "POST /v1/courses/{course}/documents", "POST /lti/login",
+               "POST /lti/launch", "POST /lti/deep-link"}
 BODYLESS = {"PUT /v1/courses/{course}/students/{student}",
             "POST /v1/courses/{course}/sessions/{session_id}/end",
-            "POST /v1/courses/{course}/classes/{class_id}/end"}
+            "POST /v1/courses/{course}/classes/{class_id}/end",
+            "POST /v1/courses/{course}/lti/roster"}
 CUES = {"text/vtt": "WEBVTT\n\n00:00:{a}.000 --> 00:00:{b}.000\n{text}\n",
         "application/x-subrip": "1\n00:00:{a},000 --> 00:00:{b},000\n{text}\n"}
 BAD_CUES = [("-01", "02", "negative"), ("05", "04", "backwards"), ("01", "02", "nul\x00"),
@@ -231,7 +241,9 @@ ADMIN = {"POST /v1/tenants", "GET /v1/tenants", "DELETE /v1/tenants/{tenant}",
          "GET /v1/students/{student}/export", "DELETE /v1/students/{student}/data",
          "GET /v1/courses/{course}/students/{student}/export",
          "DELETE /v1/courses/{course}/students/{student}/data",
-         "PATCH /v1/courses/{course}/students/{student}/profile"}
+         "PATCH /v1/courses/{course}/students/{student}/profile",
+         "GET /v1/lti/platforms", "POST /v1/lti/platforms",
+         "DELETE /v1/lti/platforms/{platform_id}"}
 STUDENT_TOO = {"POST /v1/courses/{course}/ask", "POST /v1/chat/completions",
                "GET /v1/courses/{course}/search"}
 # what the destructive routes are pointed at, so that the rest keeps its data

@@ -45,7 +45,8 @@ ANSWER_KEYS = {"text", "sources", "category", "intent", "grade", "evidence", "le
                "complete", "language", "note", "session_id", "checked", "removed", "usage",
                "timings", "tier", "reused_from", "markers"}
 SOURCE_KEYS = {"media", "number", "chunk", "document", "title", "type", "page", "start", "end",
-               "anchor", "label", "snippet", "url", "tier", "tier_label"}
+               "anchor", "label", "snippet", "url", "section", "tier", "tier_label",
+               "tier_code", "tier_params"}
 DOWN = "cannot reach the Ollama server at http://127.0.0.1:11434: start it with `ollama serve`"
 
 
@@ -627,9 +628,9 @@ def test_sessions_of_a_student(api: Api) -> None:
     assert second["session_id"] == sid
 
     listed = api.client.get(f"{path}/sessions", headers=cleo).json()["sessions"]
-    assert [{k: s[k] for k in ("id", "course", "student", "ended", "turns")}
+    assert [{k: s[k] for k in ("id", "course", "student", "ended", "turns", "title")}
             for s in listed] == [{"id": sid, "course": COURSE, "student": "cleo",
-                                  "ended": None, "turns": 2}]
+                                  "ended": None, "turns": 2, "title": CONCEPT}]
     session = api.client.get(f"{path}/sessions/{sid}", headers=cleo).json()
     assert session["session"] == listed[0]
     assert [(t["ordinal"], t["question"], t["answer"], t["grade"], t["covered"])

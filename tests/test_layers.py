@@ -20,7 +20,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("ingest",),
     ("memory",),
     ("workspace",),
-    ("live",),
+    ("live", "lti"),
     ("tutor", "tasks"),
     ("health",),
     ("api",),

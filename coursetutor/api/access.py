@@ -31,8 +31,9 @@ def check_id(kind: str, value: str) -> str:
 
 
 def mint_key(store: Store, tenant: str, role: str, student: str = "",
-             name: str = "") -> tuple[ApiKey, str]:
-    """Create and store a key; returns it with its full secret text, shown only this once."""
+             name: str = "", seconds: float | None = None) -> tuple[ApiKey, str]:
+    """Create and store a key (expiring after `seconds`, if given); returns it with its full
+    secret text, shown only this once."""
     checked: Role = check_role(role)
     if checked == "student":
         if not student:
@@ -42,8 +43,9 @@ def mint_key(store: Store, tenant: str, role: str, student: str = "",
         raise InputError(f"only student keys name a student; this is a {checked} key")
     key_id = secrets.token_hex(6)
     secret = secrets.token_urlsafe(32)
+    now = time.time()
     key = ApiKey(key_id, check_id("tenant", tenant), checked, student, name, hash_secret(secret),
-                 time.time())
+                 now, expires=None if seconds is None else now + seconds)
     store.add_key(key)
     return key, f"{PREFIX}{key_id}_{secret}"
 
@@ -60,4 +62,6 @@ def authenticate(store: Store, text: str | None) -> ApiKey:
         raise AuthenticationError("unknown API key")
     if key.revoked is not None:
         raise AuthenticationError("this API key was revoked")
+    if key.expired(time.time()):
+        raise AuthenticationError("this API key has expired")
     return key

@@ -22,6 +22,7 @@ from .. import __version__
 from ..config import Settings, load_settings
 from ..live.session import LiveClasses
 from ..llm.router import Router
+from ..lti.tool import LtiTool
 from ..memory.retention import purge_all_tenants
 from ..store.redis import RedisLink, connect, need_rq
 from ..workspace import Workspace
@@ -31,6 +32,8 @@ from . import (
     routes_check,
     routes_classes,
     routes_courses,
+    routes_lti,
+    routes_lti_admin,
     routes_memory,
     routes_openai,
     routes_students,
@@ -88,6 +91,7 @@ def build_state(settings: Settings, workspace: Workspace | None = None,
         live=LiveClasses(ws, link, on_lag=metrics.transcript_lag.observe,
                          on_slide=lambda source: metrics.slide_changes.labels(source).inc()),
         searches=searches,
+        lti=LtiTool(ws.store, load_secret(settings)),
     )
 
 
@@ -138,6 +142,8 @@ def create_app(settings: Settings, workspace: Workspace | None = None,
         state.checks.shutdown()
         if state.live is not None:
             state.live.close()
+        if state.lti is not None:
+            state.lti.close()
         state.limiter.close()
         if owns_workspace:
             state.workspace.close()
@@ -152,6 +158,8 @@ def create_app(settings: Settings, workspace: Workspace | None = None,
                    routes_students, routes_memory):
         app.include_router(module.router)
     app.include_router(routes_classes.router)
+    app.include_router(routes_lti.router)
+    app.include_router(routes_lti_admin.router)
     _ops_routes(app)
     _pages(app)
     if settings.api_cors_origins:
@@ -160,7 +168,8 @@ def create_app(settings: Settings, workspace: Workspace | None = None,
                                           settings.api_cors_origins.split(",")])
     app.add_middleware(BodyLimits, max_bytes=settings.api_max_json_bytes,
                        max_depth=settings.api_max_json_depth)
-    app.add_middleware(SecurityHeaders)
+    app.add_middleware(SecurityHeaders, framers=lambda: (
+        state.lti.frame_origins() if state.lti is not None else ()))
     app.add_middleware(RequestContext, metrics=state.metrics,
                        reconnect_every=settings.api_reconnect_every)
     return app

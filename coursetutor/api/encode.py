@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..tutor.tiers import tier_code
 from ..types import (
     Answer,
     ApiKey,
+    Chunk,
     Citation,
     Course,
     Document,
@@ -38,12 +40,23 @@ def source(c: Citation, tenant: str, course_id: str, signer: Signer,
     """A cited passage; `media` maps document ids to the video a transcript belongs to."""
     loc = c.locator
     video = (media or {}).get(c.document_id, "")
+    code, params = tier_code(c.tier_label)
     return {"media": media_at(video, loc.start) if video and loc.start is not None else "",
             "number": c.number, "chunk": c.chunk_id, "document": f"{course_id}:{c.document_id}",
             "title": c.title, "type": c.doc_type, "page": loc.page, "start": loc.start,
             "end": loc.end, "anchor": loc.anchor, "label": c.label(), "snippet": c.snippet,
-            "tier": c.tier, "tier_label": c.tier_label,
+            "section": c.section, "tier": c.tier, "tier_label": c.tier_label,
+            "tier_code": code, "tier_params": params,
             "url": signer.url(tenant, course_id, c.document_id, loc)}
+
+
+def passage(ch: Chunk) -> dict[str, Any]:
+    """A whole stored passage (GET /v1/courses/{course}/passages/{chunk})."""
+    loc = ch.locator
+    return {"chunk": ch.id, "document": f"{ch.course}:{ch.document_id}",
+            "title": ch.document_title, "type": ch.doc_type, "section": list(ch.section_path),
+            "page": loc.page, "start": loc.start, "end": loc.end, "anchor": loc.anchor,
+            "text": ch.text}
 
 
 def hit(h: Hit, rank: int, tenant: str, signer: Signer, snippet: str,
@@ -77,7 +90,7 @@ def answer(a: Answer, tenant: str, course_id: str, signer: Signer,
 
 def session(s: Session) -> dict[str, Any]:
     return {"id": s.id, "course": s.course, "student": s.student, "created": s.created,
-            "updated": s.updated, "ended": s.ended, "turns": s.turns}
+            "updated": s.updated, "ended": s.ended, "turns": s.turns, "title": s.title}
 
 
 def turn(t: Turn, tenant: str, signer: Signer,

@@ -32,6 +32,7 @@ STATUS: tuple[tuple[type[e.CoursetutorError], int], ...] = (
     (e.BackendError, 503),
     (e.StoreError, 503),
     (e.RedisUnavailableError, 503),
+    (e.PlatformError, 502),
 )
 
 
@@ -62,7 +63,10 @@ def body(exc: BaseException, request_id: str) -> dict[str, Any]:
     """The JSON error body; unexpected errors say nothing about the server's insides."""
     message = scrub(str(exc)) if isinstance(exc, e.CoursetutorError) else (
         "internal error; the server log has the details under this request id")
-    return {"error": {"type": error_type(exc), "message": message, "request_id": request_id}}
+    error = {"type": error_type(exc), "message": message, "request_id": request_id}
+    if isinstance(exc, e.LaunchError):
+        error["reason"] = exc.reason
+    return {"error": error}
 
 
 def log_stream_error(exc: BaseException, request_id: str) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 import time
 import uuid
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -49,7 +50,8 @@ class RequestContext:
                 extra = [(b"x-request-id", request_id.encode())]
                 if self._reconnect():
                     extra.append((b"connection", b"close"))
-                message["headers"] = [*relative_location(message["headers"]), *extra]
+                allowed = scope["state"].get("allowed_location", "")
+                message["headers"] = [*relative_location(message["headers"], allowed), *extra]
                 self._observe(scope, status, started)
             await send(message)
 
@@ -96,12 +98,15 @@ class RequestContext:
             "key": key})
 
 
-def relative_location(headers: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
+def relative_location(headers: list[tuple[bytes, bytes]],
+                      allowed: str = "") -> list[tuple[bytes, bytes]]:
     """Headers with an absolute `Location` made relative: a redirect built from the request's
-    `Host` header (trailing-slash redirects) must never send a client to another host."""
+    `Host` header (trailing-slash redirects) must never send a client to another host. A route
+    that sends the client elsewhere on purpose (the LTI login, to the LMS) names that very
+    `allowed` location in `request.state.allowed_location`."""
     out = []
     for name, value in headers:
-        if name.lower() == b"location":
+        if name.lower() == b"location" and not (allowed and value.decode("latin-1") == allowed):
             parts = urlsplit(value.decode("latin-1"))
             if parts.scheme or parts.netloc:
                 path = "/" + parts.path.lstrip("/")  # '//evil' would be another host again
@@ -210,23 +215,48 @@ SECURITY_HEADERS = (
 )
 
 
+# the pages an LMS opens in its frame (LTI): the registered platforms' origins may frame them
+FRAMED_PAGES = ("/", "/teacher", "/lti/launch", "/lti/deep-link")
+
+
+def page_policy(framers: tuple[str, ...] = (), form_targets: tuple[str, ...] = ()) -> str:
+    """PAGE_POLICY with more origins that may frame the page or receive its forms."""
+    policy = PAGE_POLICY
+    if form_targets:
+        policy = policy.replace("form-action 'self'",
+                                "form-action 'self' " + " ".join(form_targets))
+    if framers:
+        policy = policy.replace("frame-ancestors 'self'",
+                                "frame-ancestors 'self' " + " ".join(framers))
+    return policy
+
+
 class SecurityHeaders:
     """A content security policy, no type sniffing, no referrer and framing by this server only
-    on every response (a route that sets one of these keeps its own)."""
+    on every response (a route that sets one of these keeps its own); the pages an LMS frames
+    may be framed by the origins `framers()` gives (the registered LTI platforms')."""
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp,
+                 framers: Callable[[], tuple[str, ...]] = lambda: ()) -> None:
         self.app = app
+        self.framers = framers
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        policy = FILE_POLICY if str(scope.get("path", "")).endswith("/file") else PAGE_POLICY
+        path = str(scope.get("path", ""))
+        policy = FILE_POLICY if path.endswith("/file") else PAGE_POLICY
+        framers = self.framers() if path in FRAMED_PAGES else ()
+        if framers:
+            policy = page_policy(framers)
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
                 headers = list(message.get("headers", []))
                 present = {name.lower() for name, _ in headers}
+                if framers:  # frame-ancestors decides; X-Frame-Options cannot name origins
+                    present.add(b"x-frame-options")
                 extra = [(b"content-security-policy", policy.encode()), *SECURITY_HEADERS]
                 message["headers"] = headers + [(n, v) for n, v in extra if n not in present]
             await send(message)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import shutil
+import time
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -317,7 +318,8 @@ def _signed_by(state: AppState, ref: tuple[str, str], s: Signature) -> ApiKey | 
             s.tenant, *ref, s.exp, s.sig, s.staff, s.key)):
         return None
     key = state.workspace.store.find_key(s.key)
-    if key is None or key.revoked is not None or s.staff != (key.role != "student"):
+    if key is None or key.revoked is not None or key.expired(time.time()) or (
+            s.staff != (key.role != "student")):
         return None
     return key if key.role == "admin" or key.tenant == s.tenant else None
 

@@ -25,6 +25,7 @@ from ..types import (
     DoneEvent,
     Hit,
     MetaEvent,
+    SearchFilters,
     Session,
     SourcesEvent,
     StreamEvent,
@@ -226,6 +227,7 @@ async def stream_events(state: AppState, caller: Caller, course: str, pump: Even
                 yield _sse(name, data)
                 if isinstance(event, DoneEvent):
                     state.metrics.observe_answer(event.answer)
+                    state.turn_done(caller.tenant, course, caller.role, caller.student)
                     return
             event = await next_event(pump)
         yield _sse("error", {"type": "internal", "status": 500, "request_id": request_id,
@@ -238,6 +240,17 @@ async def stream_events(state: AppState, caller: Caller, course: str, pump: Even
         pump.cancelled.set()  # a client that went away stops the model
         state.limiter.close_stream(caller.limits_key)
         state.metrics.active_streams.dec()
+
+
+@router.get("/courses/{course}/passages/{chunk}")
+def get_passage(course: str, chunk: str, caller: CallerDep, state: State) -> dict[str, Any]:
+    """One passage of the course, whole: the text a citation's snippet was cut from."""
+    info = check_course(state, caller, course)
+    found = state.workspace.store.get_chunks(SearchFilters(caller.tenant, course), [chunk])
+    passage = found.get(chunk)
+    if passage is None or (passage.doc_type == "solution" and hides_solutions(caller.key, info)):
+        raise NotFoundError(f"passage {chunk!r} does not exist")
+    return encode.passage(passage)
 
 
 @router.post("/courses/{course}/ask", responses={200: {"content": {
@@ -255,6 +268,7 @@ async def ask(course: str, body: AskIn, request: Request, caller: CallerDep,
             media_type="text/event-stream",
             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
     done = await drain(state, caller, pump, first)
+    state.turn_done(caller.tenant, course, caller.role, caller.student)
     media = state.media_links(caller.tenant, course) if done.answer.sources else None
     return encode.answer(done.answer, caller.tenant, course, state.signer.bound(caller.key),
                          media)

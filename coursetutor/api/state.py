@@ -13,6 +13,7 @@ from starlette.concurrency import run_in_threadpool
 from ..config import Settings
 from ..live.session import LiveClasses
 from ..llm.router import Router
+from ..lti.tool import LtiTool
 from ..workspace import Workspace
 from .budget import ComputeBudget, MemoryComputeBudget
 from .checks import CourseChecks
@@ -42,6 +43,7 @@ class AppState:
     budget: ComputeBudget = dataclasses.field(default_factory=MemoryComputeBudget)
     checks: CourseChecks = dataclasses.field(default_factory=CourseChecks)
     live: LiveClasses | None = None  # live classes and their serial queues (live/session.py)
+    lti: LtiTool | None = None  # LTI 1.3: platforms' key sets, services, grades (lti/tool.py)
     # searches compute a few at a time, round-robin between tenants (fair_turns.py)
     searches: FairSlots = dataclasses.field(default_factory=lambda: FairSlots(1))
     _views: dict[str, Workspace] = dataclasses.field(default_factory=dict)
@@ -61,6 +63,12 @@ class AppState:
         if self.networked:
             return await run_in_threadpool(fn, *args)
         return fn(*args)
+
+    def turn_done(self, tenant: str, course: str, role: str, student: str) -> None:
+        """After a student's turn: their mastery may have changed, so the LMS grade books that
+        take it get the new score (on a thread of its own)."""
+        if self.lti is not None and role == "student":
+            self.lti.grades.after_turn(tenant, course, student)
 
     def media_links(self, tenant: str, course: str) -> dict[str, str]:
         """Document id -> the video or audio of the course's transcripts that have one

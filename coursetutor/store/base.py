@@ -23,6 +23,7 @@ from ..types import (
     Turn,
 )
 from .classes import ClassStore
+from .lti import LtiStore
 from .mastery import MasteryStore, TopicMastery, WeakArea
 from .profiles import Profile, Profiles
 from .reuse import ReuseStore
@@ -129,6 +130,7 @@ class Store(abc.ABC):
     summaries: Summaries  # running and session summaries (store/summaries.py)
     mastery: MasteryStore  # mastery per topic and weak areas (store/mastery.py)
     reuse: ReuseStore  # answered lecture questions, for reuse (store/reuse.py)
+    lti: LtiStore  # LTI platforms, tool keys, LMS users and links (store/lti.py)
 
     @abc.abstractmethod
     def close(self) -> None: ...

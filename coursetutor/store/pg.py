@@ -31,6 +31,7 @@ from ..errors import ConfigError, NotFoundError, StoreError
 from ..types import Chunk, Course, Document, SearchFilters
 from .base import ChunkRow, HybridResult, KeywordResult, Store, Vector
 from .classes import SQLClasses
+from .lti import SQLLti
 from .mastery import SQLMastery
 from .migrate import LEGACY_POSTGRES, from_legacy, has_statements, migrations
 from .pg_search import HNSW_DIMS, hybrid_sql, keyword_sql, vector_sql
@@ -139,6 +140,7 @@ class PostgresStore(SQLCatalog, SQLAccess, SQLSessions, Store):
         self.profiles = SQLProfiles(self._db, self._tx, "postgresql")
         self.mastery = SQLMastery(self._db, self._tx)
         self.reuse = SQLReuse(self._reader, self._tx)
+        self.lti = SQLLti(self._reader, self._tx, self._integrity_errors)
 
     # -- plumbing ---------------------------------------------------------
     def _configure(self, conn: psycopg.Connection[Any]) -> None:

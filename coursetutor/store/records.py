@@ -15,7 +15,8 @@ TURN_COLUMNS = (
 )
 SESSION_COLUMNS = (
     "s.id, s.tenant, s.course, s.student, s.created, s.updated, s.ended, "
-    "(SELECT COUNT(*) FROM turns t WHERE t.session_id = s.id)"
+    "(SELECT COUNT(*) FROM turns t WHERE t.session_id = s.id), "
+    "(SELECT f.question FROM turns f WHERE f.session_id = s.id ORDER BY f.ordinal LIMIT 1)"
 )
 
 
@@ -65,7 +66,7 @@ def turn_from_row(row: tuple[Any, ...]) -> Turn:
 def session_from_row(row: tuple[Any, ...]) -> Session:
     v = list(row)
     return Session(v[0], v[1], v[2], v[3], float(v[4]), float(v[5]),
-                   None if v[6] is None else float(v[6]), int(v[7]))
+                   None if v[6] is None else float(v[6]), int(v[7]), str(v[8] or ""))
 
 
 CHUNK_COLUMNS = (

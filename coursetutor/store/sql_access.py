@@ -13,7 +13,7 @@ from ..types import ApiKey, Course, Job, Tenant, check_role
 from .base import JobFile, QueueDepth
 from .sql import Executor
 
-KEY_COLUMNS = "id, tenant, role, student, name, secret_hash, created, revoked"
+KEY_COLUMNS = "id, tenant, role, student, name, secret_hash, created, revoked, expires"
 JOB_COLUMNS = ("id, tenant, course, status, files_total, files_done, stage, current, embedded, "
                "to_embed, report, error, created, updated")
 # the job fields a running ingest may change; column names come only from this list
@@ -93,7 +93,7 @@ class SQLAccess:
         try:
             with self._tx() as db:
                 db.execute(f"INSERT INTO api_keys ({KEY_COLUMNS}) VALUES "
-                           "(?, ?, ?, ?, ?, ?, ?, ?)", dataclasses.astuple(key))
+                           "(?, ?, ?, ?, ?, ?, ?, ?, ?)", dataclasses.astuple(key))
         except self._integrity_errors as exc:
             raise ConflictError(f"key {key.id!r} already exists") from exc
         return key

@@ -20,6 +20,7 @@ from ..scoring.vectors import EXACT_LIMIT, VectorIndex
 from ..types import Chunk, Course, Document, SearchFilters
 from .base import ChunkRow, KeywordResult, Store, Vector
 from .classes import SQLClasses
+from .lti import SQLLti
 from .mastery import SQLMastery
 from .migrate import migrations as schema_migrations
 from .private import private_file
@@ -80,6 +81,7 @@ class SQLiteStore(SQLCatalog, SQLAccess, SQLSessions, Store):
         self.profiles = SQLProfiles(self._db, self._tx)
         self.mastery = SQLMastery(self._db, self._tx)
         self.reuse = SQLReuse(self._reader, self._tx)
+        self.lti = SQLLti(self._reader, self._tx, self._integrity_errors)
 
     # -- plumbing ---------------------------------------------------------
     def close(self) -> None:

@@ -10,6 +10,7 @@ material does not cover the question, as outside a class. Every hit is labelled 
 from __future__ import annotations
 
 import dataclasses
+import re
 import time
 from datetime import datetime
 
@@ -128,6 +129,16 @@ def tiered_search(ws: Workspace, inp: TierInput, weights: ProgressWeights, bar: 
                        "rerank": round(total - found.search_ms, 1)})
 
 
+# A tier label's code and its English text (the label stored with a turn); pages translate
+# the code (see `tier_code`), older clients show the text.
+TIER_LABELS = (
+    ("class_time", re.compile(r"from today's class, (?P<time>\d\d:\d\d)")),
+    ("slides_page", re.compile(r"from today's slides, p\. (?P<page>\d+)")),
+    ("slides", re.compile(r"from today's slides")),
+    ("document", re.compile(r"from (?P<title>.+)", re.DOTALL)),
+)
+
+
 def label(hit: Hit, progress: ClassProgress, tier: str) -> Hit:
     """The hit with its tier and a label a student reads ("from today's class, 10:23")."""
     chunk = hit.chunk
@@ -139,6 +150,16 @@ def label(hit: Hit, progress: ClassProgress, tier: str) -> Hit:
         page = f", p. {chunk.locator.page}" if chunk.locator.page else ""
         return dataclasses.replace(hit, tier=CLASS, tier_label=f"from today's slides{page}")
     return dataclasses.replace(hit, tier=HISTORY, tier_label=f"from {chunk.document_title}")
+
+
+def tier_code(tier_label: str) -> tuple[str, dict[str, str]]:
+    """The code and parameters of a label `label` wrote ("class_time", {"time": "10:23"});
+    ("", {}) for no label."""
+    for code, pattern in TIER_LABELS:
+        match = pattern.fullmatch(tier_label)
+        if match:
+            return code, match.groupdict()
+    return "", {}
 
 
 def clock(started: float, offset: float) -> str:

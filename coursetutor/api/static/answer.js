@@ -1,13 +1,12 @@
-// An answer's text on the page: **bold**, `code`, and its citation markers as buttons that
-// open the cited passage.
+// An answer's text on the page: its inline Markdown (**bold**, *italic*, `code`, formulas left
+// for math.js), and its citation markers as buttons that open the cited passage.
 
-import { el } from "./common.js";
+import { appendInline } from "./markdown.js";
 
 // The tutor's own rule for a marker, for a reply the server sent no markers for (a stream
 // the student stopped): sources count from 1, and a bracket inside code or a formula is part
 // of the text.
 const MARKER = /(?<![`$\\])\[([1-9]\d{0,2}(?:\s*[,;]\s*[1-9]\d{0,2})*)\](?!`)/g;
-const FORMAT = /(\*\*[^*\n]+\*\*|`[^`\n]+`)/g;
 
 /** The markers of `text` by the tutor's rule, as [start, end] offsets in characters. */
 export function markerSpans(text) {
@@ -17,18 +16,6 @@ export function markerSpans(text) {
     spans.push([start, start + Array.from(match[0]).length]);
   }
   return spans;
-}
-
-function appendFormatted(box, text) {
-  let last = 0;
-  for (const match of text.matchAll(FORMAT)) {
-    if (match.index > last) box.append(text.slice(last, match.index));
-    const token = match[0];
-    box.append(token.startsWith("**") ? el("strong", {}, token.slice(2, -2))
-      : el("code", {}, token.slice(1, -1)));
-    last = match.index + token.length;
-  }
-  if (last < text.length) box.append(text.slice(last));
 }
 
 /**
@@ -46,7 +33,7 @@ export function renderAnswer(box, text, sources, markers, cite) {
   let last = 0;
   for (const [start, end] of spans) {
     if (start < last || end > chars.length) continue;
-    appendFormatted(box, chars.slice(last, start).join(""));
+    appendInline(box, chars.slice(last, start).join(""));
     const token = chars.slice(start, end).join("");
     const numbers = token.slice(1, -1).split(/\s*[,;]\s*/).map(Number);
     if (numbers.every((n) => byNumber.has(n))) {
@@ -61,5 +48,5 @@ export function renderAnswer(box, text, sources, markers, cite) {
     }
     last = end;
   }
-  appendFormatted(box, chars.slice(last).join(""));
+  appendInline(box, chars.slice(last).join(""));
 }

@@ -1,11 +1,13 @@
 // The student page: pick a course, ask, read the streamed answer, open the cited passages.
 
-import { applyI18n, label, lang, t } from "./i18n.js";
+import { applyI18n, label, t } from "./i18n.js";
 import {
-  $, ApiError, clock, courseKeyHandler, describeError, el, enc, fetchCourses, fillCourseMenu,
+  $, ApiError, courseKeyHandler, describeError, el, enc, fetchCourses, fillCourseMenu,
   listOf, pageApi, recall, remember, runningClass, setupKeyBox, when,
 } from "./common.js";
-import { renderAnswer } from "./answer.js";
+import { markerSpans, renderAnswer } from "./answer.js";
+import { renderMath } from "./math.js";
+import { groupSources, panelParts, renderSourceList, sourceLabel } from "./sources.js";
 
 const SLOT = "student";
 const api = pageApi(SLOT);
@@ -43,12 +45,12 @@ const onKey = courseKeyHandler(api, {
   setKey: (key) => {
     state.key = key;
   },
-  clear: () => fillCourses([]),
+  clear: () => fillCourses([], t("course.signed_out")),
   load: async () => fillCourses(await fetchCourses(api)),
 });
 
-function fillCourses(courses) {
-  selectCourse(fillCourseMenu(courseSelect, courses, recall("student.course")));
+function fillCourses(courses, none = t("course.none_student")) {
+  selectCourse(fillCourseMenu(courseSelect, courses, recall("student.course"), none));
 }
 
 function selectCourse(course) {
@@ -62,18 +64,32 @@ function selectCourse(course) {
 // ---------------------------------------------------------------- the class in progress
 
 const classNow = $("class-now");
-const CLASS_POLL_MS = 20000;
+// one small read of the class's state: cheap enough to follow the slides every few seconds
+const CLASS_POLL_MS = 5000;
+
+/** "now: slide 5 — Kernel functions" in the page's language. */
+function classLine(progress) {
+  const slide = progress.slide || {};
+  if (slide.page === null || slide.page === undefined) return (progress.summary || "").slice(0, 120);
+  return slide.title ? t("class.now_titled", { page: slide.page, title: slide.title })
+    : t("class.now", { page: slide.page });
+}
 
 async function followClass() {
   clearTimeout(state.classTimer);
   const course = state.course;
   let line = "";
+  if (!course || !state.key) {
+    state.classId = null;
+    if (classNow) classNow.hidden = true;
+    return;
+  }
   try {
     const running = await runningClass(api, course);
     state.classId = running ? running.id : null;
     if (state.classId) {
       const p = await api.get(`/v1/courses/${enc(course)}/classes/${enc(state.classId)}/progress`);
-      line = p.line || p.summary.slice(0, 120);
+      line = classLine(p);
     }
   } catch {
     state.classId = null; // no live classes on this server, or none the key may see
@@ -88,6 +104,7 @@ async function followClass() {
 
 courseSelect.addEventListener("change", () => selectCourse(courseSelect.value));
 
+// the one level control: kept in this browser and in the student's profile (profile.js)
 levelSelect.value = recall("student.level") || "3";
 levelSelect.addEventListener("change", () => remember("student.level", levelSelect.value));
 
@@ -111,7 +128,11 @@ $("new-session").addEventListener("click", () => {
 
 async function loadSessions() {
   sessionsList.replaceChildren();
-  if (!state.key || !state.course) return;
+  if (!state.key) {
+    sessionsList.append(el("li", { class: "muted" }, t("sessions.signed_out")));
+    return;
+  }
+  if (!state.course) return;
   let sessions;
   try {
     sessions = listOf(await api.get(`/v1/courses/${enc(state.course)}/sessions`), "sessions");
@@ -125,8 +146,9 @@ async function loadSessions() {
   }
   for (const session of sessions) {
     const turns = Number(session.turns ?? session.turn_count ?? 0);
-    const heading = session.title || session.first_question || when(session.updated || session.created, lang);
+    const heading = session.title || session.first_question || t("sessions.untitled");
     const details = [
+      when(session.updated || session.created),
       turns === 1 ? t("sessions.turn1") : t("sessions.turns", { n: turns }),
       session.ended ? t("sessions.ended") : "",
     ].filter(Boolean).join(" · ");
@@ -248,8 +270,11 @@ function addTurn(text) {
     finish(done) {
       const text = done.text ?? (streamed ? streamed.data : "");
       const cited = done.sources && done.sources.length ? done.sources : sources;
-      renderAnswer(answer, text, cited, done.markers, citeButton);
-      renderSources(sourcesBox, cited);
+      renderAnswer(answer, text, cited, done.markers, (n, source) => citeButton(n, source, cited));
+      renderMath(answer);
+      // an answer that cites nothing in its text (the model is off) shows the passages inline
+      const inline = cited.length > 0 && !(done.markers ?? markerSpans(text)).length;
+      renderSourceList(sourcesBox, cited, openGroup, { inline });
       if (done.covered === false) notice.replaceChildren(notCoveredNotice());
       status.textContent = done.complete === false ? t("ask.incomplete") : "";
       const removed = (done.removed || []).length;
@@ -273,7 +298,9 @@ function addTurn(text) {
       answer.setAttribute("aria-busy", "false");
       article.dataset.state = "stopped";
       if (streamed || sources.length) {
-        renderAnswer(answer, streamed ? streamed.data : "", sources, null, citeButton);
+        renderAnswer(answer, streamed ? streamed.data : "", sources, null,
+          (n, source) => citeButton(n, source, sources));
+        renderMath(answer);
       }
     },
   };
@@ -283,10 +310,10 @@ function notCoveredNotice() {
   return el("div", { class: "notice notice-uncovered", "data-testid": "not-covered", role: "status" },
     el("p", { class: "notice-title" }, el("span", { class: "notice-icon", "aria-hidden": "true" }, "!"),
       t("not_covered.title")),
-    el("p", {}, t("not_covered.body")));
+    el("p", {}, t("not_covered.next")));
 }
 
-function citeButton(n, source) {
+function citeButton(n, source, all) {
   return el("button", {
     type: "button",
     class: "cite",
@@ -294,140 +321,31 @@ function citeButton(n, source) {
     dataset: { n: String(n) },
     "aria-label": t("sources.open", { n, label: sourceLabel(source) }),
     "aria-controls": "source-panel",
-    onclick: (event) => openSource(source, event.currentTarget),
+    onclick: (event) => openSource(source, event.currentTarget, all),
   }, String(n));
 }
 
-function renderSources(box, sources) {
-  box.replaceChildren();
-  if (!sources || !sources.length) {
-    box.hidden = true;
-    return;
-  }
-  box.hidden = false;
-  const list = el("ol", { class: "source-list" });
-  sources.forEach((source, i) => {
-    const n = Number(source.number ?? i + 1);
-    list.append(el("li", { value: String(n) },
-      el("button", {
-        type: "button",
-        class: "source-link",
-        "data-testid": "source-link",
-        dataset: { n: String(n) },
-        "aria-controls": "source-panel",
-        onclick: (event) => openSource(source, event.currentTarget),
-      }, el("span", { class: "source-number", "aria-hidden": "true" }, `[${n}]`), " ",
-      el("span", {}, sourceLabel(source))),
-      el("span", { class: "source-type" }, label("type", source.type || source.doc_type || ""))));
-  });
-  box.append(el("h3", {}, t("sources.title")), list);
-}
-
-function locatorOf(source) {
-  const loc = source.locator || {};
-  return {
-    page: source.page ?? loc.page ?? null,
-    start: source.start ?? loc.start ?? null,
-    end: source.end ?? loc.end ?? null,
-    anchor: source.anchor ?? loc.anchor ?? null,
-  };
-}
-
-function sourceLabel(source) {
-  if (source.label) return source.tier_label ? `${source.label} · ${source.tier_label}` : source.label;
-  const { page, start, end, anchor } = locatorOf(source);
-  const title = source.title || source.document || "";
-  let where = "";
-  if (page !== null && page !== undefined) where = `p. ${page}`;
-  else if (start !== null && start !== undefined) where = end !== null && end !== undefined ? `${clock(start)}–${clock(end)}` : clock(start);
-  else if (anchor) where = `#${anchor}`;
-  return where ? `${title}, ${where}` : title;
-}
-
-function sourceUrl(source) {
-  const { page } = locatorOf(source);
-  let url = source.url || (source.document ? `/v1/documents/${enc(source.document)}/file` : "");
-  if (url && page !== null && page !== undefined && !url.includes("#")) url += `#page=${page}`;
-  return url;
+/** Open the panel on the group of `all` (a turn's sources) that `source` belongs to. */
+function openSource(source, opener, all) {
+  const group = groupSources(all).find((g) => g.sources.includes(source))
+    || { label: sourceLabel(source), numbers: [source.number], sources: [source] };
+  openGroup(group, opener);
 }
 
 // ---------------------------------------------------------------- the side panel
 
-function openSource(source, opener) {
+function openGroup(group, opener) {
   state.opener = opener || null;
-  const { page, start, end, anchor } = locatorOf(source);
-  const url = sourceUrl(source);
-  const section = Array.isArray(source.section) ? source.section.filter(Boolean) : [];
-  panelHeading.textContent = `[${source.number ?? ""}] ${source.title || source.document || t("panel.title")}`;
-  const parts = [];
-  panel.dataset.kind = "text";
-  if (page !== null && page !== undefined) {
-    panel.dataset.kind = "pdf";
-    parts.push(el("p", { class: "panel-where", "data-testid": "panel-where" }, t("panel.page", { page })));
-    if (url) {
-      parts.push(el("iframe", {
-        class: "pdf-frame",
-        "data-testid": "source-frame",
-        src: url,
-        title: `${source.title || ""} ${t("panel.page", { page })}`.trim(),
-      }));
-    }
-  } else if (start !== null && start !== undefined) {
-    panel.dataset.kind = "transcript";
-    const range = end !== null && end !== undefined ? `${clock(start)}–${clock(end)}` : clock(start);
-    parts.push(el("p", { class: "panel-where panel-time", "data-testid": "panel-where" },
-      t("panel.time", { time: range })));
-    if (source.media) parts.push(...mediaParts(source.media, start));
-  } else if (anchor || section.length) {
-    panel.dataset.kind = "markdown";
-    if (section.length) {
-      parts.push(el("p", { class: "panel-where", "data-testid": "panel-where" },
-        el("span", { class: "visually-hidden" }, t("panel.section") + ": "), section.join(" › ")));
-    }
-    if (anchor) parts.push(el("p", { class: "panel-anchor" }, el("code", {}, `#${anchor}`)));
-  }
-  if (source.snippet) {
-    parts.push(el("h3", {}, t("panel.passage")),
-      el("blockquote", { class: "snippet", "data-testid": "panel-snippet" }, source.snippet));
-  } else if (!parts.length) {
-    parts.push(el("p", { class: "muted" }, t("panel.no_preview")));
-  }
-  if (url) {
-    parts.push(el("p", {}, el("a", {
-      href: url, target: "_blank", rel: "noopener", "data-testid": "panel-open-file",
-    }, t("panel.open_file"))));
-  }
+  const numbers = group.numbers.filter((n) => n !== undefined && n !== null);
+  panelHeading.textContent = numbers.length ? `[${numbers.join(", ")}] ${group.label}` : group.label;
+  const { kind, parts } = panelParts(group, { api, course: state.course });
+  panel.dataset.kind = kind;
   panelBody.replaceChildren(...parts);
   panel.hidden = false;
   layout.classList.add("panel-open");
   for (const button of document.querySelectorAll(".cite, .source-link")) button.removeAttribute("aria-expanded");
   if (opener) opener.setAttribute("aria-expanded", "true");
   panel.focus();
-}
-
-const MEDIA_FILE = /\.(mp4|webm|ogv|m4v|mov|mp3|m4a|ogg|oga|wav|opus)(?:[?#]|$)/i;
-
-/** The lecture recording at the cited second: a player for a media file, always a link. */
-function mediaParts(media, start) {
-  const parts = [];
-  let href = "";
-  try {
-    const parsed = new URL(media, window.location.href);
-    if (parsed.protocol === "http:" || parsed.protocol === "https:") href = parsed.href;
-  } catch {
-    href = "";
-  }
-  if (!href) return parts;
-  if (MEDIA_FILE.test(new URL(href).pathname)) {
-    const audio = /\.(mp3|m4a|ogg|oga|wav|opus)$/i.test(new URL(href).pathname);
-    const src = href.includes("#") ? href : `${href}#t=${Math.floor(Number(start) || 0)}`;
-    parts.push(el(audio ? "audio" : "video", {
-      class: "media-player", "data-testid": "source-media", controls: true, preload: "metadata", src,
-    }));
-  }
-  parts.push(el("p", {}, el("a", { href, target: "_blank", rel: "noopener", "data-testid": "panel-media" },
-    t("panel.watch", { time: clock(start) }))));
-  return parts;
 }
 
 function closePanel(restoreFocus = true) {

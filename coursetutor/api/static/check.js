@@ -1,20 +1,28 @@
-// The teacher page's course check: start one, follow its progress, show the report with a bar
-// chart per document (inline SVG: one bar per section, taller the higher search ranked it).
+// The teacher page's course check: start one, follow its progress, show the report with a
+// labelled bar per section (longer the higher search ranked it).
 
 import { t } from "./i18n.js";
-import { ApiError, el, enc, showError as showErrorIn } from "./common.js";
+import { el, enc, listOf, showError as showErrorIn } from "./common.js";
 
 const POLL_MS = 1000;
-const SVG = "http://www.w3.org/2000/svg";
-const BAR_W = 14;
-const GAP = 4;
-const HEIGHT = 64;
+// the report's problems and page reasons are fixed English phrases (health/course.py,
+// tutor/garble.py): shown in the page's language
+const PHRASES = {
+  "the tutor did not answer it": "check.problem_unanswered",
+  "private-use glyphs": "check.reason_private",
+  "replacement or control characters": "check.reason_replacement",
+  "formula gaps": "check.reason_gaps",
+  "few letters": "check.reason_letters",
+  "its own question does not find it": "check.problem_not_found",
+};
+const REMOVED = /^the answer check removed (\d+) statements?$/;
 
-function svg(tag, attrs = {}, ...children) {
-  const node = document.createElementNS(SVG, tag);
-  for (const [name, value] of Object.entries(attrs)) node.setAttribute(name, String(value));
-  for (const child of children) node.append(child);
-  return node;
+/** A problem or reason of the report in the page's language (unknown ones as sent). */
+export function phrase(text) {
+  if (PHRASES[text]) return t(PHRASES[text]);
+  const removed = REMOVED.exec(text);
+  if (removed) return t("check.problem_removed", { n: removed[1] });
+  return text;
 }
 
 function percent(share) {
@@ -28,28 +36,28 @@ function verdict(section) {
   return section.passed === false ? "weak" : "ok";
 }
 
-/** One bar per section: height from its rank (rank 1 is full), colour from its verdict. */
+/** One labelled bar per section: length from its rank (rank 1 is full), colour from its
+ * verdict, the section's name and rank written beside it. */
 function chart(doc, k) {
-  const width = Math.max(doc.sections.length, 1) * (BAR_W + GAP);
   const summary = t("check.chart_label", {
     title: doc.title, found: percent(doc.found_share), passed: percent(doc.passed_share),
   });
-  const root = svg("svg", {
-    class: "check-chart", width, height: HEIGHT, viewBox: `0 0 ${width} ${HEIGHT}`,
-    role: "img", "aria-label": summary,
-  });
-  doc.sections.forEach((s, i) => {
-    const height = s.found ? Math.round(((k - s.rank + 1) / k) * (HEIGHT - 6)) + 6 : 6;
-    const where = s.locator && !s.name.includes(s.locator) ? ` (${s.locator})` : "";
+  const rows = doc.sections.map((s) => {
+    const share = s.found ? (k - s.rank + 1) / k : 0;
+    // a page says where; a heading anchor (a slug) only repeats the name
+    const where = s.locator && !s.locator.startsWith("#") && !s.name.includes(s.locator)
+      ? ` (${s.locator})` : "";
     const rank = s.found ? t("check.rank", { rank: s.rank }) : t("check.not_found");
-    const tip = `${s.name}${where}: ${rank}\n${t("check.asked")}: ${s.question}` +
-      (s.problems.length ? `\n${s.problems.join("; ")}` : "");
-    root.append(svg("rect", {
-      x: i * (BAR_W + GAP), y: HEIGHT - height, width: BAR_W, height,
-      class: `bar bar-${verdict(s)}`, "data-testid": "check-bar",
-    }, svg("title", {}, tip)));
+    const verdictText = t(`check.verdict_${verdict(s)}`);
+    const fill = el("span", { class: `check-fill bar-${verdict(s)}` });
+    fill.style.width = `${Math.max(4, Math.round(share * 100))}%`; // a property: no inline style attribute
+    return el("li", { class: "check-row", "data-testid": "check-bar", dataset: { verdict: verdict(s) },
+                      title: `${t("check.asked")}: ${s.question}` },
+      el("span", { class: "check-name" }, `${s.name}${where}`),
+      el("span", { class: "check-track", "aria-hidden": "true" }, fill),
+      el("span", { class: "check-rank" }, s.found ? `${rank} · ${verdictText}` : rank));
   });
-  return root;
+  return el("ol", { class: "check-chart", "aria-label": summary }, rows);
 }
 
 function pages(doc) {
@@ -58,7 +66,7 @@ function pages(doc) {
     parts.push(t("check.no_text", { pages: doc.no_text_pages.join(", ") }));
   }
   for (const g of doc.garbled_pages) {
-    parts.push(t("check.garbled", { page: g.page, reasons: g.reasons.join(", ") }));
+    parts.push(t("check.garbled", { page: g.page, reasons: g.reasons.map(phrase).join(", ") }));
   }
   return parts;
 }
@@ -71,7 +79,7 @@ function documentBlock(doc, report) {
   ].filter(Boolean).join(" · ");
   const weak = doc.sections.filter((s) => s.problems.length);
   const list = el("ul", { class: "check-weak" }, weak.map((s) => el("li", {},
-    el("strong", {}, s.name), ` — ${s.problems.join("; ")} `,
+    el("strong", {}, s.name), ` — ${s.problems.map(phrase).join("; ")} `,
     el("span", { class: "muted" }, `(${t("check.asked")}: ${s.question})`))));
   return el("li", { class: "check-doc", "data-testid": "check-doc", dataset: { document: doc.id } },
     el("div", { class: "check-doc-head" }, el("strong", {}, doc.title), " ",
@@ -138,14 +146,16 @@ export function setupCheck(api, currentCourse) {
     button.disabled = !course;
     if (!course) return;
     try {
-      const run = await api.get(`/v1/courses/${enc(course)}/check`);
-      if (course === currentCourse()) {
-        render(run);
-        if (run.status === "queued" || run.status === "running") follow(course, run.id);
+      const [run] = listOf(await api.get(`/v1/courses/${enc(course)}/checks`), "checks");
+      if (course !== currentCourse()) return;
+      if (!run) {
+        status.textContent = t("check.none");
+        return;
       }
+      render(run);
+      if (run.status === "queued" || run.status === "running") follow(course, run.id);
     } catch (err) {
-      if (!(err instanceof ApiError && err.status === 404)) showError(err);
-      else status.textContent = t("check.none");
+      showError(err);
     }
   }
 

@@ -1,6 +1,6 @@
 // Shared by the student and the teacher page: the stored key, API calls, errors, DOM helpers.
 
-import { t } from "./i18n.js";
+import { lang, t } from "./i18n.js";
 
 const KEY_PREFIX = "coursetutor.key.";
 
@@ -201,15 +201,17 @@ export function clock(seconds) {
   return h ? `${h}:${pad(m)}:${pad(s)}` : `${pad(m)}:${pad(s)}`;
 }
 
-/** A short date and time in the page language. */
-export function when(epochSeconds, lang) {
-  if (!epochSeconds) return "";
-  try {
-    return new Intl.DateTimeFormat(lang, { dateStyle: "medium", timeStyle: "short" })
-      .format(new Date(epochSeconds * 1000));
-  } catch {
-    return new Date(epochSeconds * 1000).toLocaleString();
-  }
+const DATE_TIME = new Intl.DateTimeFormat(lang, { dateStyle: "medium", timeStyle: "short" });
+const DATE = new Intl.DateTimeFormat(lang, { dateStyle: "medium" });
+
+/** A short date and time in the page's language: one format per language on every page. */
+export function when(epochSeconds) {
+  return epochSeconds ? DATE_TIME.format(new Date(epochSeconds * 1000)) : "";
+}
+
+/** A date in the page's language. */
+export function day(epochSeconds) {
+  return epochSeconds ? DATE.format(new Date(epochSeconds * 1000)) : "";
 }
 
 /** A course's id in a course list (an object, or a bare id). */
@@ -224,13 +226,13 @@ export async function fetchCourses(api) {
 
 /**
  * Fill a course menu: one option per course ("Title (id)", or the id alone), or a disabled
- * "no course" option. Returns the course it shows: `wanted` when listed, else the first
- * ("" for no course).
+ * option saying why there is none (`none`). Returns the course it shows: `wanted` when
+ * listed, else the first ("" for no course).
  */
-export function fillCourseMenu(select, courses, wanted) {
+export function fillCourseMenu(select, courses, wanted, none = t("course.none")) {
   select.replaceChildren();
   if (!courses.length) {
-    select.append(el("option", { value: "" }, t("course.none")));
+    select.append(el("option", { value: "" }, none));
     select.disabled = true;
     return "";
   }
@@ -251,6 +253,7 @@ export function chosenCourse() {
 
 /** The running class of a course (the first, should there be several), or undefined. */
 export async function runningClass(api, course) {
+  if (!course) return undefined;
   return listOf(await api.get(`/v1/courses/${enc(course)}/classes`), "classes").find((c) => c.running);
 }
 

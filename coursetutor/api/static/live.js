@@ -1,6 +1,7 @@
 // The teacher page's live class: start one (with a slide deck), see where it is, feed it a
 // recorded transcript (.json, .vtt, .srt) in batches, end it.
 
+import { t } from "./i18n.js";
 import { $, enc, listOf, runningClass, showError } from "./common.js";
 
 const POLL_MS = 5000;
@@ -48,10 +49,12 @@ export function setupLive(api, currentCourse) {
     $("live-running").hidden = !state.live;
     clearInterval(state.timer);
     if (!state.live) return;
-    const slide = live.slide_page ? `slide ${live.slide_page} (${live.slide_source})` : "slide unknown";
-    const counts = live.events === undefined ? "" : ` · ${live.events} events · ${live.chunks} chunks`;
-    const last = live.last_event ? ` · last: “${live.last_event.text}”` : "";
-    $("live-state").textContent = `${live.title} — running · ${slide}${counts}${last}`;
+    const parts = [t("live.running", { title: live.title }),
+      live.slide_page ? t("live.slide", { page: live.slide_page, how: t(`live.source_${live.slide_source}`) })
+        : t("live.slide_unknown")];
+    if (live.events !== undefined) parts.push(t("live.counts", { events: live.events, chunks: live.chunks }));
+    if (live.last_event) parts.push(t("live.last", { text: live.last_event.text }));
+    $("live-state").textContent = parts.join(" · ");
     state.timer = setInterval(refresh, POLL_MS);
   }
 
@@ -71,7 +74,7 @@ export function setupLive(api, currentCourse) {
 
   async function fillSlides() {
     const select = $("live-slides");
-    select.replaceChildren(new Option("none", ""));
+    select.replaceChildren(new Option(t("live.no_slides"), ""));
     const docs = listOf(await api.get(`/v1/courses/${enc(state.course)}/documents`), "documents");
     for (const d of docs.filter((d) => d.type === "slides" || d.type === "lecture")) {
       select.append(new Option(d.title, d.document));
@@ -112,7 +115,7 @@ export function setupLive(api, currentCourse) {
         await api.request("POST", path(`/${enc(state.live.id)}/events`),
                           { body: part.body, headers: { "Content-Type": part.type } });
         done += part.count;
-        progress.textContent = `${done}/${total} sentences fed`;
+        progress.textContent = t("live.fed", { done, total });
       }
       await refresh();
     } catch (err) {

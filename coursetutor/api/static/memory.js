@@ -2,6 +2,7 @@
 // the chosen course, as the tutor remembers it. "New session" ends the session on screen, so
 // its summary is written at once (the server also does it once a session has gone idle).
 
+import { t } from "./i18n.js";
 import { $, chosenCourse as course, el, enc, pageApi, storedKey, when } from "./common.js";
 
 const api = pageApi("student");
@@ -17,8 +18,8 @@ async function load() {
     const last = data.sessions[0];
     box.hidden = !last;
     if (last) {
-      box.replaceChildren(el("strong", {}, `Last session (${when(last.updated)}): `), last.text);
-      box.title = last.turn_ids.join(", ");
+      box.replaceChildren(el("strong", {}, t("memory.last", { date: when(last.updated) })), " ",
+        last.text);
     }
   } catch {
     box.hidden = true;  // a courtesy line: without a memory to read, none is shown

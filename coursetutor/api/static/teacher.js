@@ -30,7 +30,7 @@ const studentsList = $("students");
 const state = { key: "", courses: [], course: "", jobs: new Map() };
 const showCheck = setupCheck(api, () => state.course);
 const showLive = setupLive(api, () => state.course);
-setupClass(api, () => state.course);
+const showClass = setupClass(api, () => state.course);
 
 function flash(text) {
   message.textContent = text;
@@ -42,7 +42,7 @@ const onKey = courseKeyHandler(api, {
   setKey: (key) => {
     state.key = key;
   },
-  clear: () => fillCourses([]),
+  clear: () => fillCourses([], null, t("courses.signed_out")),
   load: () => loadCourses(),
   refuse: (me) => (me && me.role === "student" ? t("key.not_teacher") : ""),
 });
@@ -59,10 +59,10 @@ async function loadCourses(select = null) {
   fillCourses(courses, select);
 }
 
-function fillCourses(courses, select = null) {
+function fillCourses(courses, select = null, none = t("courses.none")) {
   state.courses = courses;
   coursesList.replaceChildren();
-  if (!courses.length) coursesList.append(el("li", { class: "muted" }, t("courses.none")));
+  if (!courses.length) coursesList.append(el("li", { class: "muted" }, none));
   for (const course of courses) {
     const id = courseId(course);
     const counts = [
@@ -84,7 +84,8 @@ function fillCourses(courses, select = null) {
         },
       }, t("courses.select"))));
   }
-  const pick = fillCourseMenu(manageSelect, courses, select || state.course || recall("teacher.course"));
+  const pick = fillCourseMenu(manageSelect, courses, select || state.course || recall("teacher.course"),
+    state.key ? t("course.none") : t("course.signed_out"));
   chooseCourse(pick, pick === state.course);
 }
 
@@ -106,11 +107,13 @@ function chooseCourse(id, keepJobs = false) {
   if (changed && !keepJobs) {
     for (const item of jobsList.querySelectorAll("li[data-course]")) item.hidden = item.dataset.course !== id;
   }
+  showJobsEmpty();
   loadDocuments();
   loadStudents();
   loadActivity();
   showCheck(id);
   showLive();
+  showClass();
 }
 
 manageSelect.addEventListener("change", () => chooseCourse(manageSelect.value));
@@ -229,6 +232,7 @@ function followJob(course, job, names) {
   const live = el("div", { class: "visually-hidden", role: "status" });
   item.append(live);
   jobsList.prepend(item);
+  showJobsEmpty();
   const view = { item, status, files, embed, details, report, live, names, cancel, lastStatus: "" };
   showJob(view, job);
   if (!id) return;
@@ -320,18 +324,23 @@ function showReport(box, report) {
     if (f.message) notes.push(f.message);
     return el("tr", { class: `file-${f.status}`, "data-testid": "report-row", dataset: { status: f.status || "" } },
       el("th", { scope: "row" }, f.name || f.document || ""),
-      el("td", {}, el("span", { class: `pill pill-${f.status}` }, label("file", f.status))),
-      el("td", { class: "num" }, f.pages ? f.pages : "–"),
-      el("td", { class: "num" }, f.chunks ?? "–"),
-      el("td", { class: "notes" }, notes.join("; ")));
+      el("td", { "data-label": t("report.status") },
+        el("span", { class: `pill pill-${f.status}` }, label("file", f.status))),
+      el("td", { class: "num", "data-label": t("report.pages") }, f.pages ? f.pages : "–"),
+      el("td", { class: "num", "data-label": t("report.chunks") }, f.chunks ?? "–"),
+      el("td", { class: "notes", "data-label": t("report.notes") }, notes.join("; ")));
   });
   box.replaceChildren(
     el("p", { class: "report-summary", "data-testid": "report-summary" }, summary.join(" ")),
-    el("div", { class: "table-wrap" }, el("table", { class: "report" },
+    el("div", { class: "table-wrap" }, el("table", { class: "report stack" },
       el("thead", {}, el("tr", {},
         ...["report.file", "report.status", "report.pages", "report.chunks", "report.notes"].map((key) =>
           el("th", { scope: "col", class: key === "report.pages" || key === "report.chunks" ? "num" : null }, t(key))))),
       el("tbody", {}, ...rows))));
+}
+
+function showJobsEmpty() {
+  $("jobs-empty").hidden = [...jobsList.children].some((item) => !item.hidden);
 }
 
 // ---------------------------------------------------------------- documents
@@ -364,13 +373,14 @@ async function loadDocuments() {
     const name = doc.title || doc.filename || doc.name || doc.id;
     const source = doc.filename || doc.name || doc.source || "";
     const pages = doc.pages ?? doc.page_count;
-    const actions = el("td", { class: "actions" });
+    const actions = el("td", { class: "actions", "data-label": t("docs.actions") });
     const row = el("tr", { "data-testid": "document", dataset: { document: doc.id || "" } },
       el("th", { scope: "row" }, el("span", {}, name),
         source && source !== name ? el("span", { class: "doc-file" }, source) : null),
-      el("td", {}, label("type", doc.type || doc.doc_type || "")),
-      el("td", { class: "num" }, pages === null || pages === undefined || pages === 0 ? "–" : pages),
-      el("td", { class: "num" }, doc.chunks ?? doc.chunk_count ?? "–"),
+      el("td", { "data-label": t("docs.type") }, label("type", doc.type || doc.doc_type || "")),
+      el("td", { class: "num", "data-label": t("docs.pages") },
+        pages === null || pages === undefined || pages === 0 ? "–" : pages),
+      el("td", { class: "num", "data-label": t("docs.chunks") }, doc.chunks ?? doc.chunk_count ?? "–"),
       actions);
     fillDeleteCell(actions, doc, name);
     docsBody.append(row);

@@ -1,0 +1,58 @@
+// LTI 1.3: what the pages do when an LMS opened them. Loaded before the page's own modules and
+// importing none statically, so that what it sets up is in place when they run.
+//
+// Inside an LMS's frame the browser may deny this site its storage (third-party storage
+// blocked): reading sessionStorage or localStorage then throws. The page keeps its key and
+// choices in memory instead, for as long as it is open (the LMS launches it afresh next time).
+//
+// A launch answers with the student or teacher page and a short-lived key in the URL's
+// fragment (#lti_key=...&course=...): the fragment never reaches a server. The key becomes this
+// tab's key of the page (as a typed key would: common.js reads it under the same name), the
+// course the chosen one, and the fragment leaves the address bar and the history.
+//
+// The deep linking pages the server renders (data-page="lti-...") get their strings translated
+// where i18n.js has them (the server's English stays otherwise), and the answer to the LMS is
+// posted back at once.
+
+class MemoryStorage {
+  #items = new Map();
+  get length() { return this.#items.size; }
+  key(index) { return [...this.#items.keys()][index] ?? null; }
+  getItem(name) { return this.#items.has(name) ? this.#items.get(name) : null; }
+  setItem(name, value) { this.#items.set(name, String(value)); }
+  removeItem(name) { this.#items.delete(name); }
+  clear() { this.#items.clear(); }
+}
+
+for (const name of ["sessionStorage", "localStorage"]) {
+  try {
+    window[name].getItem("coursetutor.probe");
+  } catch {
+    Object.defineProperty(window, name, { value: new MemoryStorage(), configurable: true });
+  }
+}
+
+function takeLaunchKey() {
+  const params = new URLSearchParams(location.hash.slice(1));
+  const key = params.get("lti_key");
+  if (!key) return;
+  const slot = location.pathname.startsWith("/teacher") ? "teacher" : "student";
+  sessionStorage.setItem(`coursetutor.key.${slot}`, key); // common.js's storeKey(slot, key)
+  const course = params.get("course");
+  if (course) localStorage.setItem(`coursetutor.${slot}.course`, course); // remember()
+  history.replaceState(null, "", location.pathname + location.search);
+}
+
+async function ltiPage() {
+  const { has, t } = await import("./i18n.js");
+  for (const el of document.querySelectorAll("[data-i18n]")) {
+    if (has(el.dataset.i18n)) el.textContent = t(el.dataset.i18n);
+  }
+  document.querySelector("form#lti-autopost")?.submit();
+}
+
+if (document.body?.dataset.page?.startsWith("lti-")) {
+  ltiPage();
+} else if (location.hash.includes("lti_key=")) {
+  takeLaunchKey();
+}

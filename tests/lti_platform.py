@@ -1,0 +1,257 @@
+"""An LTI 1.3 platform for the tests: its own RSA key and key set, the OIDC auth endpoint,
+an OAuth 2 token endpoint that checks the tool's signed assertion against the tool's key set,
+a roster (NRPS) and a grade book (AGS) that records the scores it gets.
+
+`handle` answers an `httpx.Request`, so the tool reaches it through an `httpx.MockTransport`;
+`serve` puts the same handler on 127.0.0.1 for a browser, with a course page that frames the
+tool as an LMS does.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import secrets
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlencode, urlsplit
+
+import httpx
+import jwt
+from cryptography.hazmat.primitives.asymmetric import rsa
+
+DATA = Path(__file__).parent / "data" / "lti"
+LEARNER = "http://purl.imsglobal.org/vocab/lis/v2/membership#Learner"
+INSTRUCTOR = "http://purl.imsglobal.org/vocab/lis/v2/membership#Instructor"
+ROLES = "https://purl.imsglobal.org/spec/lti/claim/roles"
+CUSTOM = "https://purl.imsglobal.org/spec/lti/claim/custom"
+MESSAGE = "https://purl.imsglobal.org/spec/lti/claim/message_type"
+DEPLOYMENT = "https://purl.imsglobal.org/spec/lti/claim/deployment_id"
+AGS = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
+NRPS = "https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice"
+DEEP = "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"
+
+
+def example(name: str) -> dict[str, Any]:
+    """A documented example launch's claims (tests/data/lti/<name>_launch.json)."""
+    claims: dict[str, Any] = json.loads((DATA / f"{name}_launch.json").read_text())
+    claims.pop("_comment")
+    return claims
+
+
+@dataclasses.dataclass
+class FakePlatform:
+    """One LMS: its registration data, keys, roster, and what the tool sent it."""
+
+    flavor: str  # "moodle" or "canvas": whose example launch it signs
+    issuer: str
+    client_id: str
+    deployment: str
+    jwks_url: str
+    auth_url: str
+    token_url: str
+    tool_jwks: Callable[[], dict[str, Any]] = lambda: {"keys": []}
+    key: rsa.RSAPrivateKey = dataclasses.field(
+        default_factory=lambda: rsa.generate_private_key(public_exponent=65537, key_size=2048))
+    kid: str = dataclasses.field(default_factory=lambda: secrets.token_hex(4))
+    jwks_up: bool = True
+    scores_up: bool = True  # False: the grade book answers 500
+    members: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    scores: list[tuple[str, dict[str, Any]]] = dataclasses.field(default_factory=list)
+    assertions: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    deep_link_answers: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    jwks_fetches: int = 0
+    launch_url: str = "http://testserver/lti/launch"
+    _tokens: dict[str, str] = dataclasses.field(default_factory=dict)
+
+    @classmethod
+    def moodle(cls, host: str = "https://moodle.example.edu") -> FakePlatform:
+        return cls("moodle", host, "tool-client-1", "1", f"{host}/mod/lti/certs.php",
+                   f"{host}/mod/lti/auth.php", f"{host}/mod/lti/token.php")
+
+    @classmethod
+    def canvas(cls) -> FakePlatform:
+        sso = "https://sso.canvaslms.com"
+        return cls("canvas", "https://canvas.instructure.com", "10000000000042",
+                   "6:8865aa05b4b79b64a91a86042e43af5ea8ae79eb",
+                   f"{sso}/api/lti/security/jwks", f"{sso}/api/lti/authorize_redirect",
+                   f"{sso}/login/oauth2/token")
+
+    @property
+    def registration(self) -> dict[str, Any]:
+        """The body of `POST /v1/lti/platforms` for this platform."""
+        return {"issuer": self.issuer, "client_id": self.client_id,
+                "deployment_ids": [self.deployment], "jwks_url": self.jwks_url,
+                "auth_login_url": self.auth_url, "token_url": self.token_url}
+
+    # -- launches ---------------------------------------------------------------------------
+    def claims(self, nonce: str, role: str = LEARNER, sub: str | None = None,
+               **changes: Any) -> dict[str, Any]:
+        """The example launch of this platform for a user of `role`, with `changes`."""
+        claims = example(self.flavor)
+        if self.flavor == "moodle":  # its services on this platform's host
+            claims = json.loads(json.dumps(claims).replace("https://moodle.example.edu",
+                                                           self.issuer))
+        now = int(time.time())
+        claims.update({"iss": self.issuer, "aud": self.client_id, "iat": now,
+                       "exp": now + 300, "nonce": nonce, ROLES: [role],
+                       DEPLOYMENT: self.deployment})
+        if self.flavor == "canvas":
+            claims["azp"] = self.client_id
+        if sub is not None:
+            claims["sub"] = sub
+        claims.update(changes)
+        return claims
+
+    def sign(self, claims: dict[str, Any], key: rsa.RSAPrivateKey | None = None) -> str:
+        return jwt.encode(claims, key or self.key, algorithm="RS256",
+                          headers={"kid": self.kid})
+
+    def login_params(self, hint: str = "user-hint") -> dict[str, str]:
+        """The third-party login initiation the platform sends the tool."""
+        return {"iss": self.issuer, "login_hint": hint, "target_link_uri": self.launch_url,
+                "client_id": self.client_id, "lti_message_hint": "msg-hint",
+                "lti_deployment_id": self.deployment}
+
+    def public_jwks(self) -> dict[str, Any]:
+        jwk = json.loads(jwt.algorithms.RSAAlgorithm.to_jwk(self.key.public_key()))
+        return {"keys": [{**jwk, "kid": self.kid, "alg": "RS256", "use": "sig"}]}
+
+    # -- its HTTP endpoints -----------------------------------------------------------------
+    def handle(self, request: httpx.Request) -> httpx.Response:
+        url = str(request.url)
+        path = request.url.path
+        if url.startswith(self.jwks_url):
+            self.jwks_fetches += 1
+            if not self.jwks_up:
+                raise httpx.ConnectError("platform down", request=request)
+            return httpx.Response(200, json=self.public_jwks())
+        if url.startswith(self.token_url):
+            return self._token(request)
+        if path.endswith("/contentitem_return.php"):  # deep linking's answer comes back
+            form = {k: v[0] for k, v in parse_qs(request.content.decode()).items()}
+            self.deep_link_answers.append(jwt.decode(form["JWT"],
+                                                     options={"verify_signature": False}))
+            items = self.deep_link_answers[-1].get(
+                "https://purl.imsglobal.org/spec/lti-dl/claim/content_items", [])
+            titles = ", ".join(str(i.get("title")) for i in items)
+            return httpx.Response(200, headers={"content-type": "text/html"},
+                                  text=f"<!doctype html><p id='added'>Link added: {titles}</p>")
+        if path.endswith("/memberships") or path.endswith("/names_and_roles"):
+            return self._roster(request)
+        if path.endswith("/scores"):
+            if not self.scores_up:
+                return httpx.Response(500, json={"error": "grade book down"})
+            if not self._authorized(request, "score"):
+                return httpx.Response(401, json={"error": "no token"})
+            self.scores.append((url, json.loads(request.content)))
+            return httpx.Response(200, json={})
+        return httpx.Response(404, json={"error": f"no route {path}"})
+
+    def _token(self, request: httpx.Request) -> httpx.Response:
+        form = {k: v[0] for k, v in parse_qs(request.content.decode()).items()}
+        assertion = form.get("client_assertion", "")
+        try:
+            header = jwt.get_unverified_header(assertion)
+            keys = {k["kid"]: k for k in self.tool_jwks()["keys"]}
+            key = jwt.PyJWK(keys[header["kid"]], algorithm="RS256")
+            claims = jwt.decode(assertion, key, algorithms=["RS256"], audience=self.token_url,
+                                issuer=self.client_id)
+        except (jwt.PyJWTError, KeyError) as exc:
+            return httpx.Response(401, json={"error": "invalid_client", "detail": str(exc)})
+        if form.get("grant_type") != "client_credentials":
+            return httpx.Response(400, json={"error": "unsupported_grant_type"})
+        self.assertions.append(claims)
+        token = secrets.token_hex(8)
+        self._tokens[token] = form.get("scope", "")
+        return httpx.Response(200, json={"access_token": token, "token_type": "Bearer",
+                                         "expires_in": 3600, "scope": form.get("scope", "")})
+
+    def _authorized(self, request: httpx.Request, scope_part: str) -> bool:
+        token = request.headers.get("authorization", "").removeprefix("Bearer ")
+        return scope_part in self._tokens.get(token, "")
+
+    def _roster(self, request: httpx.Request) -> httpx.Response:
+        if not self._authorized(request, "contextmembership"):
+            return httpx.Response(401, json={"error": "no token"})
+        page = int(request.url.params.get("page", "1"))
+        rows = self.members[(page - 1) * 2: page * 2]  # two a page: the tool follows `next`
+        headers = {}
+        if page * 2 < len(self.members):
+            following = request.url.copy_set_param("page", str(page + 1))
+            headers["Link"] = f'<{following}>; rel="next"'
+        return httpx.Response(200, headers=headers, json={
+            "id": str(request.url), "context": {"id": "2", "title": "Numerical methods"},
+            "members": rows})
+
+
+# -- on 127.0.0.1 for a browser -------------------------------------------------------------
+
+COURSE_PAGE = """<!doctype html><html><head><title>LMS course</title></head>
+<body style="margin:0;font-family:sans-serif">
+<header style="padding:8px;background:#f98012;color:#fff">Example LMS: Numerical methods</header>
+<iframe id="tool" name="tool" src="{login}" style="width:100%;height:820px;border:0"
+ allow="clipboard-write"></iframe></body></html>"""
+AUTO_POST = """<!doctype html><html><body><form id="f" method="post" action="{action}">
+<input type="hidden" name="id_token" value="{token}"><input type="hidden" name="state"
+ value="{state}"></form><script>document.getElementById("f").submit()</script></body></html>"""
+
+
+@contextmanager
+def serve(platform: FakePlatform, port: int, tool_url: str,
+          id_token: Callable[[str], str]) -> Iterator[str]:
+    """The platform's endpoints on localhost:`port` (a site other than the tool's
+    127.0.0.1), plus `/course` (a page framing the tool's login) and its OIDC auth endpoint,
+    which form-posts `id_token(nonce)` to the tool."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def _send(self, status: int, body: bytes, kind: str) -> None:
+            self.send_response(status)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def do_GET(self) -> None:
+            parts = urlsplit(self.path)
+            if parts.path == "/course":
+                login = f"{tool_url}/lti/login?{urlencode(platform.login_params('ana'))}"
+                self._send(200, COURSE_PAGE.format(login=login).encode(), "text/html")
+                return
+            if parts.path == urlsplit(platform.auth_url).path:
+                params = {k: v[0] for k, v in parse_qs(parts.query).items()}
+                token = id_token(params["nonce"])
+                page = AUTO_POST.format(action=params["redirect_uri"], token=token,
+                                        state=params["state"])
+                self._send(200, page.encode(), "text/html")
+                return
+            self._forward("GET", b"")
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("Content-Length", "0"))
+            self._forward("POST", self.rfile.read(length))
+
+        def _forward(self, method: str, body: bytes) -> None:
+            request = httpx.Request(method, f"{platform.issuer}{self.path}",
+                                    headers=dict(self.headers), content=body)
+            reply = platform.handle(request)
+            self._send(reply.status_code, reply.content,
+                       reply.headers.get("content-type", "application/json"))
+
+    server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+    thread = threading.Thread(target=server.serve_forever, name="lti-platform", daemon=True)
+    thread.start()
+    try:
+        yield f"http://localhost:{port}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(5)

@@ -1,0 +1,181 @@
+# ruff: noqa: F811 (the browser fixtures of test_web_browser, imported by name, are parameters)
+"""LTI in a real headless Chromium: an LMS page (the in-process platform on localhost) frames
+the tool (on 127.0.0.1, another site), the login and launch run inside the iframe, and the
+student asks a question there; a teacher deep links; bad launches show their refusal.
+Screenshots go to $SCREENSHOTS_DIR (else a temporary folder). Skipped without Python
+Playwright or the system Chromium."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import jwt
+import pytest
+
+from coursetutor.api import create_app
+from coursetutor.config import load_settings
+from coursetutor.lti import registry, tool_keys
+from coursetutor.retrieval import EmbeddingModel
+from coursetutor.store import Store
+from coursetutor.workspace import Workspace
+
+from .api_support import prepare_data
+from .lti_platform import CUSTOM, DEEP, INSTRUCTOR, LEARNER, MESSAGE, FakePlatform, serve
+from .support import SAMPLE_COURSE, Sample
+from .test_web_browser import _free_port, _page, browser, playwright_api  # noqa: F401
+
+pytestmark = pytest.mark.slow
+QUESTION = "How does the bisection method work?"
+
+
+class Lms:
+    """The platform, the URL of its course page, and the launch its auth endpoint signs."""
+
+    def __init__(self, platform: FakePlatform, url: str, store: Store, shots: Path) -> None:
+        self.platform = platform
+        self.shots = shots
+        self.url = url
+        self.store = store
+        self.make: Callable[[str], str] = self.learner
+
+    def learner(self, nonce: str) -> str:
+        return self.platform.sign(self.platform.claims(
+            nonce, LEARNER, **{CUSTOM: {"course": SAMPLE_COURSE}}))
+
+    def id_token(self, nonce: str) -> str:
+        return self.make(nonce)
+
+
+@pytest.fixture(scope="module")
+def lms(tmp_path_factory: pytest.TempPathFactory, sample: Sample, embedder: EmbeddingModel,
+        playwright_api: Any) -> Iterator[Lms]:
+    uvicorn = pytest.importorskip("uvicorn")
+    data = tmp_path_factory.mktemp("lti-web")
+    store = prepare_data(sample, data)
+    settings = load_settings(env={}, data_dir=data, llm_backend="none")
+    app = create_app(settings, workspace=Workspace(settings, store=store, embedder=embedder))
+    tool_port, lms_port = _free_port(), _free_port()
+    tool_url = f"http://127.0.0.1:{tool_port}"
+    platform = FakePlatform.moodle(f"http://localhost:{lms_port}")
+    platform.launch_url = f"{tool_url}/lti/launch"
+    platform.tool_jwks = lambda: tool_keys.key_set(store.lti)
+    registry.register(store.lti, "default", platform.issuer, platform.client_id,
+                      [platform.deployment], platform.jwks_url, platform.auth_url,
+                      platform.token_url)
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=tool_port,
+                                           log_level="warning", lifespan="on"))
+    thread = threading.Thread(target=server.run, name="lti-tool", daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            pytest.fail("the tool server did not start")
+        time.sleep(0.05)
+    shots = Path(os.environ.get("SCREENSHOTS_DIR") or tmp_path_factory.mktemp("shots"))
+    shots.mkdir(parents=True, exist_ok=True)
+    found = Lms(platform, "", store, shots)
+    try:
+        with serve(platform, lms_port, tool_url, found.id_token) as url:
+            found.url = f"{url}/course"
+            yield found
+    finally:
+        server.should_exit = True
+        thread.join(15)
+        store.close()
+
+
+def _tool_frame(page: Any) -> Any:
+    return page.frame_locator("#tool")
+
+
+def test_a_student_launched_from_the_lms_asks_inside_its_frame(lms: Lms, browser: Any,
+                                                               playwright_api: Any) -> None:
+    expect = playwright_api.expect
+    lms.make = lms.learner
+    with _page(browser) as page:
+        page.goto(lms.url)
+        frame = _tool_frame(page)
+        frame.locator("#key-status").wait_for(state="visible")
+        expect(frame.locator("#course-select")).to_have_value(SAMPLE_COURSE)
+        tool = page.frame(name="tool")
+        assert tool is not None and "lti_key" not in tool.url  # the key left the address
+        assert tool.evaluate("sessionStorage.getItem('coursetutor.key.student')").startswith(
+            "ct_")
+        frame.locator("#question").fill(QUESTION)
+        frame.locator("#question").press("Enter")
+        turn = frame.locator("[data-testid=turn]").last
+        expect(turn).to_have_attribute("data-state", "done", timeout=60_000)
+        assert turn.locator("[data-testid=answer]").inner_text().strip()
+        page.screenshot(path=str(lms.shots / "01-student-asks-in-the-lms-frame.png"),
+                        full_page=True)
+    enrolled = lms.store.list_students("default", SAMPLE_COURSE)
+    assert any(s.startswith("lti-") and s.endswith("-7") for s in enrolled)
+
+
+def test_a_teacher_deep_links_a_course_from_the_lms(lms: Lms, browser: Any,
+                                                    playwright_api: Any) -> None:
+    expect = playwright_api.expect
+    back = f"{lms.platform.issuer}/mod/lti/contentitem_return.php?course=2"
+    lms.make = lambda nonce: lms.platform.sign(lms.platform.claims(
+        nonce, INSTRUCTOR, sub="2", **{MESSAGE: "LtiDeepLinkingRequest", CUSTOM: {},
+                                       DEEP: {"deep_link_return_url": back,
+                                              "accept_types": ["ltiResourceLink"]}}))
+    with _page(browser) as page:
+        page.goto(lms.url)
+        frame = _tool_frame(page)
+        frame.locator(f"input[value='{SAMPLE_COURSE}']").check()
+        frame.locator("input[name=grades]").check()
+        page.screenshot(path=str(lms.shots / "02-teacher-chooses-the-course.png"))
+        frame.locator("#lti-choose").click()
+        expect(frame.locator("#added")).to_contain_text("Link added")
+        page.screenshot(path=str(lms.shots / "03-deep-link-back-in-the-lms.png"))
+    answer = lms.platform.deep_link_answers[-1]
+    items = answer["https://purl.imsglobal.org/spec/lti-dl/claim/content_items"]
+    assert items[0]["custom"] == {"course": SAMPLE_COURSE, "grades": "mastery"}
+
+
+def test_an_instructor_launch_opens_the_teacher_page(lms: Lms, browser: Any) -> None:
+    lms.make = lambda nonce: lms.platform.sign(lms.platform.claims(
+        nonce, INSTRUCTOR, sub="2", **{CUSTOM: {"course": SAMPLE_COURSE}}))
+    with _page(browser) as page:
+        page.goto(lms.url)
+        _tool_frame(page).locator("#key-status").wait_for(state="visible")
+        tool = page.frame(name="tool")
+        assert tool is not None and tool.url.endswith("/teacher")
+        page.screenshot(path=str(lms.shots / "04-instructor-on-the-teacher-page.png"))
+
+
+def _bad(lms: Lms, kind: str) -> Callable[[str], str]:
+    p = lms.platform
+    course = {CUSTOM: {"course": SAMPLE_COURSE}}
+    spoiled: dict[str, Callable[[str], str]] = {
+        "expired": lambda n: p.sign({**p.claims(n, **course), "exp": 1_000_000,
+                                     "iat": 999_000}),
+        "wrong_audience": lambda n: p.sign({**p.claims(n, **course), "aud": "other-tool"}),
+        "wrong_deployment": lambda n: p.sign({**p.claims(n, **course), (
+            "https://purl.imsglobal.org/spec/lti/claim/deployment_id"): "99"}),
+        "unsigned": lambda n: jwt.encode(p.claims(n, **course), key=None, algorithm="none"),
+        "bad_signature": lambda n: p.sign(p.claims(n, **course),
+                                          key=FakePlatform.moodle().key),
+        "learner_on_teacher_link": lambda n: p.sign(p.claims(
+            n, LEARNER, **{CUSTOM: {"course": SAMPLE_COURSE, "page": "teacher"}})),
+    }
+    return spoiled[kind]
+
+
+@pytest.mark.parametrize("kind", ["expired", "wrong_audience", "wrong_deployment", "unsigned",
+                                  "bad_signature", "learner_on_teacher_link"])
+def test_a_bad_launch_shows_its_refusal_in_the_frame(lms: Lms, browser: Any, kind: str,
+                                                     playwright_api: Any) -> None:
+    lms.make = _bad(lms, kind)
+    with _page(browser) as page:
+        page.goto(lms.url)
+        body = _tool_frame(page).locator("body")
+        expected = "permission_denied" if kind == "learner_on_teacher_link" else kind
+        playwright_api.expect(body).to_contain_text(expected)
+        page.screenshot(path=str(lms.shots / f"10-refused-{kind}.png"))

@@ -1,0 +1,330 @@
+"""The student and teacher pages as a person meets them, in a real headless Chromium.
+
+The sample course (ingested once per test session) behind a live server with the model off
+(`llm_backend = "none"`), so every screen is reached in seconds: each journey runs at desktop
+and phone size in English and Italian and fails on any console error (a failed request, a
+policy violation, an exception) or a page wider than the screen. Screenshots of every screen
+go to $COURSETUTOR_SCREENSHOTS (default: a pytest temporary folder). Skipped when Python
+Playwright or the system Chromium is missing: no browser is ever downloaded.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import importlib.util
+import os
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from coursetutor.api.access import mint_key
+from coursetutor.config import load_settings
+
+from .support import SAMPLE_COURSE, TENANT, Sample, copy_db
+from .test_web_browser import CHROMIUM_ARGS
+
+pytestmark = pytest.mark.slow
+
+CHROMIUM = Path("/usr/bin/chromium")
+STUDENT = "ana"
+SLIDES = "lecture-02-convergence.pdf"
+SLIDE = 5
+VIEWPORTS = {"desktop": {"width": 1366, "height": 900}, "phone": {"width": 390, "height": 844}}
+LOCALES = {"en": "en-US", "it": "it-IT"}
+QUESTIONS = {
+    "en": "How does fixed-point iteration x_{n+1} = g(x_n) converge?",
+    "it": "Come converge l'iterazione di punto fisso?",
+}
+# a few of each page's strings, as a person reads them in each language
+TEXT = {
+    "en": {"ask": "Ask", "profile": "My profile", "saved": "Profile saved.",
+           "class_now": f"Now in class: slide {SLIDE}", "signed_out": "Enter your key",
+           "teacher_out": "Enter your teacher key",
+           "check": "Course check", "whole": "Show the whole passage", "live": "Live class",
+           "jobs_none": "No uploads in this page yet"},
+    "it": {"ask": "Chiedi", "profile": "Il mio profilo", "saved": "Profilo salvato.",
+           "class_now": f"Ora in classe: slide {SLIDE}", "signed_out": "Inserisci",
+           "teacher_out": "la chiave docente",
+           "check": "Verifica del corso", "whole": "Mostra il passaggio intero",
+           "live": "Lezione in diretta", "jobs_none": "Ancora nessun caricamento"},
+}
+JOURNEYS = [(lang, size) for lang in LOCALES for size in VIEWPORTS]
+
+OVERFLOW = "() => document.scrollingElement.scrollWidth - window.innerWidth"
+# the innermost elements that stick out on the right, to say what made the page too wide
+WIDE = """() => {
+  const out = (e) => e.getBoundingClientRect().right > window.innerWidth + 0.5;
+  return [...document.querySelectorAll("body *")]
+    .filter((e) => out(e) && ![...e.children].some(out))
+    .slice(0, 5).map((e) => `${e.tagName.toLowerCase()}#${e.id}.${e.className}`);
+}"""
+
+
+@dataclasses.dataclass(frozen=True)
+class Server:
+    url: str
+    teacher_key: str
+    student_key: str
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the screenshots go: $COURSETUTOR_SCREENSHOTS, else a temporary folder."""
+    folder = os.environ.get("COURSETUTOR_SCREENSHOTS")
+    path = Path(folder) if folder else tmp_path_factory.mktemp("screenshots")
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+@pytest.fixture(scope="module")
+def playwright_api() -> Any:
+    if importlib.util.find_spec("playwright") is None:
+        pytest.skip("Python Playwright is not installed")
+    if not CHROMIUM.is_file():
+        pytest.skip(f"no system Chromium at {CHROMIUM}")
+    from playwright import sync_api
+
+    return sync_api
+
+
+@pytest.fixture(scope="module")
+def browser(playwright_api: Any) -> Iterator[Any]:
+    with playwright_api.sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory, sample: Sample,
+           playwright_api: Any) -> Iterator[Server]:
+    """The sample course, the model off, a student enrolled and a class running on slide 5."""
+    uvicorn = pytest.importorskip("uvicorn")
+    from coursetutor.api import create_app
+
+    data_dir = tmp_path_factory.mktemp("pages")
+    copy_db(sample.db_path, data_dir / "coursetutor.db")
+    settings = load_settings(env={}, data_dir=data_dir, llm_backend="none")
+    app = create_app(settings)
+    store = app.state.coursetutor.workspace.store
+    store.ensure_tenant(TENANT)
+    _, teacher_key = mint_key(store, TENANT, "teacher", name="T")
+    _, student_key = mint_key(store, TENANT, "student", student=STUDENT, name="S")
+    port = _free_port()
+    uv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
+                                       lifespan="on"))
+    thread = threading.Thread(target=uv.run, name="pages-test-server", daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not uv.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            pytest.fail("the test server did not start")
+        time.sleep(0.05)
+    url = f"http://127.0.0.1:{port}"
+    teacher = {"Authorization": f"Bearer {teacher_key}"}
+    course = f"{url}/v1/courses/{SAMPLE_COURSE}"
+    httpx.put(f"{course}/students/{STUDENT}", headers=teacher, timeout=120,
+              json={}).raise_for_status()
+    # the course files themselves, as a teacher uploads them (the sample's passages are
+    # unchanged, so nothing is embedded again): "open the original" has a file to open
+    for path, meta in sample.manifest.files:
+        with path.open("rb") as handle:
+            job = httpx.post(f"{course}/documents", headers=teacher, timeout=120,
+                             files={"files": (path.name, handle)},
+                             data={"type": meta.doc_type, "topic": meta.topic}).json()
+        while job["status"] not in ("done", "failed"):
+            time.sleep(0.2)
+            job = httpx.get(f"{url}/v1/jobs/{job['id']}", headers=teacher, timeout=120).json()
+        assert job["status"] == "done", job
+    documents = httpx.get(f"{course}/documents", headers=teacher, timeout=120).json()["documents"]
+    slides = next(d["document"] for d in documents if d["name"] == SLIDES)
+    live = httpx.post(f"{course}/classes", headers=teacher, timeout=120,
+                      json={"title": "Convergence", "slides": slides})
+    assert live.status_code == 201, live.text
+    httpx.post(f"{course}/classes/{live.json()['id']}/slide", headers=teacher, timeout=120,
+               json={"page": SLIDE}).raise_for_status()
+    try:
+        yield Server(url, teacher_key, student_key)
+    finally:
+        uv.should_exit = True
+        thread.join(15)
+
+
+class Screens:
+    """One journey's page: every console error is kept; `shot` checks the width and saves."""
+
+    def __init__(self, page: Any, folder: Path, name: str) -> None:
+        self.page, self.folder, self.name = page, folder, name
+        self.errors: list[str] = []
+        self.count = 0
+        page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda exc: self.errors.append(str(exc)))
+
+    def shot(self, screen: str, at: str = "", full: bool = True) -> None:
+        """Check and save this screen: the whole page, the part from `at` (a selector), or
+        (not `full`) what the screen shows."""
+        if at:
+            self.page.locator(at).first.evaluate("(e) => e.scrollIntoView({block: 'start'})")
+        self.page.wait_for_timeout(150)  # fonts and formulas settle
+        wider = self.page.evaluate(OVERFLOW)
+        self.count += 1
+        self.page.screenshot(path=str(self.folder / f"{self.name}-{self.count:02d}-{screen}.png"),
+                             full_page=full and not at)
+        assert wider <= 0, (f"{self.name} {screen}: the page is {wider}px wider than the screen: "
+                            f"{self.page.evaluate(WIDE)}")
+        assert not self.errors, f"{self.name} {screen}: console errors {self.errors}"
+
+
+@contextlib.contextmanager
+def _journey(browser: Any, shots: Path, page_name: str, lang: str,
+             size: str) -> Iterator[Screens]:
+    context = browser.new_context(locale=LOCALES[lang], viewport=VIEWPORTS[size])
+    context.set_default_timeout(20_000)
+    try:
+        yield Screens(context.new_page(), shots, f"{page_name}-{lang}-{size}")
+    finally:
+        context.close()
+
+
+def _sign_in(page: Any, key: str) -> None:
+    page.fill("#key-input", key)
+    page.click("#key-save")
+    page.locator("#key-status").wait_for(state="visible")
+
+
+@pytest.mark.parametrize(("lang", "size"), JOURNEYS)
+def test_student_journey(browser: Any, server: Server, shots: Path, lang: str, size: str,
+                         playwright_api: Any) -> None:
+    expect = playwright_api.expect
+    text = TEXT[lang]
+    with _journey(browser, shots, "student", lang, size) as screens:
+        page = screens.page
+        page.goto(server.url + "/")
+        expect(page.locator("html")).to_have_attribute("lang", lang)
+        expect(page.locator("#course-select")).to_contain_text(text["signed_out"])
+        expect(page.locator("#sessions")).to_contain_text(text["signed_out"])
+        screens.shot("signed-out")
+
+        _sign_in(page, server.student_key)
+        expect(page.locator("#course-select")).to_have_value(SAMPLE_COURSE)
+        expect(page.locator("#class-now")).to_contain_text(text["class_now"], timeout=10_000)
+        expect(page.locator("#ask-submit")).to_have_text(text["ask"])
+        if size == "phone":  # the question box is on the first screen
+            box = page.locator("#question").bounding_box()
+            assert box is not None and box["y"] + box["height"] <= VIEWPORTS[size]["height"], box
+        screens.shot("signed-in")
+
+        page.fill("#question", QUESTIONS[lang])
+        page.click("#ask-submit")
+        turn = page.locator("[data-testid=turn]").last
+        expect(turn).to_have_attribute("data-state", "done", timeout=30_000)
+        # the model is off: a sentence for the student, the passages inline, readable labels
+        answer = turn.locator("[data-testid=answer]").inner_text()
+        assert "llm_backend" not in answer
+        links = turn.locator("[data-testid=source-link]")
+        assert links.count() >= 1
+        labels = links.all_inner_texts()
+        assert not any("#" in label for label in labels), labels
+        assert len(set(labels)) == len(labels), f"duplicate sources: {labels}"
+        assert turn.locator("[data-testid=source-excerpt]").count() >= 1
+        screens.shot("answer")
+
+        links.first.click()
+        panel = page.locator("[data-testid=source-panel]")
+        expect(panel).to_be_visible()
+        whole = panel.locator("[data-testid=panel-whole]").first
+        expect(whole).to_have_text(text["whole"])
+        whole.click()
+        expect(panel.locator("[data-testid=panel-snippet][data-whole=true]")).to_have_count(1)
+        original = panel.locator("button[data-testid=panel-open-file]")
+        if original.count():  # Markdown or a transcript: shown at the cited place
+            original.click()
+            expect(panel.locator("[data-testid=panel-original] .cited")).to_have_count(1)
+        screens.shot("source", full=False)
+        page.keyboard.press("Escape")
+        expect(panel).to_be_hidden()
+
+        session = page.locator("[data-testid=session]").first
+        expect(session.locator(".session-title")).to_have_text(QUESTIONS[lang])
+        page.locator("#profile summary").click()
+        expect(page.locator("#profile summary")).to_have_text(text["profile"])
+        page.locator("[data-testid=profile-save]").click()
+        expect(page.locator("#profile-status")).to_have_text(text["saved"])
+        screens.shot("profile")
+
+
+@pytest.mark.parametrize(("lang", "size"), JOURNEYS)
+def test_teacher_journey(browser: Any, server: Server, shots: Path, lang: str, size: str,
+                         playwright_api: Any) -> None:
+    expect = playwright_api.expect
+    text = TEXT[lang]
+    with _journey(browser, shots, "teacher", lang, size) as screens:
+        page = screens.page
+        page.goto(server.url + "/teacher")
+        expect(page.locator("#courses")).to_contain_text(text["teacher_out"])
+        screens.shot("signed-out")
+
+        _sign_in(page, server.teacher_key)
+        expect(page.locator("#manage-course")).to_have_value(SAMPLE_COURSE)
+        expect(page.locator("[data-testid=document]").first).to_be_visible()
+        expect(page.locator("[data-testid=jobs-empty]")).to_contain_text(text["jobs_none"])
+        expect(page.locator("#live-heading")).to_have_text(text["live"])
+        expect(page.locator("[data-testid=live-state]")).to_contain_text(str(SLIDE))
+        expect(page.locator("#check-heading")).to_have_text(text["check"])
+        screens.shot("courses", at="#courses-heading")
+        screens.shot("documents", at="#docs-heading")
+        screens.shot("live", at="#students-heading")
+
+        page.click("#check-run")
+        bars = page.locator("[data-testid=check-bar]")
+        expect(bars.first).to_be_visible(timeout=60_000)
+        assert bars.first.locator(".check-name").inner_text().strip()  # labelled, not on hover
+        screens.shot("check", at="#check-heading")
+
+        expect(page.locator("#class-view h4").first).to_be_visible()
+        screens.shot("class", at="#class-heading")
+
+
+# course text as the page renders it: Markdown, formulas, and markup that must stay text
+RENDER = """async (text) => {
+  const { showText } = await import("/static/sources.js");
+  const box = document.createElement("div");
+  document.body.append(box);
+  showText(box, text);
+  return { html: box.innerHTML, text: box.textContent,
+           katex: box.querySelectorAll(".katex").length,
+           strong: [...box.querySelectorAll("strong")].map((n) => n.textContent),
+           items: box.querySelectorAll("li").length,
+           scripts: box.querySelectorAll("script, img, iframe").length };
+}"""
+
+
+def test_course_text_renders_markdown_and_formulas_safely(browser: Any, server: Server,
+                                                          shots: Path) -> None:
+    text = ("## Fixed points\n\nThe iteration $x_{n+1} = g(x_n)$ converges when **|g'| < 1**:"
+            "\n\n- first\n- second\n\n$$\\sum_{k=0}^{n} L^k$$\n\n"
+            "<script>alert(1)</script><img src=x onerror=alert(2)>")
+    with _journey(browser, shots, "render", "en", "desktop") as screens:
+        screens.page.goto(server.url + "/")
+        shown = screens.page.evaluate(RENDER, text)
+        screens.shot("markdown")
+    assert shown["katex"] == 2
+    assert shown["strong"] == ["|g'| < 1"]
+    assert shown["items"] == 2
+    assert shown["scripts"] == 0
+    assert "<script>alert(1)</script><img src=x onerror=alert(2)>" in shown["text"]
