@@ -104,8 +104,9 @@ def test_add_turn_numbers_turns_and_touches_the_session(store: Store) -> None:
     assert stored[0] == dataclasses.replace(turn(session, "question 0"), ordinal=1,
                                             created=1001.0)
     assert store.list_turns(T, C, session.id) == stored
-    assert store.get_session(T, C, session.id) == dataclasses.replace(session, updated=1003.0,
-                                                                      turns=3)
+    # a session is titled by its first question
+    assert store.get_session(T, C, session.id) == dataclasses.replace(
+        session, updated=1003.0, turns=3, title="question 0")
 
 
 @pytest.mark.parametrize("last", [0, 1, 2, 5])
