@@ -52,6 +52,9 @@ export function setupLive(api, currentCourse) {
     const parts = [t("live.running", { title: live.title }),
       live.slide_page ? t("live.slide", { page: live.slide_page, how: t(`live.source_${live.slide_source}`) })
         : t("live.slide_unknown")];
+    // a deck without a readable page, or no tracker: say what the slide follows instead
+    if (live.slide_following === "time") parts.push(t("live.following_time"));
+    else if (live.slide_following === "teacher" && live.slides) parts.push(t("live.following_teacher"));
     if (live.events !== undefined) parts.push(t("live.counts", { events: live.events, chunks: live.chunks }));
     if (live.last_event) parts.push(t("live.last", { text: live.last_event.text }));
     $("live-state").textContent = parts.join(" · ");

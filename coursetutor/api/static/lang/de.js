@@ -258,6 +258,8 @@ export default {
   "live.slide_unknown": "Folie noch unbekannt",
   "live.source_teacher": "von der Lehrkraft gesetzt",
   "live.source_tracked": "aus dem Gesprochenen verfolgt",
+  "live.following_time": "der Foliensatz hat keine lesbare Seite: die Folie folgt der Zeit und Ihren Seitenwechseln",
+  "live.following_teacher": "keine Folienverfolgung: die Folie folgt Ihren Seitenwechseln",
   "live.counts": "{events} Sätze · {chunks} Abschnitte",
   "live.last": "zuletzt: „{text}“",
   "live.fed": "{done} von {total} Sätzen eingespeist",

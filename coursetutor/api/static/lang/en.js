@@ -258,6 +258,8 @@ export default {
   "live.slide_unknown": "slide not known yet",
   "live.source_teacher": "set by the teacher",
   "live.source_tracked": "followed from the speech",
+  "live.following_time": "the deck has no readable page: the slide follows time and your page changes",
+  "live.following_teacher": "no slide tracking: the slide follows your page changes",
   "live.counts": "{events} sentences · {chunks} passages",
   "live.last": "last: “{text}”",
   "live.fed": "{done} of {total} sentences fed",

@@ -258,6 +258,8 @@ export default {
   "live.slide_unknown": "diapositive encore inconnue",
   "live.source_teacher": "choisie par l'enseignant",
   "live.source_tracked": "suivie d'après la parole",
+  "live.following_time": "le diaporama n’a aucune page lisible : la diapositive suit le temps et vos changements de page",
+  "live.following_teacher": "pas de suivi des diapositives : la diapositive suit vos changements de page",
   "live.counts": "{events} phrases · {chunks} passages",
   "live.last": "dernière : « {text} »",
   "live.fed": "{done} phrases sur {total} envoyées",

@@ -258,6 +258,8 @@ export default {
   "live.slide_unknown": "slide non ancora nota",
   "live.source_teacher": "impostata dal docente",
   "live.source_tracked": "seguita dal parlato",
+  "live.following_time": "le slide non hanno pagine leggibili: la slide segue il tempo e i tuoi cambi di pagina",
+  "live.following_teacher": "nessun tracciamento delle slide: la slide segue i tuoi cambi di pagina",
   "live.counts": "{events} frasi · {chunks} passaggi",
   "live.last": "ultima: «{text}»",
   "live.fed": "{done} frasi su {total} inviate",

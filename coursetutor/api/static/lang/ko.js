@@ -258,6 +258,8 @@ export default {
   "live.slide_unknown": "슬라이드를 아직 모름",
   "live.source_teacher": "교수자가 지정",
   "live.source_tracked": "말에서 추적",
+  "live.following_time": "슬라이드에 읽을 수 있는 페이지가 없어 시간과 직접 넘긴 페이지를 따릅니다",
+  "live.following_teacher": "슬라이드 추적 없음: 직접 넘긴 페이지를 따릅니다",
   "live.counts": "문장 {events}개 · 부분 {chunks}개",
   "live.last": "마지막: \"{text}\"",
   "live.fed": "문장 {total}개 중 {done}개 넣음",

@@ -258,6 +258,8 @@ export default {
   "live.slide_unknown": "尚不知道当前幻灯片",
   "live.source_teacher": "由教师设置",
   "live.source_tracked": "根据讲话跟踪",
+  "live.following_time": "幻灯片没有可读的页面：当前幻灯片按时间和您的翻页推算",
+  "live.following_teacher": "没有幻灯片跟踪：当前幻灯片按您的翻页确定",
   "live.counts": "{events} 句 · {chunks} 个段落",
   "live.last": "最新：“{text}”",
   "live.fed": "已导入 {done}/{total} 句",
