@@ -14,6 +14,7 @@ CoursetutorError
  │         └── NoTextLayerError  every page is a scan (page counts attached)
  ├── NotFoundError          a course, document or chunk that does not exist (for this caller)
  ├── ConflictError          an id that is already taken
+ │    └── RegisteredError    an LMS's issuer and client id belong to a registration already
  ├── JobCancelledError      the ingest job of a file was cancelled while it ran
  ├── AccessError            who is asking may not do this
  │    ├── AuthenticationError   no key, or a bad one
@@ -24,6 +25,7 @@ CoursetutorError
  ├── StoreError             the store failed or holds data from a newer version
  ├── RedisUnavailableError  the shared Redis (limits, sessions, ingest queue) cannot be reached
  ├── PlatformError          an LMS's key set, token, roster or grade book endpoint failed
+ │    └── RegistrationError  LTI Dynamic Registration: the LMS's configuration or answer
  └── BackendError           an embedding or generation backend is missing or down
       ├── MissingDependencyError
       ├── BackendUnavailableError   the server cannot be reached or keeps failing
@@ -92,6 +94,15 @@ class ConflictError(CoursetutorError):
     """The resource to create already exists."""
 
 
+class RegisteredError(ConflictError):
+    """An LMS's issuer and client id are registered already (`reason`: `already_registered`
+    in the same tenant, `registered_by_another_tenant` elsewhere)."""
+
+    def __init__(self, message: str, reason: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
 class JobCancelledError(CoursetutorError):
     """The ingest job of the file being ingested was cancelled."""
 
@@ -148,6 +159,16 @@ class RedisUnavailableError(CoursetutorError):
 
 class PlatformError(CoursetutorError):
     """An LMS platform's endpoint (its key set, token, roster or scores) failed or refused."""
+
+
+class RegistrationError(PlatformError):
+    """LTI Dynamic Registration could not complete on the platform's side; `reason` names the
+    step (`configuration_unreachable`, `bad_configuration`, `issuer_mismatch`,
+    `registration_refused`, `bad_registration_reply`)."""
+
+    def __init__(self, message: str, reason: str) -> None:
+        super().__init__(message)
+        self.reason = reason
 
 
 class BackendError(CoursetutorError):

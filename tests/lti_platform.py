@@ -1,6 +1,8 @@
 """An LTI 1.3 platform for the tests: its own RSA key and key set, the OIDC auth endpoint,
 an OAuth 2 token endpoint that checks the tool's signed assertion against the tool's key set,
-a roster (NRPS) and a grade book (AGS) that records the scores it gets.
+a roster (NRPS) and a grade book (AGS) that records the scores it gets, and LTI Dynamic
+Registration the way Moodle 4.x offers it (an OpenID configuration and a registration endpoint
+that takes the bearer token of its registration URL).
 
 `handle` answers an `httpx.Request`, so the tool reaches it through an `httpx.MockTransport`;
 `serve` puts the same handler on 127.0.0.1 for a browser, with a course page that frames the
@@ -67,6 +69,12 @@ class FakePlatform:
     deep_link_answers: list[dict[str, Any]] = dataclasses.field(default_factory=list)
     jwks_fetches: int = 0
     launch_url: str = "http://testserver/lti/launch"
+    # LTI Dynamic Registration, as Moodle 4.x serves it
+    registration_token: str = dataclasses.field(default_factory=lambda: secrets.token_hex(8))
+    configuration_issuer: str = ""  # the issuer its OpenID configuration names ("": its own)
+    configuration_up: bool = True
+    registration_expired: bool = False  # its registration token timed out: it answers 401
+    registrations: list[dict[str, Any]] = dataclasses.field(default_factory=list)
     _tokens: dict[str, str] = dataclasses.field(default_factory=dict)
 
     @classmethod
@@ -118,6 +126,58 @@ class FakePlatform:
                 "client_id": self.client_id, "lti_message_hint": "msg-hint",
                 "lti_deployment_id": self.deployment}
 
+    @property
+    def configuration_url(self) -> str:
+        return f"{self.issuer}/mod/lti/openid-configuration.php"
+
+    def configuration(self) -> dict[str, Any]:
+        """Its OpenID configuration (Moodle 4.x's `mod/lti/openid-configuration.php`)."""
+        host = self.issuer
+        return {
+            "issuer": self.configuration_issuer or host, "token_endpoint": self.token_url,
+            "token_endpoint_auth_methods_supported": ["private_key_jwt"],
+            "token_endpoint_auth_signing_alg_values_supported": ["RS256"],
+            "jwks_uri": self.jwks_url, "authorization_endpoint": self.auth_url,
+            "registration_endpoint": f"{host}/mod/lti/openid-registration.php",
+            "scopes_supported": [
+                "https://purl.imsglobal.org/spec/lti-ags/scope/lineitem",
+                "https://purl.imsglobal.org/spec/lti-ags/scope/result.readonly",
+                "https://purl.imsglobal.org/spec/lti-ags/scope/score",
+                "https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly",
+                "openid"],
+            "response_types_supported": ["id_token"],
+            "subject_types_supported": ["public", "pairwise"],
+            "id_token_signing_alg_values_supported": ["RS256"],
+            "claims_supported": ["sub", "iss", "name", "given_name", "family_name", "email"],
+            "https://purl.imsglobal.org/spec/lti-platform-configuration": {
+                "product_family_code": "moodle", "version": "4.1",
+                "messages_supported": [{"type": "LtiResourceLinkRequest"},
+                                       {"type": "LtiDeepLinkingRequest"}],
+                "variables": ["Context.id", "ResourceLink.id", "User.id"]}}
+
+    def _register(self, request: httpx.Request) -> httpx.Response:
+        """Moodle's `openid-registration.php`: the bearer token it put in the registration
+        URL, the registration's required fields, every URL on the tool's domain."""
+        if (self.registration_expired
+                or request.headers.get("authorization") != f"Bearer {self.registration_token}"):
+            return httpx.Response(401, text="Unauthorized")
+        body = json.loads(request.content)
+        tool = body.get("https://purl.imsglobal.org/spec/lti-tool-configuration", {})
+        domain = tool.get("domain", "")
+        urls = [body.get("initiate_login_uri", ""), body.get("jwks_uri", ""),
+                tool.get("target_link_uri", ""), *body.get("redirect_uris", [])]
+        if (body.get("application_type") != "web"
+                or "id_token" not in body.get("response_types", [])
+                or not {"implicit", "client_credentials"} <= set(body.get("grant_types", []))
+                or body.get("token_endpoint_auth_method") != "private_key_jwt"
+                or not domain or not all(urlsplit(u).netloc == domain for u in urls)):
+            return httpx.Response(400, text="Bad request")
+        self.registrations.append(body)
+        answer = {**body, "client_id": self.client_id,
+                  "https://purl.imsglobal.org/spec/lti-tool-configuration": {
+                      **tool, "deployment_id": self.deployment}}
+        return httpx.Response(200, json=answer)
+
     def public_jwks(self) -> dict[str, Any]:
         jwk = json.loads(jwt.algorithms.RSAAlgorithm.to_jwk(self.key.public_key()))
         return {"keys": [{**jwk, "kid": self.kid, "alg": "RS256", "use": "sig"}]}
@@ -151,6 +211,12 @@ class FakePlatform:
                 return httpx.Response(401, json={"error": "no token"})
             self.scores.append((url, json.loads(request.content)))
             return httpx.Response(200, json={})
+        if path.endswith("/openid-configuration.php"):
+            if not self.configuration_up:
+                raise httpx.ConnectError("platform down", request=request)
+            return httpx.Response(200, json=self.configuration())
+        if path.endswith("/openid-registration.php"):
+            return self._register(request)
         return httpx.Response(404, json={"error": f"no route {path}"})
 
     def _token(self, request: httpx.Request) -> httpx.Response:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -14,15 +15,18 @@ from urllib.parse import parse_qs, urlsplit
 import httpx
 import jwt
 import pytest
+from click.testing import CliRunner
 from fastapi.testclient import TestClient
 
 from coursetutor.api import create_app
 from coursetutor.api.access import mint_key
+from coursetutor.cli import cli
 from coursetutor.config import load_settings
 from coursetutor.lti import tool_keys
 from coursetutor.lti.keyset import KeySets
 from coursetutor.lti.tool import LtiTool
 from coursetutor.store import Store
+from coursetutor.types import Document
 
 from .lti_platform import (
     CUSTOM,
@@ -92,8 +96,9 @@ class Lms:
         return page, {k: v[0] for k, v in parse_qs(fragment).items()}
 
 
-@pytest.fixture
-def lms(tmp_path: Path) -> Iterator[Lms]:
+@contextmanager
+def open_lms(tmp_path: Path) -> Iterator[Lms]:
+    """The tool's app over a store in `tmp_path`, with a Moodle and a Canvas that reach it."""
     settings = load_settings(env={}, data_dir=tmp_path, llm_backend="none")
     app = create_app(settings)
     state = app.state.coursetutor
@@ -118,6 +123,12 @@ def lms(tmp_path: Path) -> Iterator[Lms]:
     state.lti = tool
     with TestClient(app) as client:
         yield Lms(client, store, admin, admin_b, moodle, canvas, tool, clock)
+
+
+@pytest.fixture
+def lms(tmp_path: Path) -> Iterator[Lms]:
+    with open_lms(tmp_path) as found:
+        yield found
 
 
 @pytest.fixture
@@ -415,3 +426,130 @@ def test_a_failing_grade_book_is_logged_and_fails_nothing(
     assert "sending a score to the LMS failed" in caplog.text
     link = lms.store.lti.find_link(lms.platform_ids["moodle"], "2", "3")
     assert link is not None and lms.store.lti.last_score(link.lineitem_url, student) is None
+
+
+LINEITEM = "https://moodle.example.edu/mod/lti/services.php/2/lineitems/9/lineitem?type_id=1"
+
+
+def test_grades_are_turned_on_and_off_for_an_existing_link(registered: Lms) -> None:
+    lms = registered
+    pid = lms.platform_ids["moodle"]
+    lms.opened(lms.launch(lms.moodle, **{CUSTOM: {"course": COURSE}}))  # no grades parameter
+    student = f"lti-{pid}-7"
+    lms.store.mastery.observe(T, COURSE, student, "bisection", True, "t1", lambda _: 0.5)
+    assert lms.tool.grades.after_turn(T, COURSE, student).result(10) == []
+    _, teacher = mint_key(lms.store, T, "teacher")
+    links = f"/v1/lti/platforms/{pid}/links"
+    on = lms.client.put(links, headers=lms.h(teacher),
+                        json={"context": "2", "course": COURSE, "grades": True})
+    assert on.status_code == 200, on.text
+    assert (on.json()["grades"], on.json()["grade_columns"]) == (True, [LINEITEM])
+    assert lms.tool.grades.after_turn(T, COURSE, student).result(10) == [50.0]
+    lms.opened(lms.launch(lms.moodle, **{CUSTOM: {"course": COURSE}}))  # a launch keeps it on
+    link = lms.store.lti.find_link(pid, "2", "3")
+    assert link is not None and link.grades
+    off = lms.client.put(links, headers=lms.h(teacher),
+                         json={"context": "2", "course": COURSE, "grades": False})
+    assert (off.json()["grades"], off.json()["grade_columns"]) == (False, [])
+    lms.store.mastery.observe(T, COURSE, student, "newton", True, "t2", lambda _: 0.9)
+    assert lms.tool.grades.after_turn(T, COURSE, student).result(10) == []
+    lms.opened(lms.launch(lms.moodle, **{CUSTOM: {"course": COURSE, "grades": "mastery"}}))
+    kept = lms.client.put(links, headers=lms.h(teacher), json={"context": "2", "course": COURSE})
+    assert (kept.json()["grades"], kept.json()["grade_columns"]) == (False, [])  # stays off
+    assert [s["scoreGiven"] for _, s in lms.moodle.scores] == [50.0]
+
+
+def test_the_cli_turns_grades_on_for_a_link(registered: Lms, tmp_path: Path) -> None:
+    lms = registered
+    pid = lms.platform_ids["moodle"]
+    lms.opened(lms.launch(lms.moodle, **{CUSTOM: {"course": COURSE}}))
+    run = ["--data-dir", str(tmp_path), "lti", "link", "--platform", pid, "--context", "2",
+           "--course", COURSE]
+    result = CliRunner().invoke(cli, [*run, "--grades"], catch_exceptions=False)
+    assert result.output == (f"LMS course 2 of platform {pid} opens {COURSE}; mastery goes "
+                             "to the grade book (1 column(s) now).\n")
+    link = lms.store.lti.find_link(pid, "2", "3")
+    assert link is not None and (link.grades, link.lineitem_url) == (True, LINEITEM)
+    result = CliRunner().invoke(cli, [*run, "--no-grades"], catch_exceptions=False)
+    assert result.output.endswith("mastery does not go to the grade book (0 column(s) now).\n")
+    assert lms.store.lti.find_link(pid, "2", "3").grades is False  # type: ignore[union-attr]
+
+
+# -- deep linking to a document or a live class ---------------------------------------------
+
+def _document(lms: Lms, course: str, doc_id: str, title: str) -> None:
+    lms.store.replace_document(Document(T, course, doc_id, title, "lecture", "", 0, "en",
+                                        f"{doc_id}.md", doc_id, 1, 0), [])
+
+
+def _chooser(lms: Lms) -> tuple[str, str]:
+    """The deep linking page an Instructor's request opens, and its session."""
+    chooser = lms.launch(lms.moodle, INSTRUCTOR, **{
+        MESSAGE: "LtiDeepLinkingRequest", CUSTOM: {},
+        DEEP: {"deep_link_return_url": RETURN, "accept_types": ["ltiResourceLink"]}})
+    assert chooser.status_code == 200, chooser.text
+    return chooser.text, chooser.text.split('name="session" value="', 1)[1].split('"', 1)[0]
+
+
+def _item(lms: Lms, **form: str) -> dict[str, Any]:
+    _, session = _chooser(lms)
+    answer = lms.client.post("/lti/deep-link", data={"session": session, **form})
+    assert answer.status_code == 200, answer.text
+    token = answer.text.split('name="JWT" value="', 1)[1].split('"', 1)[0]
+    claims = jwt.decode(token, options={"verify_signature": False})
+    [item] = claims["https://purl.imsglobal.org/spec/lti-dl/claim/content_items"]
+    return dict(item)
+
+
+def test_deep_linking_offers_each_courses_documents_and_live_classes(registered: Lms) -> None:
+    lms = registered
+    _document(lms, COURSE, "bisection", "Lecture 2: bisection")
+    _document(lms, "algebra", "groups", "Groups")
+    lesson = lms.store.classes.start_class(T, COURSE, "Class 3 March")
+    page, _ = _chooser(lms)
+    assert ('<option value="bisection" data-course="numerics">Numerics: Lecture 2: bisection'
+            '</option>') in page
+    assert '<option value="groups" data-course="algebra">Algebra: Groups</option>' in page
+    assert (f'<option value="{lesson.id}" data-course="numerics">Numerics: Class 3 March'
+            '</option>') in page
+
+
+def test_a_link_to_a_document_opens_the_student_page_on_it(registered: Lms) -> None:
+    lms = registered
+    _document(lms, COURSE, "bisection", "Lecture 2: bisection")
+    item = _item(lms, course=COURSE, document="bisection", live_class="")
+    assert (item["title"], item["custom"]) == (
+        "Lecture 2: bisection", {"course": COURSE, "grades": "", "document": "bisection"})
+    page, fields = lms.opened(lms.launch(lms.moodle, **{CUSTOM: item["custom"]}))
+    assert (page, fields["course"], fields["document"], fields["title"]) == (
+        "/", COURSE, "bisection", "Lecture 2: bisection")
+    assert "live_class" not in fields
+
+
+def test_a_link_to_a_live_class_opens_the_student_page_on_it(registered: Lms) -> None:
+    lms = registered
+    lesson = lms.store.classes.start_class(T, COURSE, "Class 3 March")
+    item = _item(lms, course=COURSE, live_class=lesson.id, grades="mastery")
+    assert (item["title"], item["custom"], item["lineItem"]["label"]) == (
+        "Class 3 March", {"course": COURSE, "grades": "mastery", "live_class": lesson.id},
+        "Class 3 March: mastery")
+    page, fields = lms.opened(lms.launch(lms.moodle, **{CUSTOM: item["custom"]}))
+    assert (page, fields["course"], fields["live_class"], fields["title"]) == (
+        "/", COURSE, lesson.id, "Class 3 March")
+
+
+def test_a_document_or_class_outside_the_course_is_refused(registered: Lms) -> None:
+    lms = registered
+    _document(lms, COURSE, "bisection", "Lecture 2: bisection")
+    _document(lms, "algebra", "groups", "Groups")
+    lesson = lms.store.classes.start_class(T, "algebra", "Algebra class")
+    _, session = _chooser(lms)
+    for form, status in (({"document": "groups"}, 404), ({"live_class": lesson.id}, 404),
+                         ({"document": "bisection", "live_class": lesson.id}, 400)):
+        reply = lms.client.post("/lti/deep-link",
+                                data={"session": session, "course": COURSE, **form})
+        assert reply.status_code == status, (form, reply.text)
+    assert lms.moodle.deep_link_answers == []
+    gone = lms.launch(lms.moodle, **{CUSTOM: {"course": COURSE, "document": "removed"}})
+    assert gone.status_code == 404, gone.text
+    assert lms.store.list_students(T, COURSE) == []  # nothing changed

@@ -34,6 +34,7 @@ from . import (
     routes_courses,
     routes_lti,
     routes_lti_admin,
+    routes_lti_register,
     routes_memory,
     routes_openai,
     routes_students,
@@ -160,6 +161,7 @@ def create_app(settings: Settings, workspace: Workspace | None = None,
     app.include_router(routes_classes.router)
     app.include_router(routes_lti.router)
     app.include_router(routes_lti_admin.router)
+    app.include_router(routes_lti_register.router)
     _ops_routes(app)
     _pages(app)
     if settings.api_cors_origins:

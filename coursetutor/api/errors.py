@@ -64,7 +64,7 @@ def body(exc: BaseException, request_id: str) -> dict[str, Any]:
     message = scrub(str(exc)) if isinstance(exc, e.CoursetutorError) else (
         "internal error; the server log has the details under this request id")
     error = {"type": error_type(exc), "message": message, "request_id": request_id}
-    if isinstance(exc, e.LaunchError):
+    if isinstance(exc, e.LaunchError | e.RegistrationError | e.RegisteredError):
         error["reason"] = exc.reason
     return {"error": error}
 

@@ -255,7 +255,9 @@ class SecurityHeaders:
             if message["type"] == "http.response.start":
                 headers = list(message.get("headers", []))
                 present = {name.lower() for name, _ in headers}
-                if framers:  # frame-ancestors decides; X-Frame-Options cannot name origins
+                # frame-ancestors decides (X-Frame-Options cannot name origins) where
+                # platforms may frame the page, or where a route set its own policy
+                if framers or b"content-security-policy" in present:
                     present.add(b"x-frame-options")
                 extra = [(b"content-security-policy", policy.encode()), *SECURITY_HEADERS]
                 message["headers"] = headers + [(n, v) for n, v in extra if n not in present]

@@ -17,7 +17,7 @@ from starlette.concurrency import run_in_threadpool
 
 from ..errors import CoursetutorError, LaunchError, PermissionDeniedError
 from ..lti import claims as c
-from ..lti import deep_link, enter, registry, roster, services, tokens, tool_keys
+from ..lti import deep_link, enter, focus, registry, roster, services, tokens, tool_keys
 from ..lti import launch as lti_launch
 from ..lti.tool import LtiTool
 from ..store.lti import Platform
@@ -49,21 +49,23 @@ async def _params(request: Request) -> dict[str, str]:
     return params
 
 
-def _wants_page(request: Request) -> bool:
+def wants_page(request: Request) -> bool:
     """A browser's navigation (an LMS form post), not an API client: it accepts HTML."""
     return "text/html" in request.headers.get("accept", "")
 
 
-def _reason(exc: CoursetutorError) -> str:
-    return exc.reason if isinstance(exc, LaunchError) else error_type(exc)
+def reason(exc: CoursetutorError) -> str:
+    """The refusal's reason code: the failed check's, else the error's type."""
+    found = getattr(exc, "reason", "")
+    return found if isinstance(found, str) and found else error_type(exc)
 
 
-def _refused(request: Request, state: AppState, step: str, exc: CoursetutorError) -> None:
+def refused(request: Request, state: AppState, step: str, exc: CoursetutorError) -> None:
     """Log a refusal by its reason (never the token) and count it against the address."""
-    reason = _reason(exc)
-    log.warning("LTI %s refused (%s): %s", step, reason, exc,
+    code = reason(exc)
+    log.warning("LTI %s refused (%s): %s", step, code, exc,
                 extra={"request_id": getattr(request.state, "request_id", ""),
-                       "reason": reason})
+                       "reason": code})
     if isinstance(exc, LaunchError):
         limit_address(request, state, "failed_auth")
 
@@ -87,9 +89,9 @@ async def _login(request: Request, state: AppState) -> Response:
         found = await run_in_threadpool(lti_launch.login, state.workspace.store.lti,
                                         tool.secret, params, str(request.url_for("lti_launch")))
     except CoursetutorError as exc:
-        _refused(request, state, "login", exc)
-        if _wants_page(request):  # a person in the LMS frame: a page, not JSON
-            return HTMLResponse(refusal(str(exc), _reason(exc)), status_code=status_of(exc))
+        refused(request, state, "login", exc)
+        if wants_page(request):  # a person in the LMS frame: a page, not JSON
+            return HTMLResponse(refusal(str(exc), reason(exc)), status_code=status_of(exc))
         raise
     request.state.allowed_location = found.redirect
     return RedirectResponse(found.redirect, status_code=302)
@@ -109,9 +111,9 @@ async def launch(request: Request, state: State) -> Response:
         return await run_in_threadpool(_launch, state, params["id_token"], params["state"],
                                        launch_url)
     except CoursetutorError as exc:
-        _refused(request, state, "launch", exc)
-        if _wants_page(request):  # a person in the LMS frame: a page, not JSON
-            return HTMLResponse(refusal(str(exc), _reason(exc)), status_code=status_of(exc))
+        refused(request, state, "launch", exc)
+        if wants_page(request):  # a person in the LMS frame: a page, not JSON
+            return HTMLResponse(refusal(str(exc), reason(exc)), status_code=status_of(exc))
         raise
 
 
@@ -129,7 +131,10 @@ def _launch(state: AppState, id_token: str, state_token: str, launch_url: str) -
     _, secret = mint_key(store, platform.tenant, entry.role, entry.student, name="lti",
                          seconds=SESSION_SECONDS)
     page = "/teacher" if entry.role == "teacher" else "/"
-    fragment = urlencode({"lti_key": secret, "course": entry.course})
+    fields = {"lti_key": secret, "course": entry.course, **entry.focus.custom()}
+    if entry.focus.title:
+        fields["title"] = entry.focus.title
+    fragment = urlencode(fields)
     return RedirectResponse(f"{page}#{fragment}", status_code=303)
 
 
@@ -143,8 +148,8 @@ def _deep_link_page(state: AppState, platform: Platform, found: c.Launch,
         "platform": platform.id, "tenant": platform.tenant, "deployment": deployment,
         "context": found.context_id, "return_url": found.deep_link_return,
         "data": found.deep_link_data}, tokens.DEEP_LINK_SECONDS)
-    courses = state.workspace.store.list_courses(platform.tenant)
-    return HTMLResponse(choose_course(courses, session, found.context_title),
+    found_choices = focus.choices(state.workspace.store, platform.tenant)
+    return HTMLResponse(choose_course(found_choices, session, found.context_title),
                         headers={"Cache-Control": "no-store"})
 
 
@@ -156,9 +161,9 @@ async def deep_link_answer(request: Request, state: State) -> Response:
     try:
         return await run_in_threadpool(_deep_link_answer, state, params, launch_url)
     except CoursetutorError as exc:
-        _refused(request, state, "deep link", exc)
-        if _wants_page(request):  # a person in the LMS frame: a page, not JSON
-            return HTMLResponse(refusal(str(exc), _reason(exc)), status_code=status_of(exc))
+        refused(request, state, "deep link", exc)
+        if wants_page(request):  # a person in the LMS frame: a page, not JSON
+            return HTMLResponse(refusal(str(exc), reason(exc)), status_code=status_of(exc))
         raise
 
 
@@ -167,9 +172,13 @@ def _deep_link_answer(state: AppState, params: dict[str, str], launch_url: str) 
     session = tokens.check(tool.secret, "deep_link", params.get("session", ""))
     platform = store.lti.get_platform(str(session["tenant"]), str(session["platform"]))
     course = store.get_course(platform.tenant, params.get("course", ""))
+    chosen = focus.check(store, platform.tenant, course.id, params.get("document", ""),
+                         params.get("live_class", ""))
     grades = params.get("grades") == "mastery"
-    enter.link_course(store, platform, str(session["context"]), course.id, grades)
-    item = deep_link.content_item(launch_url, course.id, course.title or course.id, grades)
+    # each link's own `grades` parameter decides for it; the LMS course keeps its choice
+    enter.link_course(store, platform, str(session["context"]), course.id)
+    item = deep_link.content_item(launch_url, course.id,
+                                  chosen.title or course.title or course.id, grades, chosen)
     token = deep_link.response(store.lti, platform, str(session["deployment"]),
                                str(session["data"]), [item])
     return_url = str(session["return_url"])

@@ -31,8 +31,10 @@ class PlatformIn(BaseModel):
 class LinkIn(BaseModel):
     context: Name = Field(min_length=1, description="the LMS course's context id")
     course: Id = Field(min_length=1)
-    grades: bool = False
-    topic: Name = ""
+    grades: bool | None = Field(None, description="send mastery to the grade book columns "
+                                                  "of the LMS course's links; null: as it is")
+    topic: Name | None = Field(None, description="the one topic whose mastery is the grade; "
+                                                 "empty: every topic's; null: as it is")
 
 
 def platform_json(p: Platform) -> dict[str, Any]:
@@ -78,8 +80,10 @@ def link_course(platform_id: str, body: LinkIn, caller: CallerDep,
     require_teacher(caller)
     store = state.workspace.store
     platform = store.lti.get_platform(caller.tenant, platform_id)
-    return link_json(enter.link_course(store, platform, body.context, body.course, body.grades,
-                                       body.topic))
+    link = enter.link_course(store, platform, body.context, body.course, body.grades,
+                             body.topic)
+    columns = enter.grade_columns(store, platform, body.context, body.course)
+    return {**link_json(link), "grade_columns": [k.lineitem_url for k in columns]}
 
 
 @router.get("/courses/{course}/lti/links")

@@ -9,7 +9,7 @@ import json
 import click
 import httpx
 
-from ..lti import enter, registry, roster, tool_keys
+from ..lti import dynamic, enter, registry, roster, tool_keys
 from ..lti.services import Services
 from ..lti.tool import HTTP_TIMEOUT_SECONDS
 from .group import workspace
@@ -48,6 +48,24 @@ def add_platform(ctx: click.Context, issuer: str, client_id: str, deployments: t
                    f"{platform.client_id}) for tenant {platform.tenant}.")
 
 
+@lti_group.command("registration-url")
+@click.option("--url", "tool_url", required=True,
+              help="The tool's public URL, as the LMS reaches it (https://tutor.example.edu).")
+@click.option("--hours", type=click.IntRange(1, dynamic.MAX_URL_SECONDS // 3600),
+              default=dynamic.URL_SECONDS // 3600, show_default=True,
+              help="How long the URL works.")
+@click.pass_context
+def registration_url(ctx: click.Context, tool_url: str, hours: int) -> None:
+    """Print the LTI Dynamic Registration URL of the tenant (--tenant before the command)."""
+    from ..api.signing import load_secret  # the server's secret; the API loads only here
+
+    registry.check_url("the tool's URL", tool_url)
+    ws = workspace(ctx.find_root())
+    ws.store.ensure_tenant(ws.tenant)
+    click.echo(dynamic.registration_url(tool_url, load_secret(ws.settings), ws.tenant,
+                                        hours * 3600))
+
+
 @lti_group.command("platforms")
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_context
@@ -77,14 +95,22 @@ def remove_platform(ctx: click.Context, platform_id: str) -> None:
 @click.option("--platform", "platform_id", required=True)
 @click.option("--context", required=True, help="The LMS course's context id.")
 @click.option("--course", required=True)
-@click.option("--grades", is_flag=True, help="Send mastery to the links' grade book columns.")
+@click.option("--grades/--no-grades", default=None,
+              help="Send mastery to the grade book columns of the LMS course's links, or stop "
+                   "(default: leave as it is).")
+@click.option("--topic", default=None,
+              help="Grade the mastery of this topic alone ('' for every topic's).")
 @click.pass_context
-def link(ctx: click.Context, platform_id: str, context: str, course: str, grades: bool) -> None:
+def link(ctx: click.Context, platform_id: str, context: str, course: str,
+         grades: bool | None, topic: str | None) -> None:
     """Link an LMS course to a course (what deep linking does from the LMS)."""
     ws = workspace(ctx.find_root())
     platform = ws.store.lti.get_platform(ws.tenant, platform_id)
-    enter.link_course(ws.store, platform, context, course, grades)
-    click.echo(f"LMS course {context} of platform {platform_id} opens {course}.")
+    found = enter.link_course(ws.store, platform, context, course, grades, topic)
+    columns = enter.grade_columns(ws.store, platform, context, course)
+    click.echo(f"LMS course {context} of platform {platform_id} opens {course}; mastery "
+               f"{'goes' if found.grades else 'does not go'} to the grade book "
+               f"({len(columns)} column(s) now).")
 
 
 @lti_group.command("roster")

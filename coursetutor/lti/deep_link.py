@@ -1,5 +1,6 @@
-"""Deep linking (LTI Deep Linking 2.0): the teacher picks a course in the tool, the tool
-answers the platform with a signed `LtiDeepLinkingResponse` holding one LTI resource link."""
+"""Deep linking (LTI Deep Linking 2.0): the teacher picks a course in the tool (and maybe one
+of its documents or live classes), the tool answers the platform with a signed
+`LtiDeepLinkingResponse` holding one LTI resource link."""
 
 from __future__ import annotations
 
@@ -10,16 +11,20 @@ from typing import Any
 from ..store.lti import LtiStore, Platform
 from . import claims as c
 from . import tool_keys
+from .focus import Focus
 
 RESPONSE = "LtiDeepLinkingResponse"
 RESPONSE_SECONDS = 600
 SCORE_MAXIMUM = 100
 
 
-def content_item(launch_url: str, course: str, title: str, grades: bool) -> dict[str, Any]:
-    """The link to `course`; with `grades`, a grade book column for its mastery."""
+def content_item(launch_url: str, course: str, title: str, grades: bool,
+                 focus: Focus | None = None) -> dict[str, Any]:
+    """The link to `course` (or to its document or live class, `focus`); with `grades`, a
+    grade book column for its mastery."""
     item: dict[str, Any] = {"type": "ltiResourceLink", "title": title, "url": launch_url,
-                            "custom": {"course": course, "grades": "mastery" if grades else ""}}
+                            "custom": {"course": course, "grades": "mastery" if grades else "",
+                                       **(focus.custom() if focus else {})}}
     if grades:
         item["lineItem"] = {"scoreMaximum": SCORE_MAXIMUM, "label": f"{title}: mastery",
                             "resourceId": course, "tag": "coursetutor-mastery"}

@@ -12,7 +12,8 @@
 //
 // The deep linking pages the server renders (data-page="lti-...") get their strings translated
 // where i18n.js has them (the server's English stays otherwise), and the answer to the LMS is
-// posted back at once.
+// posted back at once. At the end of a dynamic registration the platform is told to close the
+// window it opened the registration in.
 
 class MemoryStorage {
   #items = new Map();
@@ -49,6 +50,10 @@ async function ltiPage() {
     if (has(el.dataset.i18n)) el.textContent = t(el.dataset.i18n);
   }
   document.querySelector("form#lti-autopost")?.submit();
+  if (document.body.dataset.page === "lti-registered") {
+    // LTI Dynamic Registration: the platform closes the window it opened the tool in
+    (window.opener || window.parent).postMessage({ subject: "org.imsglobal.lti.close" }, "*");
+  }
 }
 
 if (document.body?.dataset.page?.startsWith("lti-")) {
