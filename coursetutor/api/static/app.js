@@ -8,6 +8,7 @@ import {
 import { markerSpans, renderAnswer } from "./answer.js";
 import { renderMath } from "./math.js";
 import { groupSources, panelParts, renderSourceList, sourceLabel } from "./sources.js";
+import { focusFirst, linkFocus, showFocus } from "./focus.js";
 
 const SLOT = "student";
 const api = pageApi(SLOT);
@@ -56,6 +57,7 @@ function fillCourses(courses, none = t("course.none_student")) {
 function selectCourse(course) {
   state.course = course;
   remember("student.course", course);
+  showFocus($("link-focus"), course);
   newSession();
   loadSessions();
   followClass();
@@ -85,7 +87,8 @@ async function followClass() {
     return;
   }
   try {
-    const running = await runningClass(api, course);
+    const pinned = linkFocus(course)?.live_class; // an LMS link to one class: that one
+    const running = pinned ? { id: pinned } : await runningClass(api, course);
     state.classId = running ? running.id : null;
     if (state.classId) {
       const p = await api.get(`/v1/courses/${enc(course)}/classes/${enc(state.classId)}/progress`);
@@ -274,7 +277,7 @@ function addTurn(text) {
       renderMath(answer);
       // an answer that cites nothing in its text (the model is off) shows the passages inline
       const inline = cited.length > 0 && !(done.markers ?? markerSpans(text)).length;
-      renderSourceList(sourcesBox, cited, openGroup, { inline });
+      renderSourceList(sourcesBox, focusFirst(cited, state.course), openGroup, { inline });
       if (done.covered === false) notice.replaceChildren(notCoveredNotice());
       status.textContent = done.complete === false ? t("ask.incomplete") : "";
       const removed = (done.removed || []).length;

@@ -41,7 +41,37 @@ function takeLaunchKey() {
   sessionStorage.setItem(`coursetutor.key.${slot}`, key); // common.js's storeKey(slot, key)
   const course = params.get("course");
   if (course) localStorage.setItem(`coursetutor.${slot}.course`, course); // remember()
+  // the link's document or live class, if it names one (focus.js); a new launch replaces it
+  const focus = { course, document: params.get("document") || "",
+                  live_class: params.get("live_class") || "", title: params.get("title") || "" };
+  if (course && (focus.document || focus.live_class)) {
+    sessionStorage.setItem(`coursetutor.${slot}.focus`, JSON.stringify(focus));
+  } else {
+    sessionStorage.removeItem(`coursetutor.${slot}.focus`);
+  }
   history.replaceState(null, "", location.pathname + location.search);
+}
+
+// The deep linking page offers the documents and live classes of the chosen course only, and
+// one of them at most (the server checks both either way).
+function offerChosenCourse(form) {
+  const selects = [...form.querySelectorAll("select")];
+  const show = () => {
+    const course = form.querySelector('input[name="course"]:checked')?.value || "";
+    for (const select of selects) {
+      for (const option of select.options) {
+        if (option.dataset.course) option.hidden = option.disabled = option.dataset.course !== course;
+      }
+      if (select.selectedOptions[0]?.disabled) select.value = "";
+    }
+  };
+  form.addEventListener("change", (event) => {
+    if (event.target.name === "course") show();
+    if (event.target.tagName === "SELECT" && event.target.value) {
+      for (const other of selects) if (other !== event.target) other.value = "";
+    }
+  });
+  show();
 }
 
 async function ltiPage() {
@@ -50,6 +80,8 @@ async function ltiPage() {
     if (has(el.dataset.i18n)) el.textContent = t(el.dataset.i18n);
   }
   document.querySelector("form#lti-autopost")?.submit();
+  const chooser = document.querySelector('form[action="/lti/deep-link"]');
+  if (chooser) offerChosenCourse(chooser);
   if (document.body.dataset.page === "lti-registered") {
     // LTI Dynamic Registration: the platform closes the window it opened the tool in
     (window.opener || window.parent).postMessage({ subject: "org.imsglobal.lti.close" }, "*");

@@ -8,6 +8,7 @@ import {
 import { setupCheck } from "./check.js";
 import { setupLive } from "./live.js";
 import { setupClass } from "./class.js";
+import { setupLms } from "./lms.js";
 
 const SLOT = "teacher";
 const api = pageApi(SLOT);
@@ -31,6 +32,7 @@ const state = { key: "", courses: [], course: "", jobs: new Map() };
 const showCheck = setupCheck(api, () => state.course);
 const showLive = setupLive(api, () => state.course);
 const showClass = setupClass(api, () => state.course);
+const showLms = setupLms(api); // admins: the tenant's LMS platforms
 
 function flash(text) {
   message.textContent = text;
@@ -517,4 +519,9 @@ $("activity-refresh").addEventListener("click", () => loadActivity());
 
 applyI18n();
 $("course-language").value = lang;
-setupKeyBox(SLOT, onKey);
+setupKeyBox(SLOT, async (key) => {
+  showLms(null);
+  const me = await onKey(key);
+  showLms(me);
+  return me;
+});
