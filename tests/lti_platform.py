@@ -6,12 +6,14 @@ that takes the bearer token of its registration URL).
 
 `handle` answers an `httpx.Request`, so the tool reaches it through an `httpx.MockTransport`;
 `serve` puts the same handler on 127.0.0.1 for a browser, with a course page that frames the
-tool as an LMS does.
+tool as an LMS does, and a page that opens a dynamic registration URL in a frame and listens
+for the tool's close message.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import html
 import json
 import secrets
 import threading
@@ -263,6 +265,15 @@ COURSE_PAGE = """<!doctype html><html><head><title>LMS course</title></head>
 <header style="padding:8px;background:#f98012;color:#fff">Example LMS: Numerical methods</header>
 <iframe id="tool" name="tool" src="{login}" style="width:100%;height:820px;border:0"
  allow="clipboard-write"></iframe></body></html>"""
+REGISTER_PAGE = """<!doctype html><html><head><title>LMS: add a tool</title></head>
+<body style="margin:0;font-family:sans-serif">
+<header style="padding:8px;background:#f98012;color:#fff">Example LMS: Manage tools</header>
+<p id="closed" style="padding:0 8px"></p>
+<iframe id="tool" name="tool" src="{url}" style="width:100%;height:520px;border:0"></iframe>
+<script>addEventListener("message", (event) => {{
+  if (event.data && event.data.subject === "org.imsglobal.lti.close")
+    document.getElementById("closed").textContent = "The tool is registered: window closed";
+}});</script></body></html>"""
 AUTO_POST = """<!doctype html><html><body><form id="f" method="post" action="{action}">
 <input type="hidden" name="id_token" value="{token}"><input type="hidden" name="state"
  value="{state}"></form><script>document.getElementById("f").submit()</script></body></html>"""
@@ -291,6 +302,14 @@ def serve(platform: FakePlatform, port: int, tool_url: str,
             if parts.path == "/course":
                 login = f"{tool_url}/lti/login?{urlencode(platform.login_params('ana'))}"
                 self._send(200, COURSE_PAGE.format(login=login).encode(), "text/html")
+                return
+            if parts.path == "/register-tool":  # the LMS opens a registration URL
+                target = parse_qs(parts.query)["url"][0]
+                full = f"{target}&" + urlencode({
+                    "openid_configuration": platform.configuration_url,
+                    "registration_token": platform.registration_token})
+                self._send(200, REGISTER_PAGE.format(url=html.escape(full)).encode(),
+                           "text/html")
                 return
             if parts.path == urlsplit(platform.auth_url).path:
                 params = {k: v[0] for k, v in parse_qs(parts.query).items()}

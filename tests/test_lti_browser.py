@@ -1,25 +1,30 @@
 # ruff: noqa: F811 (the browser fixtures of test_web_browser, imported by name, are parameters)
 """LTI in a real headless Chromium: an LMS page (the in-process platform on localhost) frames
 the tool (on 127.0.0.1, another site), the login and launch run inside the iframe, and the
-student asks a question there; a teacher deep links; bad launches show their refusal.
+student asks a question there; a teacher deep links; bad launches show their refusal; a
+learner on a document's link sees what it opens; an admin manages the LMS platforms on the
+teacher page; a platform registers the tool by dynamic registration in its frame.
 Screenshots go to $SCREENSHOTS_DIR (else a temporary folder). Skipped without Python
 Playwright or the system Chromium."""
 
 from __future__ import annotations
 
 import os
+import re
 import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 import jwt
 import pytest
 
 from coursetutor.api import create_app
+from coursetutor.api.access import mint_key
 from coursetutor.config import load_settings
-from coursetutor.lti import registry, tool_keys
+from coursetutor.lti import dynamic, registry, tool_keys
 from coursetutor.retrieval import EmbeddingModel
 from coursetutor.store import Store
 from coursetutor.workspace import Workspace
@@ -36,11 +41,14 @@ QUESTION = "How does the bisection method work?"
 class Lms:
     """The platform, the URL of its course page, and the launch its auth endpoint signs."""
 
-    def __init__(self, platform: FakePlatform, url: str, store: Store, shots: Path) -> None:
+    def __init__(self, platform: FakePlatform, url: str, store: Store, shots: Path,
+                 tool_url: str = "", secret: bytes = b"") -> None:
         self.platform = platform
         self.shots = shots
         self.url = url
         self.store = store
+        self.tool_url = tool_url
+        self.secret = secret  # the tool's: it signs registration URLs
         self.make: Callable[[str], str] = self.learner
 
     def learner(self, nonce: str) -> str:
@@ -78,7 +86,7 @@ def lms(tmp_path_factory: pytest.TempPathFactory, sample: Sample, embedder: Embe
         time.sleep(0.05)
     shots = Path(os.environ.get("SCREENSHOTS_DIR") or tmp_path_factory.mktemp("shots"))
     shots.mkdir(parents=True, exist_ok=True)
-    found = Lms(platform, "", store, shots)
+    found = Lms(platform, "", store, shots, tool_url, app.state.coursetutor.lti.secret)
     try:
         with serve(platform, lms_port, tool_url, found.id_token) as url:
             found.url = f"{url}/course"
@@ -179,3 +187,69 @@ def test_a_bad_launch_shows_its_refusal_in_the_frame(lms: Lms, browser: Any, kin
         expected = "permission_denied" if kind == "learner_on_teacher_link" else kind
         playwright_api.expect(body).to_contain_text(expected)
         page.screenshot(path=str(lms.shots / f"10-refused-{kind}.png"))
+
+
+def test_a_learner_on_a_document_link_sees_what_it_opens(lms: Lms, browser: Any,
+                                                        playwright_api: Any) -> None:
+    document = lms.store.list_documents("default", SAMPLE_COURSE)[0]
+    lms.make = lambda nonce: lms.platform.sign(lms.platform.claims(
+        nonce, LEARNER, sub="17", **{CUSTOM: {"course": SAMPLE_COURSE,
+                                              "document": document.id}}))
+    with _page(browser) as page:
+        page.goto(lms.url)
+        focus = _tool_frame(page).locator("#link-focus")
+        playwright_api.expect(focus).to_be_visible()
+        playwright_api.expect(focus).to_contain_text(document.title)
+        page.screenshot(path=str(lms.shots / "05-learner-on-a-document-link.png"))
+
+
+def test_an_admin_manages_lms_platforms_on_the_teacher_page(lms: Lms, browser: Any,
+                                                           playwright_api: Any) -> None:
+    expect = playwright_api.expect
+    _, admin = mint_key(lms.store, "default", "admin", name="lms admin")
+    with _page(browser) as page:
+        page.on("dialog", lambda dialog: dialog.accept())
+        page.goto(f"{lms.tool_url}/teacher")
+        page.locator("#key-input").fill(admin)
+        page.locator("#key-save").click()
+        section = page.locator("[data-testid=lms]")
+        expect(section).to_be_visible()
+        expect(page.locator("[data-testid=lms-platform]")).to_have_count(1)
+        expect(page.locator("[data-testid=lms-platform]")).to_contain_text(lms.platform.issuer)
+        form = page.locator("#lms-form")
+        for name, value in (("issuer", "https://canvas.instructure.com"),
+                            ("client_id", "10000000000042"),
+                            ("deployment_ids", "6:8865aa05b4b79b64a91a86042e43af5ea8ae79eb"),
+                            ("jwks_url", "https://sso.canvaslms.com/api/lti/security/jwks"),
+                            ("auth_login_url",
+                             "https://sso.canvaslms.com/api/lti/authorize_redirect"),
+                            ("token_url", "https://sso.canvaslms.com/login/oauth2/token"),
+                            ("frame_origins", "https://school.instructure.com")):
+            form.locator(f"[name={name}]").fill(value)
+        page.locator("#lms-add").click()
+        expect(page.locator("[data-testid=lms-platform]")).to_have_count(2)
+        page.locator("#lms-url-make").click()
+        expect(page.locator("#lms-url")).to_have_value(
+            re.compile(rf"^{re.escape(lms.tool_url)}/lti/register\?tenant_token=."))
+        section.screenshot(path=str(lms.shots / "06-admin-lms-platforms.png"))
+        canvas = page.locator("[data-testid=lms-platform]", has_text="canvas.instructure")
+        canvas.get_by_role("button").click()
+        expect(page.locator("[data-testid=lms-platform]")).to_have_count(1)
+    assert [p.issuer for p in lms.store.lti.list_platforms("default")] == [lms.platform.issuer]
+
+
+def test_a_platform_registers_the_tool_dynamically(lms: Lms, browser: Any,
+                                                   playwright_api: Any) -> None:
+    port = _free_port()
+    other = FakePlatform.moodle(f"http://localhost:{port}")
+    url = dynamic.registration_url(lms.tool_url, lms.secret, "default")
+    with serve(other, port, lms.tool_url, lambda nonce: "") as site, _page(browser) as page:
+        page.goto(f"{site}/register-tool?{urlencode({'url': url})}")
+        playwright_api.expect(page.locator("#closed")).to_have_text(
+            "The tool is registered: window closed")
+        playwright_api.expect(_tool_frame(page).locator("h1")).to_have_text(
+            "The tutor is registered")
+        page.screenshot(path=str(lms.shots / "07-dynamic-registration-done.png"))
+    [found] = [p for p in lms.store.lti.list_platforms("default") if p.issuer == other.issuer]
+    assert (found.client_id, found.deployment_ids, found.jwks_url) == (
+        "tool-client-1", ("1",), f"{other.issuer}/mod/lti/certs.php")

@@ -12,7 +12,7 @@ import pytest
 from coursetutor.api.access import authenticate, mint_key
 from coursetutor.errors import AuthenticationError, ConflictError, NotFoundError
 from coursetutor.store import Store
-from coursetutor.store.lti import LtiLink, Platform, ToolKey
+from coursetutor.store.lti import LtiLink, LtiUser, Platform, SentScore, ToolKey
 
 from .support import open_backend
 
@@ -86,6 +86,20 @@ def test_users_links_and_scores(store: Store) -> None:
     assert store.lti.last_score("https://lms.example/li", "s") == 55.5
     store.remove_course(T, C)  # a course's links go with it
     assert store.lti.find_link("p1", "ctx", "rl") is None
+
+
+def test_users_links_and_scores_are_read_back_for_a_copy(store: Store) -> None:
+    store.lti.add_platform(platform())
+    for sub in ("9", "10"):
+        store.lti.set_user("p1", sub, T, f"lti-p1-{sub}")
+    assert store.lti.users("p1") == [LtiUser("p1", "10", T, "lti-p1-10"),
+                                     LtiUser("p1", "9", T, "lti-p1-9")]
+    assert store.lti.users("p2") == []
+    kept = store.lti.set_link(LtiLink("p1", "ctx", "", T, C, updated=12.5), keep_updated=True)
+    assert kept.updated == 12.5 and store.lti.find_link("p1", "ctx", "") == kept
+    store.lti.set_score("https://lms.example/li", T, C, "s", 40.0, sent=7.0)
+    assert store.lti.scores(T, C) == [SentScore("https://lms.example/li", T, C, "s", 40.0, 7.0)]
+    assert store.lti.scores(T_B, C) == []
 
 
 def test_a_key_expires(store: Store) -> None:

@@ -13,6 +13,7 @@ from coursetutor.errors import ConflictError
 from coursetutor.store import SQLiteStore, Store, open_store
 from coursetutor.store.classes import TranscriptEvent
 from coursetutor.store.copy import copy_store
+from coursetutor.store.lti import LtiLink, Platform, ToolKey
 from coursetutor.store.mastery import BKTParams
 from coursetutor.store.migrate import migrations
 from coursetutor.store.summaries import Summary
@@ -56,6 +57,25 @@ def fill(store: Store) -> None:
     store.classes.add_event(T, C, live.id, TranscriptEvent(0.5, 2.0, "Newton", "Ana"),
                             raw_text="new ton", page=2)
     store.classes.add_event(T, C, live.id, TranscriptEvent(2.0, 3.0, "and", final=False))
+    fill_lti(store)
+
+
+LINEITEM = "https://lms.example/lineitems/9"
+
+
+def fill_lti(store: Store) -> None:
+    """An LMS platform with a user, a course link with a grade book column, a sent score,
+    and the tool's signing keys (one retired)."""
+    store.lti.add_tool_key(ToolKey("old", "-----OLD PEM-----", 1.0, 2.0))
+    store.lti.add_tool_key(ToolKey("new", "-----NEW PEM-----", 2.0))
+    store.lti.add_platform(Platform("p1", T, "https://lms.example", "c1", ("d1",),
+                                    "https://lms.example/jwks", "https://lms.example/auth",
+                                    "https://lms.example/token", ("https://lms.example",), 3.0))
+    store.lti.set_user("p1", "7", T, "lti-p1-7")
+    store.lti.set_link(LtiLink("p1", "ctx", "", T, C))
+    store.lti.set_link(LtiLink("p1", "ctx", "rl", T, C, "https://lms.example/members",
+                               LINEITEM, grades=True, topic="Newton's method"))
+    store.lti.set_score(LINEITEM, T, C, "lti-p1-7", 42.5, sent=4.0)
 
 
 def snapshot(store: Store) -> dict[str, object]:
@@ -80,6 +100,14 @@ def snapshot(store: Store) -> dict[str, object]:
             out[key + "/class_events"] = [store.classes.list_events(tenant, course.id, c.id)
                                            for c in classes]
     out["keys"] = store.list_keys()
+    out["lti/tool_keys"] = store.lti.tool_keys()
+    platforms = store.lti.list_platforms()
+    out["lti/platforms"] = platforms
+    out["lti/users"] = [store.lti.users(p.id) for p in platforms]
+    for tenant in out["tenants"]:  # type: ignore[attr-defined]
+        for course in store.list_courses(tenant):
+            out[f"{tenant}/{course.id}/lti_links"] = store.lti.course_links(tenant, course.id)
+            out[f"{tenant}/{course.id}/lti_scores"] = store.lti.scores(tenant, course.id)
     vectors = {(m, k): v.tolist() for m, batch in store.iter_vectors() for k, v in batch.items()}
     out["vectors"] = sorted(vectors.items())
     return out
@@ -128,6 +156,26 @@ def test_copy_sqlite_to_postgresql_and_back(tmp_path: Path, postgres_url: str) -
     finally:
         for s in (source, pg, back):
             s.close()
+
+
+def test_copy_keeps_lti_registrations(tmp_path: Path) -> None:
+    source, target = SQLiteStore(tmp_path / "a.db"), SQLiteStore(tmp_path / "b.db")
+    try:
+        fill(source)
+        report = copy_store(source, target)
+        assert (report.lti_platforms, report.lti_keys, report.lti_users, report.lti_links,
+                report.lti_scores) == (1, 2, 1, 2, 1)
+        same(snapshot(source), snapshot(target))
+        link = target.lti.find_link("p1", "ctx", "rl")
+        assert link is not None and (link.grades, link.topic, link.lineitem_url) == (
+            True, "Newton's method", LINEITEM)
+        assert target.lti.user_sub(T, "p1", "lti-p1-7") == "7"
+        assert target.lti.last_score(LINEITEM, "lti-p1-7") == 42.5
+        assert [(k.kid, k.retired) for k in target.lti.tool_keys()] == [("new", None),
+                                                                        ("old", 2.0)]
+    finally:
+        source.close()
+        target.close()
 
 
 def test_copy_refuses_a_target_with_courses(tmp_path: Path) -> None:

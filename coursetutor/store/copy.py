@@ -1,6 +1,8 @@
 """Copy everything one store holds into another (SQLite to PostgreSQL, or back) without
 re-embedding: tenants, vectors, courses with their documents and chunks, enrolments,
-sessions with their turns and summaries, mastery and weak areas, ingest jobs and API keys.
+sessions with their turns and summaries, mastery and weak areas, ingest jobs, API keys, and
+LTI: the registered LMS platforms with their users, LMS course links and the scores sent, and
+the tool's signing keys (the nonces of past launches are not kept: they only stop replays).
 
 The target must hold no course. Each document is written in one transaction, so a copy that
 stops midway leaves whole documents; run it again on an emptied target. The original files
@@ -34,6 +36,11 @@ class CopyReport:
     class_events: int = 0
     summaries: int = 0
     mastery: int = 0  # observations (estimates and weak areas come with them)
+    lti_platforms: int = 0
+    lti_keys: int = 0  # the tool's signing keys
+    lti_users: int = 0
+    lti_links: int = 0
+    lti_scores: int = 0
 
     def as_dict(self) -> dict[str, int]:
         return dataclasses.asdict(self)
@@ -53,6 +60,7 @@ def copy_store(source: Store, target: Store,
     for tenant in tenants:
         target.ensure_tenant(tenant.id, tenant.name)
         report.tenants += 1
+    _copy_lti(source, target, report)
     for model, vectors in source.iter_vectors():
         target.put_vectors(model, vectors)  # first: chunks find their vectors when written
         report.vectors += len(vectors)
@@ -66,6 +74,20 @@ def copy_store(source: Store, target: Store,
         target.add_key(key)
         report.keys += 1
     return report
+
+
+def _copy_lti(source: Store, target: Store, report: CopyReport) -> None:
+    """The tool's keys, and each platform with its LMS users (before the courses: their
+    links name the platforms)."""
+    for key in reversed(source.lti.tool_keys()):
+        target.lti.add_tool_key(key)
+        report.lti_keys += 1
+    for platform in source.lti.list_platforms():
+        target.lti.add_platform(platform)
+        report.lti_platforms += 1
+        for user in source.lti.users(platform.id):
+            target.lti.set_user(user.platform, user.sub, user.tenant, user.student)
+            report.lti_users += 1
 
 
 def _copy_course(source: Store, target: Store, tenant: str, course_id: str,
@@ -101,3 +123,10 @@ def _copy_course(source: Store, target: Store, tenant: str, course_id: str,
         target.classes.import_class(live, events)
         report.classes += 1
         report.class_events += len(events)
+    for link in source.lti.course_links(tenant, course.id):
+        target.lti.set_link(link, keep_updated=True)
+        report.lti_links += 1
+    for sent in source.lti.scores(tenant, course.id):
+        target.lti.set_score(sent.lineitem, sent.tenant, sent.course, sent.student, sent.score,
+                             sent.sent)
+        report.lti_scores += 1

@@ -19,7 +19,7 @@ from typing import Any
 from ..errors import ConflictError, NotFoundError
 from .sql import Executor
 
-__all__ = ["LtiLink", "LtiStore", "Platform", "SQLLti", "ToolKey"]
+__all__ = ["LtiLink", "LtiStore", "LtiUser", "Platform", "SQLLti", "SentScore", "ToolKey"]
 
 PLATFORM_COLUMNS = ("id, tenant, issuer, client_id, deployment_ids, jwks_url, auth_login_url, "
                     "token_url, frame_origins, created")
@@ -70,6 +70,28 @@ class LtiLink:
     grades: bool = False  # send each student's mastery to `lineitem_url`
     topic: str = ""  # the one topic whose mastery is the grade; empty: every topic's mean
     updated: float = 0.0
+
+
+@dataclasses.dataclass(frozen=True)
+class LtiUser:
+    """Which student of the tenant an LMS user (`sub` of a platform) is."""
+
+    platform: str
+    sub: str
+    tenant: str
+    student: str
+
+
+@dataclasses.dataclass(frozen=True)
+class SentScore:
+    """The last score sent to a grade book column for a student."""
+
+    lineitem: str
+    tenant: str
+    course: str
+    student: str
+    score: float
+    sent: float
 
 
 def _platform(row: Any) -> Platform:
@@ -132,8 +154,13 @@ class LtiStore(abc.ABC):
     def user_sub(self, tenant: str, platform: str, student: str) -> str | None: ...
 
     @abc.abstractmethod
-    def set_link(self, link: LtiLink) -> LtiLink:
-        """Store a link (the course it opens, its services), replacing the one it updates."""
+    def users(self, platform: str) -> list[LtiUser]:
+        """The LMS users of a platform, by sub."""
+
+    @abc.abstractmethod
+    def set_link(self, link: LtiLink, keep_updated: bool = False) -> LtiLink:
+        """Store a link (the course it opens, its services), replacing the one it updates;
+        stamped now unless `keep_updated` (a copy keeps the link's own time)."""
 
     @abc.abstractmethod
     def find_link(self, platform: str, context: str, resource_link: str) -> LtiLink | None: ...
@@ -146,7 +173,12 @@ class LtiStore(abc.ABC):
 
     @abc.abstractmethod
     def set_score(self, lineitem: str, tenant: str, course: str, student: str,
-                  score: float) -> None: ...
+                  score: float, sent: float | None = None) -> None:
+        """Record the score sent (at `sent`, default now)."""
+
+    @abc.abstractmethod
+    def scores(self, tenant: str, course: str) -> list[SentScore]:
+        """The last score sent to each column for each student of the course."""
 
     @abc.abstractmethod
     def remove_expired_keys(self, before: float) -> int:
@@ -260,8 +292,14 @@ class SQLLti(LtiStore):
             (tenant, platform, student)).fetchone()
         return str(row[0]) if row else None
 
-    def set_link(self, link: LtiLink) -> LtiLink:
-        stored = dataclasses.replace(link, updated=time.time())
+    def users(self, platform: str) -> list[LtiUser]:
+        rows = self._read().execute(
+            "SELECT platform, sub, tenant, student FROM lti_users WHERE platform = ? "
+            "ORDER BY sub", (platform,)).fetchall()
+        return [LtiUser(*r) for r in rows]
+
+    def set_link(self, link: LtiLink, keep_updated: bool = False) -> LtiLink:
+        stored = link if keep_updated else dataclasses.replace(link, updated=time.time())
         values = dataclasses.astuple(stored)
         with self._tx() as db:
             db.execute(f"INSERT INTO lti_links ({LINK_COLUMNS}) VALUES "
@@ -293,12 +331,19 @@ class SQLLti(LtiStore):
         return float(row[0]) if row else None
 
     def set_score(self, lineitem: str, tenant: str, course: str, student: str,
-                  score: float) -> None:
+                  score: float, sent: float | None = None) -> None:
         with self._tx() as db:
             db.execute("INSERT INTO lti_scores (lineitem, tenant, course, student, score, sent) "
                        "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (lineitem, student) DO UPDATE "
                        "SET score = excluded.score, sent = excluded.sent",
-                       (lineitem, tenant, course, student, score, time.time()))
+                       (lineitem, tenant, course, student, score,
+                        time.time() if sent is None else sent))
+
+    def scores(self, tenant: str, course: str) -> list[SentScore]:
+        rows = self._read().execute(
+            "SELECT lineitem, tenant, course, student, score, sent FROM lti_scores WHERE "
+            "tenant = ? AND course = ? ORDER BY lineitem, student", (tenant, course)).fetchall()
+        return [SentScore(r[0], r[1], r[2], r[3], float(r[4]), float(r[5])) for r in rows]
 
     def remove_expired_keys(self, before: float) -> int:
         with self._tx() as db:
