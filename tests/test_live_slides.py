@@ -15,11 +15,17 @@ from coursetutor.cli import cli
 from coursetutor.config import Settings
 from coursetutor.errors import InputError
 from coursetutor.eval import slides as slides_eval
-from coursetutor.ingest.slide_align import Motion, PageIndex, deck_pages, slide_cues
+from coursetutor.ingest.ocr import available as ocr_available
+from coursetutor.ingest.ocr import make_ocr
+from coursetutor.ingest.pipeline import DraftDocument, Ingestor
+from coursetutor.ingest.slide_align import Motion, PageIndex, deck_pages, read_deck, slide_cues
+from coursetutor.live.pipeline import slide_following, slide_pages
+from coursetutor.live.session import LiveClasses
 from coursetutor.live.slides import Background, HeardFrequencies, SlideTracker, align_offline
 from coursetutor.retrieval import EmbeddingModel
 from coursetutor.store import SQLiteStore
-from coursetutor.types import FileMeta, Locator, Section
+from coursetutor.store.classes import TranscriptEvent
+from coursetutor.types import ChunkDraft, FileMeta, Locator, Section
 from coursetutor.workspace import Workspace
 
 MAVILS = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "mavils-dev"
@@ -268,3 +274,105 @@ def test_cli_ingest_with_slides_and_eval_errors(tmp_path: Path, embedder: Embedd
     result = runner.invoke(cli, ["--data-dir", str(data), "eval", "lexicon", "--path",
                                  str(tmp_path / "empty"), "--lecture", "x"])
     assert result.exit_code != 0 and "unknown lecture 'x'" in result.output
+
+
+def _mixed_deck(folder: Path) -> Path:
+    """Three pages: text, a picture of a sentence (no text layer), text."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    image = Image.new("L", (1400, 300), color=255)
+    draw = ImageDraw.Draw(image)
+    font = ImageFont.load_default(size=56)
+    draw.text((40, 60), "Newton method converges", fill=0, font=font)
+    draw.text((40, 160), "quadratically near a simple root", fill=0, font=font)
+    picture = folder / "page.png"
+    image.save(picture)
+    pdf = FPDF()
+    pdf.set_font("Helvetica", size=12)
+    for page in (DECK[0], None, DECK[2]):
+        pdf.add_page()
+        if page is None:
+            pdf.image(str(picture), x=10, y=20, w=190)
+        else:
+            pdf.multi_cell(0, 8, page)
+    path = folder / "mixed.pdf"
+    pdf.output(str(path))
+    return path
+
+
+def test_read_deck_says_which_pages_have_no_text_layer(tmp_path: Path) -> None:
+    deck = read_deck(_mixed_deck(tmp_path))
+    assert (deck.image_pages, deck.ocr_pages, deck.pages[1]) == ([2], [], "")
+    assert deck.readable and deck.pages[0].startswith("Photosynthesis")
+    blank = FPDF()
+    for _ in range(3):
+        blank.add_page()
+    blank.output(str(tmp_path / "blank.pdf"))
+    empty = read_deck(tmp_path / "blank.pdf")
+    assert (empty.pages, empty.image_pages, empty.readable) == (["", "", ""], [1, 2, 3], False)
+
+
+@pytest.mark.skipif(not ocr_available(), reason="the ocr extra is not installed")
+def test_read_deck_reads_pages_without_text_layer_with_ocr(tmp_path: Path) -> None:
+    deck = read_deck(_mixed_deck(tmp_path), make_ocr("on"))
+    assert (deck.image_pages, deck.ocr_pages) == ([2], [2])
+    assert "simpleroot" in deck.pages[1].lower().replace(" ", "")
+
+
+@pytest.mark.parametrize(("pages", "tracker", "following"), [
+    (["Photosynthesis: plants turn sunlight into glucose", ""], True, "speech"),
+    (["", "Fig. 2", ""], True, "time"),  # pages, none with text to compare speech with
+    ([], True, "teacher"),  # no deck, or a deck without pages
+    (["Photosynthesis: plants turn sunlight into glucose"], False, "teacher"),  # no tracker
+])
+def test_slide_following(pages: list[str], tracker: bool, following: str) -> None:
+    assert slide_following(pages, tracker) == following
+
+
+def test_a_class_reads_its_deck_as_ingest_read_it(tmp_path: Path,
+                                                   embedder: EmbeddingModel) -> None:
+    ocr = "on" if ocr_available() else "off"
+    with Workspace(Settings(data_dir=tmp_path / "data", ocr=ocr), embedder=embedder) as ws:
+        ws.create_course("c1")
+        ws.ingest("c1", [(_mixed_deck(tmp_path), FileMeta(doc_type="lecture"))])
+        live = LiveClasses(ws)
+        try:
+            lc = live.start(ws.tenant, "c1", "Botany", slides="mixed-pdf")
+            pages = slide_pages(ws, lc)
+            assert len(pages) == 3 and "Photosynthesis" in pages[0]
+            if ocr == "on":  # the page without a text layer, as OCR read it at ingest
+                assert "simpleroot" in pages[1].lower().replace(" ", "")
+            else:
+                assert pages[1] == ""
+            assert live.status(ws.tenant, "c1", lc.id).slide_following == "speech"
+        finally:
+            live.close()
+
+
+def test_a_deck_without_readable_page_follows_time_and_the_teacher(
+        tmp_path: Path, embedder: EmbeddingModel) -> None:
+    with Workspace(Settings(data_dir=tmp_path / "data"), embedder=embedder) as ws:
+        ws.create_course("c1")
+        # a deck of four pages whose only text is a caption too short to compare speech with
+        drafts = [ChunkDraft("Fig. 1", (), Locator(page=1), 0, 3)]
+        Ingestor(ws.store, ws.embedder, ws.settings).add(
+            ws.tenant, "c1", "en", DraftDocument("scans-pdf", "Scans", "scans.pdf", "h", 4,
+                                                 drafts), FileMeta(doc_type="lecture"))
+        live = LiveClasses(ws)
+        try:
+            lc = live.start(ws.tenant, "c1", "Scanned", slides="scans-pdf")
+            assert slide_pages(ws, lc) == ["Fig. 1", "", "", ""]
+            assert live.status(ws.tenant, "c1", lc.id).slide_following == "time"
+            first = live.post(ws.tenant, "c1", lc.id, [
+                TranscriptEvent(5.0, 9.0, "Welcome, today we look at these pictures.")])
+            assert first.slide_page == 1  # nothing said matches a page: time has not moved
+            live.post(ws.tenant, "c1", lc.id, [
+                TranscriptEvent(900.0 + 10 * i, 905.0 + 10 * i, "And here is the next one.")
+                for i in range(3)])
+            moved = live.workspace.store.classes.get_class(ws.tenant, "c1", lc.id)
+            assert (moved.slide_page or 0) > 1 and moved.slide_source == "tracked"
+            assert live.set_slide(ws.tenant, "c1", lc.id, 3).slide_page == 3
+            other = live.start(ws.tenant, "c1", "No deck")
+            assert live.status(ws.tenant, "c1", other.id).slide_following == "teacher"
+        finally:
+            live.close()

@@ -81,23 +81,53 @@ class Emission:
     sharpness: float = 0.3  # multiplies the standardised score into a log-likelihood
 
 
-def deck_pages(path: Path, ocr: OcrFn | None = None) -> list[str]:
-    """The text of every page of a PDF deck, page 1 first ('' for a page without text).
+@dataclasses.dataclass(frozen=True)
+class Deck:
+    """A deck's page texts and how they were read."""
 
-    Pages without a text layer are read with `ocr` when given; without it an image-only
-    deck gives only empty pages (the tracker then follows time alone).
-    """
+    pages: list[str]  # page 1 first; '' for a page without text
+    image_pages: list[int]  # 1-based pages without a text layer (OCR needed)
+    ocr_pages: list[int]  # 1-based pages whose text OCR read
+
+    @property
+    def readable(self) -> bool:
+        """Whether any page has text to compare speech with."""
+        return any(len(p.strip()) >= MIN_PAGE_CHARS for p in self.pages)
+
+
+def read_deck(path: Path, ocr: OcrFn | None = None) -> Deck:
+    """The text of every page of a PDF deck, as ingest reads it (`load_pdf`): pages without a
+    text layer are read with `ocr` when given; without it an image-only deck gives only empty
+    pages (the tracker then follows time alone)."""
+    pages, image, _ = _pages(path, None)
+    if ocr is None:
+        return Deck(pages, image, [])
+    pages, _, read = _pages(path, ocr)  # as ingest reads it: formula gaps are read too
+    return Deck(pages, image, read)
+
+
+def _pages(path: Path, ocr: OcrFn | None) -> tuple[list[str], list[int], list[int]]:
+    """Page texts, the pages left without text and the pages OCR read."""
     try:
         doc = load_pdf(path, ocr)
     except NoTextLayerError as exc:
-        return [""] * exc.pages
+        return [""] * exc.pages, list(range(1, exc.pages + 1)), []
     pages = [""] * doc.pages
     for section in doc.sections:
         page = section.locator.page or 0
         if 1 <= page <= doc.pages:
             title = " ".join(section.path)
             pages[page - 1] = clean_text(f"{title}\n{section.text}" if title else section.text)
-    return pages
+    return pages, list(doc.no_text_pages), list(doc.ocr_pages)
+
+
+def deck_pages(path: Path, ocr: OcrFn | None = None) -> list[str]:
+    """The text of every page of a PDF deck, page 1 first ('' for a page without text).
+
+    Pages without a text layer are read with `ocr` when given; without it an image-only
+    deck gives only empty pages (the tracker then follows time alone).
+    """
+    return read_deck(path, ocr).pages
 
 
 def clean_text(text: str) -> str:

@@ -19,11 +19,12 @@ import importlib
 import logging
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..errors import ConflictError, CoursetutorError
 from ..ingest.pipeline import DraftDocument, Ingestor, text_hash
+from ..ingest.slide_align import MIN_PAGE_CHARS
 from ..retrieval.language import detect_language, majority
 from ..store.classes import ClassEvent, LiveClass, TranscriptEvent
 from ..types import ChunkDraft, FileMeta, Locator
@@ -54,17 +55,30 @@ def sizes_of(ws: Workspace) -> ChunkerSizes:
 
 
 def slide_pages(ws: Workspace, live: LiveClass) -> list[str]:
-    """The text of each page of the class's slide deck (page 1 first; '' for a page without
-    text)."""
+    """The text of each page of the class's slide deck as ingest read it (OCR text where the
+    `ocr` extra read a page without a text layer), page 1 first; '' for a page without
+    text. Every page of the deck is there, with text or not."""
     if not live.slides_document_id:
         return []
     rows = ws.store.export_chunks(live.tenant, live.course, live.slides_document_id)
-    count = max((r.locator.page or 0 for r in rows), default=0)
+    deck = ws.store.find_document(live.tenant, live.course, live.slides_document_id)
+    count = max([deck.pages if deck else 0, *(r.locator.page or 0 for r in rows)])
     pages = [""] * count
     for r in sorted(rows, key=lambda r: r.ordinal):
         if r.locator.page:
             pages[r.locator.page - 1] = f"{pages[r.locator.page - 1]}\n{r.text}".strip()
     return pages
+
+
+def slide_following(pages: Sequence[str], tracker: bool) -> str:
+    """How a class finds the slide on screen: "speech" (the tracker compares what is said
+    with the deck's pages, and the teacher's page events override it), "time" (the deck has
+    pages but none with readable text: the tracker moves on with time alone, and the
+    teacher's page events set it) or "teacher" (no deck with pages, or no tracker: only the
+    teacher's page events)."""
+    if not tracker or not pages:
+        return "teacher"
+    return "speech" if any(len(p.strip()) >= MIN_PAGE_CHARS for p in pages) else "time"
 
 
 def course_texts(ws: Workspace, tenant: str, course: str) -> list[str]:
@@ -177,6 +191,9 @@ class ClassPipeline:
         pages = slide_pages(ws, live)
         if slides is None or not pages:
             return None
+        if slide_following(pages, True) == "time":
+            log.info("class %s: the deck %s has no readable page; its slide follows time and "
+                     "the teacher's page events", live.id, live.slides_document_id)
         return slides.SlideTracker(pages, ws.embedder)
 
     @staticmethod

@@ -16,7 +16,14 @@ from ..errors import ConflictError, InputError, NotFoundError
 from ..store.classes import ClassEvent, LiveClass, TranscriptEvent
 from ..store.redis import RedisLink
 from ..workspace import Workspace
-from .pipeline import ClassPipeline, LagFn, SlideFn
+from .pipeline import (
+    ClassPipeline,
+    LagFn,
+    SlideFn,
+    optional_module,
+    slide_following,
+    slide_pages,
+)
 from .queue import Job, JobResult, RedisSerialQueues, SerialQueues
 
 __all__ = ["ClassStatus", "LiveClasses", "default_title"]
@@ -37,6 +44,7 @@ class ClassStatus:
     events: int  # the number of its last event
     chunks: int  # chunks of its transcript document
     last: ClassEvent | None  # its last event
+    slide_following: str = "teacher"  # how its slide is found (`pipeline.slide_following`)
 
 
 class LiveClasses:
@@ -49,6 +57,7 @@ class LiveClasses:
         self.wait_seconds = wait_seconds
         self._views: dict[str, Workspace] = {}
         self._lock = threading.Lock()
+        self._following_of: dict[tuple[str, str, str, str], str] = {}
         self.pipeline = ClassPipeline(self.workspace_for, on_lag, on_slide)
         workers = workspace.settings.live_queue_workers
         self.queues: SerialQueues = (RedisSerialQueues(self.pipeline.handle, link, workers)
@@ -126,4 +135,18 @@ class LiveClasses:
         last = store.classes.list_events(tenant, course, class_id, since=seq - 1) if seq else []
         document = store.find_document(tenant, course, live.document_id)
         return ClassStatus(live, seq, document.chunks if document else 0,
-                           last[-1] if last else None)
+                           last[-1] if last else None, self._following(live))
+
+    def _following(self, live: LiveClass) -> str:
+        """How the class finds its slide, remembered per version of its deck."""
+        deck = (self.workspace.store.find_document(live.tenant, live.course,
+                                                   live.slides_document_id)
+                if live.slides_document_id else None)
+        key = (live.tenant, live.course, deck.id, deck.content_hash) if deck else None
+        if key is None:
+            return "teacher"
+        if key not in self._following_of:
+            pages = slide_pages(self.workspace, live)
+            tracker = optional_module("slides") is not None
+            self._following_of[key] = slide_following(pages, tracker)
+        return self._following_of[key]

@@ -79,11 +79,46 @@ class Features:
     cjk: bool = False  # the keywords are Chinese, Japanese or Korean characters and bigrams
 
 
-# keyword weight = min(1, gain * evidence ** 0.7): gain 1.5 for CJK keywords, 1 for words
-# (decided on 70% of each development set, checked on the other 30%: docs/evaluation.md)
-CJK_EVIDENCE_GAIN = 1.5
+# keyword weight = min(1, gain * evidence ** 0.7) for words (decided on 70% of each
+# development set, checked on the other 30%); CJK keywords follow `CJK_RULE` (chosen with
+# leave-one-dataset-out validation over the CJK sets: docs/evaluation.md)
 EVIDENCE_GAIN = 1.0
 EVIDENCE_POWER = 0.7
+
+
+@dataclasses.dataclass(frozen=True)
+class CjkRule:
+    """The keyword list's weight when question and course are both Chinese, Japanese or Korean:
+
+        w_bm25 = min(cap, gain * evidence^0.7 * (1 + lift * standout(bm25)))
+
+    `standout` is how far BM25's best score stands above its second (`standout`); with
+    `lift` 0 the weight depends on the evidence alone.
+    """
+
+    gain: float = 1.5
+    lift: float = 0.0
+    cap: float = 1.0
+
+
+CJK_RULE = CjkRule()
+CJK_EVIDENCE_GAIN = CJK_RULE.gain
+
+
+def standout(scored: Sequence[tuple[Hashable, float]]) -> float:
+    """How far a list's best score stands above its second, in standard deviations:
+
+        standout(s) = (s_(1) - s_(2)) / sd(s),   sd(s) = sqrt(mean((s - mean s)^2))
+
+    (0 for a list of fewer than two scores or whose scores are all equal.) The same spread as
+    `spread_scaled`'s, so it reads as the lead of the best item after that scaling.
+    """
+    values = sorted((s for _, s in scored), reverse=True)
+    if len(values) < 2:
+        return 0.0
+    mean = sum(values) / len(values)
+    sd = (sum((v - mean) ** 2 for v in values) / len(values)) ** 0.5
+    return (values[0] - values[1]) / sd if sd > 0 else 0.0
 
 
 def spread_scaled(scored: Sequence[tuple[Hashable, float]]) -> dict[Hashable, float]:
@@ -125,37 +160,42 @@ def spread_fusion(
     return sorted(fused.items(), key=lambda kv: (-kv[1], order[kv[0]]))
 
 
-def adaptive_keyword_weight(evidence: float, cjk: bool = False) -> float:
+def adaptive_keyword_weight(evidence: float, cjk: bool = False, lead: float = 0.0,
+                            rule: CjkRule = CJK_RULE) -> float:
     """Weight of the keyword list in `spread_fusion` (the vector list weighs 1).
 
-        w_bm25 = min(1, g * evidence ** 0.7),   g = 1.5 for CJK keywords, else 1
+        words:  w_bm25 = min(1, evidence ** 0.7)
+        CJK:    w_bm25 = min(cap, gain * evidence ** 0.7 * (1 + lift * lead))   (`CjkRule`)
 
     Words: the keyword list counts as much as the vectors only when its best hit matches all
     of the question's IDF mass; the power lifts partial matches (half the IDF mass weighs
     0.62, not 0.5). Chinese, Japanese and Korean keywords (characters and bigrams) count
-    fully from about half the IDF mass: on CJK text the character-bigram BM25 is the more
-    precise retriever (it matches names and numbers exactly) and the small multilingual
-    embedding the weaker one, so the same evidence is worth more there.
+    more for the same evidence: on CJK text the character-bigram BM25 is the more precise
+    retriever (it matches names and numbers exactly) and the small multilingual embedding
+    the weaker one. `lead` is the keyword list's `standout`.
     """
-    gain = CJK_EVIDENCE_GAIN if cjk else EVIDENCE_GAIN
-    return min(1.0, gain * float(max(0.0, evidence) ** EVIDENCE_POWER))
+    base = float(max(0.0, evidence) ** EVIDENCE_POWER)
+    if not cjk:
+        return min(1.0, EVIDENCE_GAIN * base)
+    return min(rule.cap, rule.gain * base * (1.0 + rule.lift * max(0.0, lead)))
 
 
 def list_weights(
     lists: Mapping[str, Sequence[tuple[Hashable, float]]], features: Features,
-    adaptive: bool = True,
+    adaptive: bool = True, rule: CjkRule = CJK_RULE,
 ) -> dict[str, float]:
     """The weight of each list ("vector", "bm25") of a hybrid search.
 
     Translated keywords weigh 1 (their evidence is no measure of them). Otherwise the
-    keyword list weighs `adaptive_keyword_weight(evidence, cjk)` (`adaptive`, for
-    `spread_fusion`) or `keyword_weight(evidence)` (for RRF); the vector list weighs 1.
+    keyword list weighs `adaptive_keyword_weight(evidence, cjk, standout(bm25), rule)`
+    (`adaptive`, for `spread_fusion`) or `keyword_weight(evidence)` (for RRF); the vector
+    list weighs 1.
     """
-    del lists
     if features.translated:
         bm25 = 1.0
     elif adaptive:
-        bm25 = adaptive_keyword_weight(features.evidence, features.cjk)
+        lead = standout(lists.get("bm25", ())) if features.cjk and rule.lift else 0.0
+        bm25 = adaptive_keyword_weight(features.evidence, features.cjk, lead, rule)
     else:
         bm25 = keyword_weight(features.evidence)
     return {"vector": 1.0, "bm25": bm25}
@@ -163,6 +203,7 @@ def list_weights(
 
 def fuse(
     lists: Mapping[str, Sequence[tuple[Hashable, float]]], features: Features,
+    rule: CjkRule = CJK_RULE,
 ) -> list[tuple[Hashable, float]]:
     """The default hybrid fusion: `spread_fusion` with the weights of `list_weights`."""
-    return spread_fusion(lists, list_weights(lists, features))
+    return spread_fusion(lists, list_weights(lists, features, rule=rule))

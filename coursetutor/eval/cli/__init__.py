@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from . import answers, grade, live, memory, retrieval, slides
+from . import answers, fusion, grade, live, memory, retrieval, slides
 
 __all__ = ["eval_group"]
 
@@ -14,7 +14,7 @@ def eval_group() -> None:
     """Measure retrieval quality on real datasets."""
 
 
-for command in (retrieval.retrieval, answers.answers, answers.compare, live.live_command,
-                memory.memory_command, grade.grade_command, slides.slides_command,
-                slides.lexicon_command):
+for command in (retrieval.retrieval, fusion.fusion_command, answers.answers, answers.compare,
+                live.live_command, memory.memory_command, grade.grade_command,
+                slides.slides_command, slides.lexicon_command):
     eval_group.add_command(command)

@@ -15,6 +15,7 @@ from .. import lexicon as lexicon_eval
 from .. import slides as slides_eval
 
 DEFAULT_FOLDER = Path("../shared/datasets/mavils-dev")
+LOO_QUERY_CACHE = 100_000  # sentence vectors kept while --loo replays the lectures
 
 
 def _folder(path: Path | None) -> Path:
@@ -39,15 +40,20 @@ _lecture = click.option("--lecture", "lectures", multiple=True,
 @_path
 @_lecture
 @click.option("--mode", type=click.Choice(slides_eval.MODES), default="both", show_default=True)
+@click.option("--loo", is_flag=True,
+              help="Also score the live tracker leave-one-lecture-out: each lecture under the "
+                   "scoring chosen on the other lectures alone (column causal_loo).")
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_obj
 def slides_command(settings: Settings, path: Path | None, lectures: tuple[str, ...], mode: str,
-                   as_json: bool) -> None:
+                   loo: bool, as_json: bool) -> None:
     """Share of annotated sentences on the right slide: TF-IDF baseline, live, recorded."""
     folder = _folder(path)
     embedder = get_embedder(settings.embedder, settings.embed_threads)
+    if loo:  # every scoring replays the same sentences: embed each once
+        embedder.query_cache_size = LOO_QUERY_CACHE
     result = slides_eval.evaluate(folder, embedder, make_ocr(settings.ocr), mode, lectures,
-                                  _progress)
+                                  _progress, loo)
     click.echo(json.dumps(result, indent=2) if as_json else slides_eval.table(result))
 
 
