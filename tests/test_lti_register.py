@@ -4,6 +4,7 @@ the stored platform, and every refusal with its reason and nothing stored."""
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -163,11 +164,15 @@ REFUSALS = {  # name: (how the registration is spoiled, status, reason)
 
 @pytest.mark.parametrize("name", sorted(REFUSALS))
 def test_a_bad_registration_is_refused_with_its_reason_and_stores_nothing(
-        lms: Lms, name: str) -> None:
+        lms: Lms, name: str, caplog: pytest.LogCaptureFixture) -> None:
     spoil, status, reason = REFUSALS[name]
     url = spoil(lms)
     before = lms.store.lti.list_platforms()
-    reply = open_registration(lms, url)
+    with caplog.at_level(logging.WARNING, logger="coursetutor.lti"):
+        reply = open_registration(lms, url)
+    assert f"LTI registration refused ({reason})" in caplog.text
+    assert lms.moodle.registration_token not in caplog.text
+    assert parse_qs(urlsplit(url).query)["tenant_token"][0] not in caplog.text
     assert reply.status_code == status, reply.text
     assert reply.json()["error"]["reason"] == reason
     assert lms.store.lti.list_platforms() == before
