@@ -173,3 +173,19 @@ def test_eval_fusion_needs_two_sets(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     result = CliRunner().invoke(cli, ["--data-dir", str(tmp_path / "data"), "eval", "fusion",
                                       "--all", str(tmp_path), "--cache", str(tmp_path / "l")])
     assert result.exit_code != 0 and "at least two sets" in result.output
+
+
+@pytest.mark.parametrize(("evidence", "bm25", "weight"), [
+    # standout of [3, 1, 1, 1] is 2 / sqrt(0.75)
+    (0.5, [3.0, 1.0, 1.0, 1.0], 2.0 * 0.5 ** 0.7 * (1 + 0.25 * 2.0 / math.sqrt(0.75))),
+    (0.5, [2.0, 2.0, 1.0], 2.0 * 0.5 ** 0.7),  # a tie at the top: no lift
+    (0.2, [9.0, 1.0], 2.0 * 0.2 ** 0.7 * (1 + 0.25 * 8.0 / 4.0)),  # sd 4: standout 2
+    (0.9, [3.0, 1.0, 1.0, 1.0], 2.0),  # capped at twice the vectors' weight
+    (0.0, [3.0, 1.0], 0.0),
+])
+def test_the_default_cjk_rule(evidence: float, bm25: list[float], weight: float) -> None:
+    """The rule `eval fusion` chose on all four CJK sets: gain 2, lift 0.25, cap 2."""
+    assert (CJK_RULE.gain, CJK_RULE.lift, CJK_RULE.cap) == (2.0, 0.25, 2.0)
+    lists = {"vector": [("v", 0.8)], "bm25": [(str(i), s) for i, s in enumerate(bm25)]}
+    assert list_weights(lists, Features(evidence, cjk=True))["bm25"] == pytest.approx(
+        weight, rel=1e-12)

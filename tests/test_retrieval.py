@@ -262,11 +262,11 @@ def test_spread_fusion_sums_weighted_scaled_scores() -> None:
 
 
 @pytest.mark.parametrize(("evidence", "words", "cjk"), [
-    (0.0, 0.0, 0.0), (0.2, 0.2 ** 0.7, 1.5 * 0.2 ** 0.7), (0.5, 0.5 ** 0.7, 1.5 * 0.5 ** 0.7),
-    (0.9, 0.9 ** 0.7, 1.0), (1.0, 1.0, 1.0), (-0.1, 0.0, 0.0),
+    (0.0, 0.0, 0.0), (0.2, 0.2 ** 0.7, 2.0 * 0.2 ** 0.7), (0.5, 0.5 ** 0.7, 2.0 * 0.5 ** 0.7),
+    (0.9, 0.9 ** 0.7, 2.0 * 0.9 ** 0.7), (1.0, 1.0, 2.0), (-0.1, 0.0, 0.0),
 ])
 def test_adaptive_keyword_weight(evidence: float, words: float, cjk: float) -> None:
-    assert (EVIDENCE_GAIN, CJK_EVIDENCE_GAIN, EVIDENCE_POWER) == (1.0, 1.5, 0.7)
+    assert (EVIDENCE_GAIN, CJK_EVIDENCE_GAIN, EVIDENCE_POWER) == (1.0, 2.0, 0.7)
     assert adaptive_keyword_weight(evidence) == pytest.approx(words, rel=1e-12)
     assert adaptive_keyword_weight(evidence, cjk=True) == pytest.approx(cjk, rel=1e-12)
 
@@ -275,14 +275,15 @@ def test_list_weights() -> None:
     lists = {"vector": [("a", 1.0)], "bm25": [("a", 2.0)]}
     assert list_weights(lists, Features(0.4)) == {
         "vector": 1.0, "bm25": pytest.approx(0.4 ** 0.7, rel=1e-12)}
+    # one keyword candidate: it stands out by nothing (standout 0)
     assert list_weights(lists, Features(0.4, cjk=True)) == {
-        "vector": 1.0, "bm25": pytest.approx(1.5 * 0.4 ** 0.7, rel=1e-12)}
+        "vector": 1.0, "bm25": pytest.approx(2.0 * 0.4 ** 0.7, rel=1e-12)}
     assert list_weights(lists, Features(0.4, cjk=True), adaptive=False) == {
         "vector": 1.0, "bm25": 0.4}
     # dictionary-translated keywords miss the question's own words by design
     assert list_weights(lists, Features(0.1, translated=True)) == {"vector": 1.0, "bm25": 1.0}
     assert fuse(lists, Features(0.4, cjk=True)) == spread_fusion(
-        lists, {"vector": 1.0, "bm25": 1.5 * 0.4 ** 0.7})
+        lists, {"vector": 1.0, "bm25": 2.0 * 0.4 ** 0.7})
 
 
 def test_rrf_empty() -> None:

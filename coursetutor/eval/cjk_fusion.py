@@ -264,15 +264,15 @@ def report(folds: Sequence[Fold], saved: dict[str, dict[str, Any]],
 def table(result: dict[str, Any]) -> str:
     """The report as a plain-text table."""
     lines = [f"{'held back':12}{'n':>6}  {'rule (gain/lift/cap)':22}{'BM25':>13}"
-             f"{'vectors':>13}{'hybrid':>13}{'default':>13}{'Δ R@1':>8}  bar"]
+             f"{'vectors':>13}{'hybrid':>13}{'default':>13}{'Δ R@1':>9}  bar"]
     for f in result["folds"]:
         r = f["rule"]
         cells = "".join(f"{f[m]['R@1']:>7.3f}/{f[m]['MRR@10']:.3f}"
                         for m in ("bm25", "vector", "hybrid", "default"))
         lines.append(f"{f['held_back']:12}{f['questions']:>6}  "
                      f"{r['gain']:g}/{r['lift']:g}/{r['cap']:g}".ljust(42)[:42]
-                     + f"{cells}{f['hybrid_minus_bm25']:>+8.3f}  "
-                     + ("met" if f["met"] else f"MISSED by {-BAR - f['hybrid_minus_bm25']:.3f}"))
+                     + f"{cells}{f['hybrid_minus_bm25']:>+8.4f}  "
+                     + ("met" if f["met"] else f"MISSED by {-BAR - f['hybrid_minus_bm25']:.4f}"))
     c = result["chosen_on_all_sets"]
     lines.append(f"R@1/MRR@10 per set; the rule chosen on all sets: gain {c['gain']:g}, "
                  f"lift {c['lift']:g}, cap {c['cap']:g}; default: "
