@@ -41,6 +41,7 @@ def test_a_class_from_start_to_end(data_dir: Path) -> None:
     status = json.loads(run(data_dir, "status", "--course", SAMPLE_COURSE, "--json").stdout)
     assert (status["events"], status["chunks"], status["running"]) == (
         121, figures["chunks"], True)
+    assert status["slide_following"] == "teacher"  # no deck: the teacher's page events
     assert status["last_event"]["text"] == "before Thursday. Thanks everyone, see you next time."
     search = CliRunner().invoke(cli, ["--data-dir", str(data_dir), "search",
                                       "Newton's method tangent line", "--course",

@@ -101,9 +101,17 @@ def list_classes(ctx: click.Context, course: str, as_json: bool) -> None:
         click.echo(f"no classes in course {course!r} yet")
 
 
+FOLLOWING = {
+    "time": "the deck has no readable page: the slide follows time and the teacher's page "
+            "changes",
+    "teacher": "no slide tracking: the slide follows the teacher's page changes",
+}
+
+
 def _status_json(s: ClassStatus) -> dict[str, Any]:
     last = dataclasses.asdict(s.last) if s.last else None
-    return {**_class_json(s.live), "events": s.events, "chunks": s.chunks, "last_event": last}
+    return {**_class_json(s.live), "events": s.events, "chunks": s.chunks, "last_event": last,
+            "slide_following": s.slide_following}
 
 
 @class_group.command("status")
@@ -122,6 +130,8 @@ def status(ctx: click.Context, course: str, class_id: str | None, as_json: bool)
         return
     click.echo(_line(found.live))
     click.echo(f"{found.events} events, {found.chunks} chunks in {found.live.document_id}")
+    if found.slide_following != "speech" and found.live.slides_document_id:
+        click.echo(FOLLOWING[found.slide_following])
     if found.last:
         click.echo(f"last at {found.last.end:.1f} s: {found.last.text}")
 
