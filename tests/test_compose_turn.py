@@ -181,3 +181,21 @@ def test_the_deadline_stops_a_prose_reply_too(make_tutor: MakeTutor) -> None:
     _, answer = run(tutor, CONCEPT)
     assert time.perf_counter() - started < 25
     assert not answer.complete and "deadline" in answer.note
+
+
+def test_a_lead_in_gets_the_formula_its_line_introduces(make_tutor: MakeTutor) -> None:
+    iteration = "x_{n+1} = x_n - f(x_n) / f'(x_n)"
+
+    def write(prompt: str) -> str:
+        sid = next(sid for sid, text in evidence(prompt) if iteration in text)
+        return json.dumps({"statements": [{"text": "Newton's iteration is:",
+                                           "evidence": [sid]}]})
+    tutor, fake = make_tutor(ScriptedLLM(answer=[Say(write=write)]), answer_check=True)
+    _, answer = run(tutor, "What is the formula of Newton's iteration?")
+    lines = evidence(fake.answer_calls()[0].messages[-1].content)
+    # "This is **Newton's iteration**." comes with the sentence whose formula it names
+    named = next(n for n, (_, text) in enumerate(lines) if text.startswith("This is **Newton"))
+    assert iteration in lines[named - 1][1]
+    # the lead-in is not removed as an incomplete sentence: it is completed from its line
+    assert answer.text == f"Newton's iteration is: {iteration} [1]"
+    assert not answer.removed

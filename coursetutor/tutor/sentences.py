@@ -13,9 +13,10 @@ passages. So the turn first picks those sentences, and the model writes only fro
 3. each sentence is scored against the question, and against the question as searched in the
    course's language: the e5 cosine, plus 0.05 for each of the question's terms it holds, plus
    a little for the words the question's intent asks for (a definition's "is called", a why's
-   "because"); the best, and those close behind it, are the evidence, numbered S1..Sk. For a
-   how, why or proof question the sentence after the best one in its passage comes too: the
-   next step of the explanation.
+   "because"; a formula for a question that asks for one); the best, and those close behind
+   it, are the evidence, numbered S1..Sk. For a how, why or proof question the sentence after
+   the best one in its passage comes too: the next step of the explanation; a sentence that
+   points back ("This is Newton's iteration.") comes after the one it names.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from ..retrieval.language import ANY_STOPWORD
 from ..retrieval.tokenize import has_cjk, tokenize
 from ..types import Hit
 from .claims import sentences
+from .whole import asks_formula, line_formulas
 from .wording import dangles
 
 MAX_SENTENCES = 4  # evidence sentences at most
@@ -39,6 +41,7 @@ CLOSE = 0.05  # a sentence this close to the best one's score is evidence too
 PASSAGES = 5  # the first passages read
 TERM_WEIGHT = 0.05
 CUE_WEIGHT = 0.03
+FORMULA_WEIGHT = 0.05
 MAX_CHARS = 480  # a longer "sentence" is a page run together; it is cut at its words
 WHOLE = 320  # a block between two labels this short stays one unit
 WHOLE_CJK = 130
@@ -57,7 +60,7 @@ _CUES = {
                         r"allora)\b|证明|假设|设|则|증명", re.I),
 }
 _JOINS_NEXT = re.compile(r"[,:=+\-−(\[{]$|\b(?:with|of|and|or|to|the|a|is|by|for|where)$", re.I)
-_GOES_ON = re.compile(r"^(?:[a-zà-ÿ(\[{=+\-−∇∑∫√]|\d)")
+_GOES_ON = re.compile(r"^(?:[a-zà-ÿ(\[{=+\-−∇∑∫√`$]|\d)")
 _BRACE_GLYPHS = re.compile(r"[}{]\s*\|\s*[{}]|\}\|\s*\{|z\s*\}\|")
 # where a new statement begins inside text run together: a numbered section title ("7.1.7
 # Teorema di Rolle"), a theorem's, definition's or proof's label
@@ -81,6 +84,12 @@ _SLIDE_LABEL = re.compile(r"\s+(?=(?:[A-Z][a-z]{1,14}(?: [a-z]{2,10})?|Problem \
 _MATHS = re.compile(r"[=+\-−*/^()\[\]{}∇∑∫√≤≥<>≈∈→⊤∂·|]")
 # a sum the PDF flattened: "Pn i=1" for the sigma of i = 1 to n
 _FLAT_SUM = re.compile(r"\bP\s?[a-zA-Z]?\s+[a-z]\s?=\s?\d\b")
+_RELATION = re.compile(r"[=<>≤≥≈≠→]")
+_PROSE = re.compile(r"(?<![\\\w])[^\W\d_]{4,}|[\u3400-\u9fff\uac00-\ud7af]")
+# a sentence that names what the one before it said ("This is Newton's iteration.")
+_REFERS_BACK = re.compile(
+    r"^(?:\*\*)?(?:(?:This|These|That|Those|Questo|Questa|Questi|Queste|Ciò|Dies|Diese|"
+    r"Dieser|Cela|Ceci|Ce|Esto|Esta|Este)\b|这|此|上述|以上|이는|이것|이와)", re.I)
 _CJK_WORD = re.compile(r"[\u3400-\u9fff\uff0c\u3002]+")
 
 
@@ -107,6 +116,12 @@ def units(text: str, language: str = "en") -> list[str]:
             if joined and joined[-1]:
                 joined.append("")
             continue
+        if _formula_only(line) and any(joined):
+            # a displayed formula belongs to the sentence that introduced it ("… gives")
+            while not joined[-1]:
+                joined.pop()
+            joined[-1] = f"{joined[-1]} {line}"
+            continue
         if joined and joined[-1] and (_JOINS_NEXT.search(joined[-1]) or _GOES_ON.match(line)
                                       or dangles(joined[-1], language)):
             joined[-1] = f"{joined[-1]} {line}"
@@ -130,6 +145,12 @@ def units(text: str, language: str = "en") -> list[str]:
             else:
                 out.append(sentence)
     return [piece for s in out for piece in _cut(s)]
+
+
+def _formula_only(line: str) -> bool:
+    """A line that is a formula alone (`x_{n+1} = x_n - f(x_n) / f'(x_n)`): a relation, and
+    no word of prose (LaTeX commands are not words)."""
+    return bool(_RELATION.search(line)) and not _PROSE.search(line)
 
 
 def ends_in_label(text: str, language: str = "en") -> bool:
@@ -222,6 +243,7 @@ def select(question: str, search: str, hits: Sequence[Hit], language: str, inten
               for q, lang in zip(asked, [language, hits[0].chunk.language or language],
                                      strict=False)]
     cue = _CUES.get(_cue_kind(question, intent))
+    formula = asks_formula(question) or asks_formula(search)
     scores = []
     # a term of the passage's section title counts for each of its sentences alike (a slide
     # repeats its title in its first line only)
@@ -231,6 +253,8 @@ def select(question: str, search: str, hits: Sequence[Hit], language: str, inten
         lang = hits[p].chunk.language or language
         terms = max(len(w & (set(tokenize(sentence, lang)) | titles[p])) for w in wanted)
         bonus = CUE_WEIGHT if cue and cue.search(sentence) else 0.0
+        if formula and any(_RELATION.search(f) for _, f in line_formulas(sentence)):
+            bonus += FORMULA_WEIGHT  # a formula asked for: the sentence that gives one
         scores.append(float(cosine) + TERM_WEIGHT * min(terms, 4) + bonus
                       + RANK_WEIGHT / (p + 1))
     order = sorted(range(len(candidates)), key=lambda i: -scores[i])
@@ -241,6 +265,7 @@ def select(question: str, search: str, hits: Sequence[Hit], language: str, inten
     order = clean
     top = order[0]
     chosen = [i for i in order if scores[i] >= scores[top] - CLOSE][:MAX_SENTENCES]
+    chosen = _with_antecedents(chosen, candidates, set(order))
     if steps_wanted(question, intent):
         after = [i for i in order if candidates[i][0] == candidates[top][0]
                  and candidates[i][1] == candidates[top][1] + 1]
@@ -253,6 +278,23 @@ def select(question: str, search: str, hits: Sequence[Hit], language: str, inten
     lines = tuple(Line(f"S{n}", hits[candidates[i][0]], candidates[i][2], round(scores[i], 4))
                   for n, i in enumerate(chosen, start=1))
     return Selection(lines, float(cosines[top]))
+
+
+def _with_antecedents(chosen: list[int], candidates: Sequence[tuple[int, int, str]],
+                      readable: set[int]) -> list[int]:
+    """The chosen sentences, each that points back ("This is Newton's iteration.") after
+    the sentence of its passage it points to (the formula it names), at most
+    MAX_SENTENCES."""
+    at = {(p, i): n for n, (p, i, _) in enumerate(candidates) if n in readable}
+    out: list[int] = []
+    for n in chosen:
+        p, i, sentence = candidates[n]
+        before = at.get((p, i - 1))
+        if _REFERS_BACK.match(sentence) and before is not None and before not in chosen \
+                and before not in out:
+            out.append(before)
+        out.append(n)
+    return out[:MAX_SENTENCES]
 
 
 def steps_wanted(question: str, intent: str) -> bool:

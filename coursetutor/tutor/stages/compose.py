@@ -25,6 +25,7 @@ from ..reply_language import checked, in_script, translate_reply
 from ..sentences import Line, steps_wanted
 from ..statement_check import StatementVerdict, check_statements
 from ..statements import MAX_STATEMENTS, Statement, StatementStream, parse, schema
+from ..whole import asks_formula, complete
 from .select import Selected
 from .tools import Tools
 from .write import native_instruction
@@ -91,6 +92,7 @@ def compose(tools: Tools, s: Selected) -> Generator[StreamEvent, None, Reply]:
             if repeats(statement.text, shown.said):  # small models loop on one sentence
                 removed.append(statement.text)
                 continue
+            statement = _whole(statement, lines, o.question, cat.language)
             verdict = _checked(tools, statement, lines, o.question, cat.language)
             shown.verdicts.append(verdict)
             if not verdict.kept:
@@ -198,6 +200,15 @@ def _messages(tools: Tools, s: Selected, lines: Sequence[Line]) -> list[Message]
 
 def _evidence(lines: Sequence[Line]) -> str:
     return "\n".join(f"[{line.id}] ({line.hit.locator.label()}) {line.text}" for line in lines)
+
+
+def _whole(statement: Statement, lines: dict[str, Line], question: str,
+           language: str) -> Statement:
+    """The statement with the formula its sentences give and it leaves out (whole.py): a
+    lead-in completed, a formula asked for given as the page writes it."""
+    own = [lines[i].text for i in statement.evidence if i in lines]
+    text = complete(statement.text, own, language, asks_formula(question))
+    return statement if text is None else dataclasses.replace(statement, text=text)
 
 
 def _checked(tools: Tools, statement: Statement, lines: dict[str, Line], question: str,

@@ -1,0 +1,163 @@
+"""A statement keeps the formula its evidence sentence gives.
+
+A small model restating a sentence that introduces a formula often stops before it ("The
+update rule is:", "è definita come") or says it in words alone, and the student misses the
+one thing asked. The formula is then taken from the cited sentence as the page writes it
+(LaTeX where the source is LaTeX, the PDF's maths otherwise) and never rewritten by the
+model, so a completed statement is as exact as its sentence.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from difflib import SequenceMatcher
+
+from ..retrieval.tokenize import has_cjk
+from .claims import formulas, skeleton
+from .markers import MARKER
+from .wording import dangles
+
+MIN_SKELETON = 5  # a formula shorter than this, without spaces and brackets, is a symbol
+COVERED = 0.8  # a statement holding this share of a formula's skeleton already gives it
+_RELATION = re.compile(r"[=<>≤≥≈≠→]")
+_PLACEHOLDER = re.compile(r"\.\.\.|…")  # "x_{n+1} = ..." is an exercise's blank
+_FUNCTIONS = frozenset("sin cos tan log ln exp lim max min det sup inf arg".split())
+_WORDS = re.compile(r"[^\W\d_]+", re.UNICODE)
+# a formula as a source marks it: LaTeX maths, or a Markdown code span (`x_{n+1} = ...`)
+_MARKED = re.compile(r"\$\$.+?\$\$|\\\[.+?\\\]|\\\(.+?\\\)|(?<![\\$])\$[^$\n]+?\$|`[^`\n]+`",
+                     re.DOTALL)
+# a question that asks for a formula: the rule, the equation, what something equals
+_ASKS_FORMULA = re.compile(
+    r"\b(?:formula|formulas|formulae|equation|equations|update rule|update scheme|expression|"
+    r"converges? to|equal to|what is the sum|value of|formule|formel|gleichung|regola|"
+    r"equazione|a cosa converge|quanto vale|somma|fórmula|ecuación)\b|公式|方程|等式|等于|"
+    r"多少|표현식|공식|방정식|식은", re.I)
+
+
+def asks_formula(question: str) -> bool:
+    """Does the question ask for a formula (a rule, an equation, what a sum equals)?"""
+    return bool(_ASKS_FORMULA.search(question))
+
+
+def line_formulas(line: str) -> list[tuple[int, str]]:
+    """The formulas of an evidence sentence as it writes them, with where each starts: its
+    LaTeX spans and code spans, and the runs of maths around a relation sign outside them (a
+    PDF's text layer, a displayed formula set as plain text)."""
+    marked = [(m.start(), m.group(0)) for m in _MARKED.finditer(line)]
+    plain = line
+    for at, span in marked:  # a marked span is no part of a plain run
+        plain = plain[:at] + "\u00a7" * len(span) + plain[at + len(span):]
+    return sorted(marked + _plain_formulas(plain))
+
+
+def _plain_formulas(line: str) -> list[tuple[int, str]]:
+    """The runs of maths tokens around each relation sign of plain text."""
+    tokens = [(m.start(), m.group(0)) for m in re.finditer(r"\S+", line)]
+    out: list[tuple[int, str]] = []
+    taken = -1
+    for n, (_, token) in enumerate(tokens):
+        if n <= taken or not _RELATION.search(token) or "\u00a7" in token:
+            continue
+        first = n
+        while first > 0 and _maths_token(tokens[first - 1][1]):
+            first -= 1
+        last = n
+        while last + 1 < len(tokens) and _maths_token(tokens[last + 1][1]):
+            last += 1
+        taken = last
+        start, end = tokens[first][0], tokens[last][0] + len(tokens[last][1])
+        out.append((start, line[start:end].rstrip(".,;")))
+    return out
+
+
+def missing_formula(statement: str, lines: Sequence[str], language: str = "",
+                    opened: bool = False) -> str | None:
+    """The formula of `lines` that `statement` should give and does not, or None when its
+    sentences leave the choice open: for a lead-in, the formula after the words it stops on,
+    else the one formula (or the one equation) of its sentences; for a statement that gives
+    no formula, the one equation of its sentences, the first that has any."""
+    have = _shape(MARKER.sub(" ", statement))
+    found = [(n, at, f.strip()) for n, line in enumerate(lines)
+             for at, f in line_formulas(line)
+             if len(_shape(f)) >= MIN_SKELETON and not _PLACEHOLDER.search(f)
+             and not _covered(_shape(f), have)]
+    if not found:
+        return None
+    if opened:
+        after = _after_words(statement, lines, language)
+        following = [f for n, at, f in found if after is not None and (n, at) >= after]
+        if following:
+            return following[0]
+        if len(found) == 1:
+            return found[0][2]
+    equations = [(n, f) for n, _, f in found if "=" in f]
+    first = [f for n, f in equations if n == equations[0][0]] if equations else []
+    return first[0] if len(first) == 1 else None
+
+
+def _after_words(statement: str, lines: Sequence[str], language: str) -> tuple[int, int] | None:
+    """Where, in `lines`, the words the statement stops on end (same language only)."""
+    words = _WORDS.findall(MARKER.sub(" ", statement).casefold())[-2:]
+    if len(words) < 2 or has_cjk(statement):
+        return None
+    pattern = re.compile(r"\W+".join(map(re.escape, words)), re.I)
+    for n, line in enumerate(lines):
+        m = pattern.search(line)
+        if m:
+            return (n, m.end())
+    return None
+
+
+def _maths_token(token: str) -> bool:
+    """A token of a formula in plain text: short, or with a maths sign, bracket or digit,
+    never a word of prose (four letters or more in a row, a trailing colon)."""
+    if token.endswith((":", "\uff1a")) or re.search(r"[^\W\d_]{4,}", token) or \
+            "\u00a7" in token:
+        return False
+    if token.isascii() and token.isalpha() and len(token) >= 2:
+        return token.casefold() in _FUNCTIONS  # "to", "is", "of" are prose; "sin", "ln" maths
+    return len(token) <= 3 or bool(re.search(r"[\d()\[\]{}=+\-−*/^∇∑∫√≤≥<>≈∈→⊤∂·|]",
+                                             token))
+
+
+def lead_in(statement: str, language: str) -> bool:
+    """Does the statement stop where what it introduces should follow ("The rule is:")?"""
+    bare = MARKER.sub(" ", statement).strip()
+    return bare.endswith((":", "\uff1a")) or dangles(bare, language)
+
+
+def complete(statement: str, lines: Sequence[str], language: str,
+             wants_formula: bool) -> str | None:
+    """The statement with the formula of its sentences that it leaves out, when it is a
+    lead-in, or when the question asks for a formula and it gives none; None when it needs
+    nothing (or its sentences have no formula to give)."""
+    opened = lead_in(statement, language)
+    if not opened and not (wants_formula and not formulas(MARKER.sub(" ", statement))):
+        return None
+    found = missing_formula(statement, lines, language, opened)
+    if found is None:
+        return None
+    body = MARKER.sub(" ", statement).strip()
+    cjk = has_cjk(body)
+    if opened:
+        if body.endswith((":", "\uff1a")):
+            return f"{body}{'' if cjk else ' '}{found}"
+        return f"{body} {found}"  # "è definita come" + the formula
+    body = body.rstrip(".\u3002 ")
+    return f"{body}{'：' if cjk else ': '}{found}"
+
+
+def _shape(formula: str) -> str:
+    """A formula's skeleton (claims.skeleton), without the backticks of a code span."""
+    return skeleton(formula.replace("`", " "))
+
+
+def _covered(shape: str, have: str) -> bool:
+    """Does `have` (a statement's skeleton) already hold the formula `shape`, or most of it?"""
+    if shape in have:
+        return True
+    # the longest run of the formula the statement writes the same way
+    match = SequenceMatcher(None, shape, have, autojunk=False).find_longest_match(
+        0, len(shape), 0, len(have))
+    return match.size >= COVERED * len(shape)

@@ -1,0 +1,85 @@
+"""A statement keeps the formula its evidence sentence gives (tutor/whole.py): a lead-in is
+completed with the formula it introduces, and a question that asks for a formula gets the
+page's own formula where the statement gives it in words alone."""
+
+from __future__ import annotations
+
+import pytest
+
+from coursetutor.retrieval.tokenize import has_cjk
+from coursetutor.tutor.whole import asks_formula, complete, line_formulas, missing_formula
+
+NEWTON = "Update scheme: x [t+1] = x [t] - ( ∇2f (x [t]) )−1 ∇f (x [t])"
+DAMPED = ("Use step size α > 0 with x[t+1] = x[t] + αd[t] to satisfy Wolfe conditions "
+          "(or just Armijo rule)")
+GEOMETRIC = r"Se $|q|<1$ la serie geometrica converge a $\frac{1}{1-q}$."
+
+
+@pytest.mark.parametrize(("line", "found"), [
+    (NEWTON, [(15, "x [t+1] = x [t] - ( ∇2f (x [t]) )−1 ∇f (x [t])")]),
+    (DAMPED, [(14, "α > 0"), (25, "x[t+1] = x[t] + αd[t]")]),
+    (GEOMETRIC, [(3, "$|q|<1$"), (42, r"$\frac{1}{1-q}$")]),
+    ("Newton: `x_{n+1} = x_n - f(x_n) / f'(x_n)`.",
+     [(8, "`x_{n+1} = x_n - f(x_n) / f'(x_n)`")]),
+    ("Therefore lim x→0 sin x / x = 1 holds.", [(10, "lim x→0 sin x / x = 1")]),
+    ("The method converges quadratically near a simple root.", []),
+])
+def test_the_formulas_of_a_line_as_it_writes_them(line: str, found: list[tuple[int, str]]) -> None:
+    assert line_formulas(line) == found
+
+
+@pytest.mark.parametrize(("statement", "lines", "language", "wants", "whole"), [
+    # a lead-in gets what it introduces
+    ("The Newton-Raphson update rule is: [1]", [NEWTON], "en", False,
+     "The Newton-Raphson update rule is: x [t+1] = x [t] - ( ∇2f (x [t]) )−1 ∇f (x [t])"),
+    ("Use step size α > 0 with", [DAMPED], "en", False,
+     "Use step size α > 0 with x[t+1] = x[t] + αd[t]"),
+    # the formula after the words the lead-in stops on, not the condition before them
+    ("La serie geometrica converge a", [GEOMETRIC], "it", False,
+     r"La serie geometrica converge a $\frac{1}{1-q}$"),
+    # across languages, one formula in its sentence
+    ("梯度下降的更新公式是：", [DAMPED.replace("α > 0", "α")], "zh", False,
+     "梯度下降的更新公式是：x[t+1] = x[t] + αd[t]"),
+    # a formula asked for and given in words alone: the page's formula after it
+    ("The update uses the inverse Hessian and the gradient. [1]", [NEWTON], "en", True,
+     "The update uses the inverse Hessian and the gradient: "
+     "x [t+1] = x [t] - ( ∇2f (x [t]) )−1 ∇f (x [t])"),
+])
+def test_a_statement_gets_the_formula_it_leaves_out(statement: str, lines: list[str],
+                                                     language: str, wants: bool,
+                                                     whole: str) -> None:
+    assert complete(statement, lines, language, wants) == whole
+
+
+@pytest.mark.parametrize(("statement", "lines", "wants"), [
+    # it gives the formula already, in another notation
+    ("The update is x[t+1] = x[t] - (∇²f(x[t]))⁻¹∇f(x[t]) [1]", [NEWTON], True),
+    # a whole statement, and no formula was asked for
+    ("The update uses the inverse Hessian and the gradient. [1]", [NEWTON], False),
+    # a lead-in whose sentence has no formula stays as it is (the check removes it)
+    ("Newton's method is:", ["Newton's method converges quadratically near a root."], False),
+    # across languages with two formulas to choose from: the choice is not guessed
+    ("几何级数收敛于：", [GEOMETRIC], False),
+    # an exercise's blank is no formula
+    ("The iteration is:", ["Write down Newton's iteration `x_{n+1} = ...` for your f."], False),
+])
+def test_a_statement_that_needs_nothing_is_left_alone(statement: str, lines: list[str],
+                                                      wants: bool) -> None:
+    assert complete(statement, lines, "zh" if has_cjk(statement) else "en", wants) is None
+
+
+def test_an_equation_comes_first_when_the_question_asks_for_a_formula() -> None:
+    assert missing_formula("It is this.", [DAMPED]) == "x[t+1] = x[t] + αd[t]"
+
+
+@pytest.mark.parametrize(("question", "asks"), [
+    ("What is the Newton-Raphson update rule?", True),
+    ("A cosa converge la serie geometrica quando |q| < 1?", True),
+    ("Quanto vale la somma della serie di Mengoli?", True),
+    ("牛顿法的迭代公式是什么？", True),
+    ("뉴턴-랩슨 방법의 업데이트 공식은 무엇인가요?", True),
+    ("What is transfer learning?", False),
+    ("La serie armonica converge?", False),
+])
+def test_questions_that_ask_for_a_formula(question: str, asks: bool) -> None:
+    assert asks_formula(question) is asks
