@@ -7,7 +7,13 @@ from __future__ import annotations
 import pytest
 
 from coursetutor.retrieval.tokenize import has_cjk
-from coursetutor.tutor.whole import asks_formula, complete, line_formulas, missing_formula
+from coursetutor.tutor.whole import (
+    as_follows,
+    asks_formula,
+    complete,
+    line_formulas,
+    missing_formula,
+)
 
 NEWTON = "Update scheme: x [t+1] = x [t] - ( ∇2f (x [t]) )−1 ∇f (x [t])"
 DAMPED = ("Use step size α > 0 with x[t+1] = x[t] + αd[t] to satisfy Wolfe conditions "
@@ -40,6 +46,13 @@ def test_the_formulas_of_a_line_as_it_writes_them(line: str, found: list[tuple[i
     # across languages, one formula in its sentence
     ("梯度下降的更新公式是：", [DAMPED.replace("α > 0", "α")], "zh", False,
      "梯度下降的更新公式是：x[t+1] = x[t] + αd[t]"),
+    # a sentence that announces what it never says
+    ("The Newton-Raphson update is defined as follows. [1]", [NEWTON], "en", False,
+     "The Newton-Raphson update is defined as follows: "
+     "x [t+1] = x [t] - ( ∇2f (x [t]) )−1 ∇f (x [t])"),
+    ("뉴턴-랩슨 업데이트는 다음과 같이 정의됩니다. [1]", [NEWTON], "ko", False,
+     "뉴턴-랩슨 업데이트는 다음과 같이 정의됩니다: "
+     "x [t+1] = x [t] - ( ∇2f (x [t]) )−1 ∇f (x [t])"),
     # a formula asked for and given in words alone: the page's formula after it
     ("The update uses the inverse Hessian and the gradient. [1]", [NEWTON], "en", True,
      "The update uses the inverse Hessian and the gradient: "
@@ -66,6 +79,18 @@ def test_a_statement_gets_the_formula_it_leaves_out(statement: str, lines: list[
 def test_a_statement_that_needs_nothing_is_left_alone(statement: str, lines: list[str],
                                                       wants: bool) -> None:
     assert complete(statement, lines, "zh" if has_cjk(statement) else "en", wants) is None
+
+
+@pytest.mark.parametrize(("statement", "follows"), [
+    ("The update is defined as follows.", True),
+    ("리만 적분에서 상합(upper sum)은 다음과 같이 정의됩니다. [1]", True),
+    ("上和的定义如下。", True),
+    ("La regola è la seguente:", True),
+    ("The following theorem holds for every continuous function on [a, b].", False),
+    ("The update rule is x[t+1] = x[t] + d[t].", False),
+])
+def test_a_sentence_that_announces_what_it_never_says(statement: str, follows: bool) -> None:
+    assert as_follows(statement) is follows
 
 
 def test_an_equation_comes_first_when_the_question_asks_for_a_formula() -> None:

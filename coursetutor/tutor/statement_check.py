@@ -6,8 +6,9 @@ every passage, where scattered words can back anything):
    (maths normalised: `claims.missing_terms`);
 2. the ranks it names ("second kind", "第二类", "제2종") must be its sentences' too: a
    statement of the second kind from a sentence defining the first shares every other word;
-3. a statement that stops before it says anything ("The rule is:", "è definita come") or
-   holds no words is no statement;
+3. a statement that stops before it says anything ("The rule is:", "è definita come",
+   "defined as follows.") or holds no words is no statement (compose first completes one
+   whose sentence has the formula it introduces: whole.py);
 4. in the sentences' language, a polarity or causal word ("not", "only", "because") its
    sentences do not have changes what they say, and so does a negation it drops in Chinese
    or Japanese ("左右极限存在" from "至少一侧极限不存在");
@@ -37,7 +38,8 @@ from .claims import missing_terms
 from .ordinals import unbacked_ordinals
 from .sentences import Line
 from .statements import Statement
-from .wording import dangles, dropped_negation, unbacked_polarity
+from .whole import lead_in
+from .wording import dropped_negation, unbacked_polarity
 
 # e5 cosines, statement to its own sentence (course pack and sample course, docs/tutor.md)
 KEEP = 0.88
@@ -102,8 +104,7 @@ def _terms_and_form(statement: Statement, own: Sequence[Line], question: str,
     if not own:
         return StatementVerdict(statement, False, reason="cites no evidence sentence")
     text = statement.text
-    if sum(c.isalpha() for c in text) < MIN_LETTERS or dangles(text, language) or \
-            text.rstrip().endswith((":", "\uff1a")):
+    if sum(c.isalpha() for c in text) < MIN_LETTERS or lead_in(text, language):
         return StatementVerdict(statement, False, reason="an incomplete sentence")
     missing = missing_terms(text, [line.text for line in own], question)
     if missing:

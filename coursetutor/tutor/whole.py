@@ -21,6 +21,10 @@ from .wording import dangles
 MIN_SKELETON = 5  # a formula shorter than this, without spaces and brackets, is a symbol
 COVERED = 0.8  # a statement holding this share of a formula's skeleton already gives it
 _RELATION = re.compile(r"[=<>≤≥≈≠→]")
+_AS_FOLLOWS = re.compile(
+    r"\b(?:as follows|the following|given below|come segue|il seguente|la seguente|"
+    r"seguenti|wie folgt|folgende[nrs]?|comme suit|suivante?s?|como sigue|siguientes?)\b|"
+    r"如下|以下|다음과 같|아래와 같|次のよう", re.I)
 _PLACEHOLDER = re.compile(r"\.\.\.|…")  # "x_{n+1} = ..." is an exercise's blank
 _FUNCTIONS = frozenset("sin cos tan log ln exp lim max min det sup inf arg".split())
 _WORDS = re.compile(r"[^\W\d_]+", re.UNICODE)
@@ -122,9 +126,21 @@ def _maths_token(token: str) -> bool:
 
 
 def lead_in(statement: str, language: str) -> bool:
-    """Does the statement stop where what it introduces should follow ("The rule is:")?"""
+    """Does the statement stop where what it introduces should follow ("The rule is:", "X
+    is defined as follows.", "다음과 같이 정의됩니다.")?"""
     bare = MARKER.sub(" ", statement).strip()
-    return bare.endswith((":", "\uff1a")) or dangles(bare, language)
+    return bare.endswith((":", "\uff1a")) or dangles(bare, language) or as_follows(bare)
+
+
+def as_follows(statement: str) -> bool:
+    """Does the statement end on "as follows" (or "the following", "come segue", "如下",
+    "다음과 같이" and a verb): a sentence that announces what it never says?"""
+    bare = MARKER.sub(" ", statement).strip().rstrip(".!\u3002\uff01 ")
+    found = [m for m in _AS_FOLLOWS.finditer(bare)]
+    if not found:
+        return False
+    rest = bare[found[-1].end():]
+    return len(rest) <= 8 if has_cjk(bare) else len(rest.split()) <= 2
 
 
 def complete(statement: str, lines: Sequence[str], language: str,
@@ -139,13 +155,12 @@ def complete(statement: str, lines: Sequence[str], language: str,
     if found is None:
         return None
     body = MARKER.sub(" ", statement).strip()
-    cjk = has_cjk(body)
-    if opened:
-        if body.endswith((":", "\uff1a")):
-            return f"{body}{'' if cjk else ' '}{found}"
+    colon = "\uff1a" if language in ("zh", "ja") else ": "
+    if opened and body.endswith((":", "\uff1a")):
+        return f"{body}{'' if body.endswith(chr(0xFF1A)) else ' '}{found}"
+    if opened and not as_follows(body):
         return f"{body} {found}"  # "è definita come" + the formula
-    body = body.rstrip(".\u3002 ")
-    return f"{body}{'：' if cjk else ': '}{found}"
+    return f"{body.rstrip('.!。！ ')}{colon}{found}"
 
 
 def _shape(formula: str) -> str:
