@@ -216,7 +216,7 @@ SECURITY_HEADERS = (
 
 
 # the pages an LMS opens in its frame (LTI): the registered platforms' origins may frame them
-FRAMED_PAGES = ("/", "/teacher", "/lti/launch", "/lti/deep-link")
+FRAMED_PAGES = ("/", "/teacher", "/lti/login", "/lti/launch", "/lti/deep-link")
 
 
 def page_policy(framers: tuple[str, ...] = (), form_targets: tuple[str, ...] = ()) -> str:

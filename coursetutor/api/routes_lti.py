@@ -1,6 +1,9 @@
 """LTI 1.3 for the browser an LMS sends: the OIDC login, the launch, the tool's key set, deep
 linking. A launch opens the student or teacher page with a short-lived key in the URL's
-fragment (never sent to a server, never shown), which `static/lti.js` keeps as the page's key."""
+fragment (never sent to a server, never shown), which `static/lti.js` keeps as the page's key.
+With the platform's storage (LTI Client Side postMessages) the login and the launch answer
+pages whose script keeps the login's state and nonce there and finds them again, and the
+fragment names that storage, where the page keeps its key for a reload."""
 
 from __future__ import annotations
 
@@ -24,7 +27,7 @@ from ..store.lti import Platform
 from .access import mint_key
 from .deps import State, limit_address
 from .errors import error_type, status_of
-from .lti_pages import choose_course, post_back, refusal
+from .lti_pages import choose_course, find_login, keep_login, post_back, refusal, storage_check
 from .middleware import page_policy
 from .state import AppState
 
@@ -93,6 +96,8 @@ async def _login(request: Request, state: AppState) -> Response:
         if wants_page(request):  # a person in the LMS frame: a page, not JSON
             return HTMLResponse(refusal(str(exc), reason(exc)), status_code=status_of(exc))
         raise
+    if found.storage is not None:  # the page keeps state and nonce in the platform's storage
+        return HTMLResponse(keep_login(found), headers={"Cache-Control": "no-store"})
     request.state.allowed_location = found.redirect
     return RedirectResponse(found.redirect, status_code=302)
 
@@ -119,11 +124,13 @@ async def launch(request: Request, state: State) -> Response:
 
 def _launch(state: AppState, id_token: str, state_token: str, launch_url: str) -> Response:
     tool, store = lti_tool(state), state.workspace.store
-    platform, claims = lti_launch.verify(store.lti, tool.keys, tool.secret, id_token,
-                                         state_token)
+    verified = lti_launch.verify(store.lti, tool.keys, tool.secret, id_token, state_token)
+    platform, claims = verified.platform, verified.claims
+    check = storage_check(verified, state_token) if verified.storage is not None else ""
     found = c.read(claims)
     if found.message_type == c.DEEP_LINK_REQUEST:
-        return _deep_link_page(state, platform, found, str(claims.get(c.DEPLOYMENT, "")))
+        return _deep_link_page(state, platform, found, str(claims.get(c.DEPLOYMENT, "")),
+                               check)
     entry = enter.enter(store, platform, found)
     if entry.link is not None and entry.link.memberships_url:
         tool.roster_soon(functools.partial(roster.sync, store, tool.services, entry.link))
@@ -134,12 +141,16 @@ def _launch(state: AppState, id_token: str, state_token: str, launch_url: str) -
     fields = {"lti_key": secret, "course": entry.course, **entry.focus.custom()}
     if entry.focus.title:
         fields["title"] = entry.focus.title
-    fragment = urlencode(fields)
-    return RedirectResponse(f"{page}#{fragment}", status_code=303)
+    if verified.storage is None:
+        return RedirectResponse(f"{page}#{urlencode(fields)}", status_code=303)
+    # the page keeps its key in the platform's storage too, for a reload in the frame
+    fragment = urlencode({**fields, **verified.storage.fields()})
+    return HTMLResponse(find_login(f"{page}#{fragment}", check),
+                        headers={"Cache-Control": "no-store"})
 
 
 def _deep_link_page(state: AppState, platform: Platform, found: c.Launch,
-                    deployment: str) -> Response:
+                    deployment: str, check: str) -> Response:
     if found.role != "teacher":
         raise PermissionDeniedError("only an Instructor may choose what a link opens")
     if not found.deep_link_return:
@@ -149,7 +160,7 @@ def _deep_link_page(state: AppState, platform: Platform, found: c.Launch,
         "context": found.context_id, "return_url": found.deep_link_return,
         "data": found.deep_link_data}, tokens.DEEP_LINK_SECONDS)
     found_choices = focus.choices(state.workspace.store, platform.tenant)
-    return HTMLResponse(choose_course(found_choices, session, found.context_title),
+    return HTMLResponse(choose_course(found_choices, session, found.context_title, check),
                         headers={"Cache-Control": "no-store"})
 
 

@@ -1,6 +1,12 @@
 """The OIDC third-party login and the check of a launch's `id_token` (IMS Security Framework
 5.1.3): signature by the platform's key, issuer, audience (and `azp`), expiry and issue time,
-the nonce the login set, used once, and a registered deployment."""
+the nonce the login set, used once, and a registered deployment.
+
+The login's `state` is signed by the tool and names the platform, tenant and nonce, so the
+launch needs no cookie. A platform that offers its storage (`lti_storage_target`) also keeps
+the state and nonce for the page (LTI Client Side postMessages): the login then answers a page
+that puts them there before going on, and the launch's page finds them again before it opens
+anything, which binds the launch to the browser the login started in."""
 
 from __future__ import annotations
 
@@ -17,6 +23,7 @@ from ..store.lti import LtiStore, Platform
 from . import claims as c
 from . import registry, tokens
 from .keyset import KeySets
+from .storage import Storage, storage, target
 
 LEEWAY_SECONDS = 60  # clock skew between the platform and the tool
 MAX_TOKEN_SECONDS = 3600  # an id_token issued longer ago is refused whatever its exp
@@ -24,15 +31,34 @@ MAX_TOKEN_SECONDS = 3600  # an id_token issued longer ago is refused whatever it
 
 @dataclasses.dataclass(frozen=True)
 class Login:
-    """Where the login sends the browser: the platform's auth URL with state and nonce."""
+    """Where the login sends the browser: the platform's auth URL with state and nonce. With
+    the platform's storage, the page first puts `state` and `nonce` there under the login's
+    id (`login`), and goes to `fallback` (its own state and nonce, not kept there) if it
+    cannot."""
 
     platform: Platform
     redirect: str
+    storage: Storage | None = None
+    login: str = ""
+    state: str = ""
+    nonce: str = ""
+    fallback: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class Verified:
+    """A checked launch: its platform and claims, and the platform's storage when the login
+    kept its state and nonce there (`login` names them)."""
+
+    platform: Platform
+    claims: dict[str, Any]
+    storage: Storage | None = None
+    login: str = ""
 
 
 def login(store: LtiStore, secret: bytes, params: dict[str, str], launch_url: str) -> Login:
     """Answer a third-party login initiation (`iss`, `login_hint`, `target_link_uri`, maybe
-    `client_id`, `lti_message_hint`, `lti_deployment_id`)."""
+    `client_id`, `lti_message_hint`, `lti_deployment_id`, `lti_storage_target`)."""
     issuer, hint = params.get("iss", ""), params.get("login_hint", "")
     if not issuer or not hint:
         raise LaunchError("a login initiation needs iss and login_hint", "bad_login")
@@ -40,17 +66,31 @@ def login(store: LtiStore, secret: bytes, params: dict[str, str], launch_url: st
     deployment = params.get("lti_deployment_id")
     if deployment and deployment not in platform.deployment_ids:
         raise LaunchError(f"deployment {deployment!r} is not registered", "wrong_deployment")
+    plain, _, _ = _auth(platform, secret, params, launch_url, {})
+    frame = target(params)
+    if not frame:
+        return Login(platform, plain)
+    login_id = secrets.token_urlsafe(12)
+    bound, state, nonce = _auth(platform, secret, params, launch_url,
+                                {"storage": frame, "login": login_id})
+    return Login(platform, bound, storage(platform, frame), login_id, state, nonce, plain)
+
+
+def _auth(platform: Platform, secret: bytes, params: dict[str, str], launch_url: str,
+          extra: dict[str, str]) -> tuple[str, str, str]:
+    """The platform's auth URL for a fresh nonce and a state signed with it (and `extra`),
+    with that state and nonce."""
     nonce = secrets.token_urlsafe(24)
     state = tokens.issue(secret, "state", {"platform": platform.id, "tenant": platform.tenant,
-                                             "nonce": nonce},
+                                             "nonce": nonce, **extra},
                          tokens.STATE_SECONDS)
     query = {"scope": "openid", "response_type": "id_token", "response_mode": "form_post",
              "prompt": "none", "client_id": platform.client_id, "redirect_uri": launch_url,
-             "login_hint": hint, "state": state, "nonce": nonce}
+             "login_hint": params["login_hint"], "state": state, "nonce": nonce}
     if params.get("lti_message_hint"):
         query["lti_message_hint"] = params["lti_message_hint"]
     sep = "&" if "?" in platform.auth_login_url else "?"
-    return Login(platform, f"{platform.auth_login_url}{sep}{urlencode(query)}")
+    return f"{platform.auth_login_url}{sep}{urlencode(query)}", state, nonce
 
 
 def _header(token: str) -> dict[str, Any]:
@@ -65,7 +105,7 @@ def _header(token: str) -> dict[str, Any]:
 
 
 def verify(store: LtiStore, keys: KeySets, secret: bytes, id_token: str,
-           state: str) -> tuple[Platform, dict[str, Any]]:
+           state: str) -> Verified:
     """The platform and verified claims of a launch, or LaunchError naming the failed check."""
     expected = tokens.check(secret, "state", state)
     try:
@@ -82,7 +122,10 @@ def verify(store: LtiStore, keys: KeySets, secret: bytes, id_token: str,
     key = keys.key(platform.jwks_url, str(header.get("kid", "")))
     claims = _decode(id_token, key, platform)
     _check(store, platform, claims, str(expected.get("nonce", "")))
-    return platform, claims
+    frame, login_id = str(expected.get("storage", "")), str(expected.get("login", ""))
+    if frame and login_id:
+        return Verified(platform, claims, storage(platform, frame), login_id)
+    return Verified(platform, claims)
 
 
 def _decode(token: str, key: jwt.PyJWK, platform: Platform) -> dict[str, Any]:
