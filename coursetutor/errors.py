@@ -32,13 +32,37 @@ CoursetutorError
       ├── BackendTimeoutError       no reply (or no next token) within the timeout
       ├── ModelNotFoundError        the backend has no such model (or a bad model file)
       └── IncompleteAnswerError     the reply stopped in the middle (partial text attached)
+
+Every error has a `code`: the one its raise site names (`course_not_found`, with the values
+its message names as `params`: `course="calculus-1"`), else its class's (`not_found`). Pages
+translate a message by its code and fill it from the params; the English message stays for
+logs and for clients that show it as it is.
 """
 
 from __future__ import annotations
 
+import re
+
+Param = str | int | float
+
+
+def class_code(cls: type[BaseException]) -> str:
+    """The snake_case code of an error class: `NotFoundError` -> `not_found`; `internal` for
+    a class outside the tree."""
+    if not issubclass(cls, CoursetutorError):
+        return "internal"
+    name = cls.__name__.removesuffix("Error") or "error"
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
 
 class CoursetutorError(Exception):
-    """Base class of every error coursetutor raises on purpose."""
+    """Base class of every error coursetutor raises on purpose; `code` and `params` say what
+    happened in words a page can translate (see the module's docstring)."""
+
+    def __init__(self, message: str = "", *, code: str = "", **params: Param) -> None:
+        super().__init__(message)
+        self.code = code or class_code(type(self))
+        self.params: dict[str, Param] = params
 
 
 class ConfigError(CoursetutorError):
@@ -80,8 +104,9 @@ class EmptyDocumentError(DocumentError):
 class NoTextLayerError(EmptyDocumentError):
     """No page of a PDF has a text layer; `pages` and `no_text_pages` say how many."""
 
-    def __init__(self, message: str, pages: int, no_text_pages: list[int]) -> None:
-        super().__init__(message)
+    def __init__(self, message: str, pages: int, no_text_pages: list[int], *, code: str = "",
+                 **params: Param) -> None:
+        super().__init__(message, code=code, **params)
         self.pages = pages
         self.no_text_pages = no_text_pages
 
@@ -119,8 +144,8 @@ class LaunchError(AuthenticationError):
     """An LTI login or launch that cannot be trusted; `reason` names the check it failed
     (`unknown_issuer`, `bad_signature`, `expired`, `replayed_nonce`, ...)."""
 
-    def __init__(self, message: str, reason: str) -> None:
-        super().__init__(message)
+    def __init__(self, message: str, reason: str, *, code: str = "", **params: Param) -> None:
+        super().__init__(message, code=code, **params)
         self.reason = reason
 
 
@@ -131,8 +156,9 @@ class PermissionDeniedError(AccessError):
 class RateLimitError(AccessError):
     """Too many requests; `retry_after` says in how many seconds to try again."""
 
-    def __init__(self, message: str, retry_after: int) -> None:
-        super().__init__(message)
+    def __init__(self, message: str, retry_after: int, *, code: str = "",
+                 **params: Param) -> None:
+        super().__init__(message, code=code, **params)
         self.retry_after = retry_after
 
 
@@ -140,8 +166,9 @@ class ComputeBudgetError(RateLimitError):
     """A key's or tenant's budget of compute seconds cannot cover a request now; `bucket`
     says whose (key or tenant)."""
 
-    def __init__(self, message: str, retry_after: int, bucket: str) -> None:
-        super().__init__(message, retry_after)
+    def __init__(self, message: str, retry_after: int, bucket: str, *, code: str = "",
+                 **params: Param) -> None:
+        super().__init__(message, retry_after, code=code, **params)
         self.bucket = bucket
 
 
@@ -194,6 +221,7 @@ class ModelNotFoundError(BackendError):
 class IncompleteAnswerError(BackendError):
     """Generation broke off mid-stream; `partial` holds what was received."""
 
-    def __init__(self, message: str, partial: str = "") -> None:
-        super().__init__(message)
+    def __init__(self, message: str, partial: str = "", *, code: str = "",
+                 **params: Param) -> None:
+        super().__init__(message, code=code, **params)
         self.partial = partial

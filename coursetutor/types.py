@@ -26,21 +26,24 @@ DOC_TYPES: tuple[DocType, ...] = (
 def check_doc_type(value: str) -> DocType:
     """Return `value` as a DocType or raise an error listing the valid ones."""
     if value not in DOC_TYPES:
-        raise InputError(f"unknown document type {value!r}; valid: {', '.join(DOC_TYPES)}")
+        raise InputError(f"unknown document type {value!r}; valid: {', '.join(DOC_TYPES)}",
+                         code="invalid_doc_type", value=value)
     return value  # type: ignore[return-value]
 
 
 def check_difficulty(value: int) -> int:
     """Return `value` if it is a difficulty from 1 to 5."""
     if not 1 <= int(value) <= 5:
-        raise InputError(f"difficulty must be 1-5, got {value}")
+        raise InputError(f"difficulty must be 1-5, got {value}", code="invalid_difficulty",
+                         value=value)
     return int(value)
 
 
 def check_media_url(value: str) -> str:
     """Return `value` if it is empty or an http(s) URL (a link shown to students)."""
     if value and not re.match(r"^https?://[^\s<>\"']+$", value):
-        raise InputError(f"media_url must be an http or https URL, got {value!r}")
+        raise InputError(f"media_url must be an http or https URL, got {value!r}",
+                         code="invalid_media_url", value=value)
     return value
 
 

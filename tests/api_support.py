@@ -238,6 +238,12 @@ def shape(events: Sequence[tuple[str, Any]]) -> list[str]:
     return [n for i, n in enumerate(names) if i == 0 or n != "token" or names[i - 1] != n]
 
 
+def coded(kind: str, message: str, code: str = "", /, **params: object) -> dict[str, Any]:
+    """An `error` object as error_of returns it: its type, message, the code a page translates
+    (the class's own, `kind`, unless the raise site names one) and that code's params."""
+    return {"type": kind, "message": message, "code": code or kind, "params": params}
+
+
 def error_of(response: Any) -> dict[str, Any]:
     """The `error` object of a JSON error reply, without its request id."""
     found: dict[str, Any] = dict(response.json()["error"])

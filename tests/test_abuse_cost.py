@@ -34,7 +34,7 @@ from coursetutor.store.redis import connect
 from coursetutor.types import FileMeta, Job
 from coursetutor.workspace import Workspace
 
-from .api_support import COURSE, COURSE_B, TENANT_B, Api, error_of, open_api
+from .api_support import COURSE, COURSE_B, TENANT_B, Api, coded, error_of, open_api
 from .support import Sample
 from .test_api_courses import REGULA_FALSI, eventually, upload
 
@@ -584,7 +584,9 @@ def test_cancel_a_running_job(sample: Sample, counting: CountingEmbedder,
     assert job["status"] == "cancelled"
     assert "fixed-point-md" not in docs and "regula-falsi-md" not in docs
     assert again.status_code == 409
-    assert error_of(again)["message"] == f"job '{job_id}' has already finished (cancelled)"
+    assert error_of(again) == coded("conflict", f"job '{job_id}' has already finished (cancelled)",
+                                    "job_finished", job=job_id, status="cancelled")
+    assert (job["error"], job["error_code"]) == ("cancelled by a teacher", "job_cancelled")
 
 
 def test_cancel_a_queued_job_removes_its_files(sample: Sample, counting: CountingEmbedder,

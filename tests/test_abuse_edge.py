@@ -274,7 +274,8 @@ def test_a_huge_number_is_a_client_error(api: Api) -> None:
     response = api.call("student", "POST", ASK, content=body,
                         headers={"content-type": "application/json"})
     assert (response.status_code, error_of(response)) == (
-        400, {"type": "http", "message": "There was an error parsing the body"})
+        400, {"type": "http", "message": "There was an error parsing the body", "code": "http",
+              "params": {}})
     body = b'{"question": "Bisection?", "level": ' + b"9" * 4000 + b"}"
     response = api.call("student", "POST", ASK, content=body,
                         headers={"content-type": "application/json"})

@@ -24,6 +24,7 @@ from .api_support import (
     TENANT_B,
     Api,
     assert_clean,
+    coded,
     error_of,
     open_api,
 )
@@ -85,6 +86,8 @@ BAD_KEY_MESSAGES = {
     "unknown": "unknown API key",
     "revoked": "this API key was revoked",
 }
+BAD_KEY_CODES = {"none": "no_key", "malformed": "malformed_key", "unknown": "unknown_key",
+                 "revoked": "key_revoked"}
 KEYED_ROUTES = [
     ("GET", "/v1/me", None),
     ("GET", "/v1/courses", None),
@@ -110,7 +113,8 @@ def test_no_or_bad_key_is_401(api: Api, who: str, method: str, path: str,
                               body: dict[str, Any] | None) -> None:
     response = api.call(who, method, path, json=body)
     assert response.status_code == 401
-    assert error_of(response) == {"type": "authentication", "message": BAD_KEY_MESSAGES[who]}
+    assert error_of(response) == coded("authentication", BAD_KEY_MESSAGES[who],
+                                       BAD_KEY_CODES[who])
 
 
 def test_the_key_may_come_in_x_api_key(api: Api) -> None:
@@ -123,7 +127,7 @@ def test_a_key_with_a_wrong_secret_is_401(api: Api) -> None:
     response = api.client.get("/v1/me",
                               headers={"Authorization": f"Bearer ct_{key_id}_{'B' * 43}"})
     assert (response.status_code, error_of(response)) == (
-        401, {"type": "authentication", "message": "unknown API key"})
+        401, coded("authentication", "unknown API key", "unknown_key"))
 
 
 @pytest.mark.parametrize(("who", "tenant", "student", "courses"), [
@@ -252,10 +256,10 @@ def test_hidden_courses_look_missing(api: Api, who: str, route: str) -> None:
     hidden = api.call(who, "GET", route.format(course=COURSE))
     missing = api.call(who, "GET", route.format(course="no-such-course"))
     assert (hidden.status_code, missing.status_code) == (404, 404)
-    assert error_of(hidden) == {"type": "not_found",
-                                "message": f"course {COURSE!r} does not exist"}
-    assert error_of(missing) == {"type": "not_found",
-                                 "message": "course 'no-such-course' does not exist"}
+    assert error_of(hidden) == coded("not_found", f"course {COURSE!r} does not exist",
+                                     "course_not_found", course=COURSE)
+    assert error_of(missing) == coded("not_found", "course 'no-such-course' does not exist",
+                                      "course_not_found", course="no-such-course")
 
 
 @pytest.mark.parametrize("who", ["teacher_b", "student_b", "outsider"])
@@ -267,10 +271,11 @@ def test_sessions_of_another_tenant_are_404(api: Api, session_a: str, who: str, 
     response = (api.call(who, "GET", path) if action == "get"
                 else api.call(who, "POST", path + "/end"))
     # the course of the other tenant hides first; in B's own course the session does not exist
-    message = (f"session {session_a!r} does not exist" if course == COURSE_B and who != "outsider"
-               else f"course {course!r} does not exist")
-    assert (response.status_code, error_of(response)) == (
-        404, {"type": "not_found", "message": message})
+    error = (coded("not_found", f"session {session_a!r} does not exist", "session_not_found",
+                   session=session_a) if course == COURSE_B and who != "outsider"
+             else coded("not_found", f"course {course!r} does not exist", "course_not_found",
+                        course=course))
+    assert (response.status_code, error_of(response)) == (404, error)
     assert api.store.get_session("default", COURSE, session_a).ended is None
 
 
@@ -291,9 +296,9 @@ def test_files_of_another_tenant_are_404(api: Api, who: str, ref: str) -> None:
 
 def test_deleting_a_document_of_another_tenant_is_404(api: Api) -> None:
     response = api.call("teacher_b", "DELETE", f"/v1/courses/{COURSE_B}/documents/{LECTURE_DOC}")
-    assert (response.status_code, error_of(response)) == (404, {
-        "type": "not_found",
-        "message": f"document {LECTURE_DOC!r} does not exist in course {COURSE_B!r}"})
+    assert (response.status_code, error_of(response)) == (404, coded(
+        "not_found", f"document {LECTURE_DOC!r} does not exist in course {COURSE_B!r}",
+        "document_not_found", document=LECTURE_DOC))
     assert api.store.find_document("default", COURSE, LECTURE_DOC) is not None
 
 
@@ -308,8 +313,8 @@ def test_jobs_are_scoped_to_the_tenant(api: Api, who: str, headers: dict[str, st
     response = api.call(who, "GET", f"/v1/jobs/{JOB_A}", headers=headers)
     assert response.status_code == status
     if status == 404:
-        assert error_of(response) == {"type": "not_found",
-                                      "message": f"job {JOB_A!r} does not exist"}
+        assert error_of(response) == coded("not_found", f"job {JOB_A!r} does not exist",
+                                           "job_not_found", job=JOB_A)
 
 
 def test_a_teacher_lists_its_own_tenants_courses(api: Api) -> None:
@@ -332,7 +337,7 @@ def test_an_admin_picks_the_tenant_with_x_tenant(api: Api, tenant: str | None,
 def test_an_admin_naming_an_unknown_tenant_is_404(api: Api) -> None:
     response = api.call("admin", "GET", "/v1/courses", headers={"X-Tenant": "nowhere"})
     assert (response.status_code, error_of(response)) == (
-        404, {"type": "not_found", "message": "tenant 'nowhere' does not exist"})
+        404, coded("not_found", "tenant 'nowhere' does not exist"))
 
 
 def test_a_teacher_cannot_pick_a_tenant(api: Api) -> None:
@@ -350,7 +355,7 @@ def test_admin_creates_lists_and_deletes_a_tenant(api: Api) -> None:
         "id": "uni-c", "name": "Uni C"}
     again = api.call("admin", "POST", "/v1/tenants", json={"id": "uni-c"})
     assert (again.status_code, error_of(again)) == (
-        409, {"type": "conflict", "message": "tenant 'uni-c' already exists"})
+        409, coded("conflict", "tenant 'uni-c' already exists"))
     listed = api.call("admin", "GET", "/v1/tenants").json()["tenants"]
     assert [t["id"] for t in listed] == ["default", TENANT_B, "uni-c"]
     key = api.call("admin", "POST", "/v1/keys",
@@ -365,14 +370,14 @@ def test_admin_creates_lists_and_deletes_a_tenant(api: Api) -> None:
 
 
 @pytest.mark.parametrize(("body", "status", "error"), [
-    ({"id": "bad id!"}, 400, {"type": "input", "message": (
+    ({"id": "bad id!"}, 400, coded("input", (
         "tenant id 'bad id!' is not valid: use 1-128 letters, digits and _ . @ -, starting "
-        "with a letter or digit")}),
+        "with a letter or digit"), "invalid_id", kind="tenant", value="bad id!")),
     ({"id": ""}, 422, None),
     ({}, 422, None),
 ])
 def test_invalid_tenants(api: Api, body: dict[str, Any], status: int,
-                         error: dict[str, str] | None) -> None:
+                         error: dict[str, Any] | None) -> None:
     response = api.call("admin", "POST", "/v1/tenants", json=body)
     assert response.status_code == status
     found = error_of(response)
@@ -384,8 +389,8 @@ def test_invalid_tenants(api: Api, body: dict[str, Any], status: int,
 
 def test_an_admin_cannot_delete_its_own_tenant(api: Api) -> None:
     response = api.call("admin", "DELETE", "/v1/tenants/default")
-    assert (response.status_code, error_of(response)) == (403, {
-        "type": "permission_denied", "message": "an admin key cannot delete its own tenant"})
+    assert (response.status_code, error_of(response)) == (403, coded(
+        "permission_denied", "an admin key cannot delete its own tenant"))
 
 
 def test_a_teacher_manages_student_keys_of_its_tenant(api: Api) -> None:
@@ -430,7 +435,7 @@ def test_keys_a_teacher_may_not_revoke_look_missing(api: Api, who: str, target: 
     key_id = api.key_ids.get(target, target)
     response = api.call(who, "DELETE", f"/v1/keys/{key_id}")
     assert (response.status_code, error_of(response)) == (
-        404, {"type": "not_found", "message": f"key {key_id!r} does not exist"})
+        404, coded("not_found", f"key {key_id!r} does not exist"))
     found = api.store.find_key(key_id)
     assert found is None or found.revoked is None
 
@@ -442,14 +447,13 @@ def test_keys_a_teacher_may_not_revoke_look_missing(api: Api, who: str, target: 
 ])
 def test_invalid_keys_are_400(api: Api, body: dict[str, Any], message: str) -> None:
     response = api.call("admin", "POST", "/v1/keys", json=body)
-    assert (response.status_code, error_of(response)) == (400, {"type": "input",
-                                                                "message": message})
+    assert (response.status_code, error_of(response)) == (400, coded("input", message))
 
 
 def test_a_key_of_an_unknown_tenant_is_404(api: Api) -> None:
     response = api.call("admin", "POST", "/v1/keys", json={"role": "teacher", "tenant": "nowhere"})
     assert (response.status_code, error_of(response)) == (
-        404, {"type": "not_found", "message": "tenant 'nowhere' does not exist"})
+        404, coded("not_found", "tenant 'nowhere' does not exist"))
 
 
 def test_an_unknown_role_is_422(api: Api) -> None:
@@ -479,13 +483,13 @@ def test_unusable_request_ids_are_replaced(api: Api, incoming: str) -> None:
 def test_unknown_routes_are_json_404(api: Api) -> None:
     response = api.call("teacher", "GET", "/v1/nothing-here")
     assert (response.status_code, error_of(response)) == (
-        404, {"type": "not_found", "message": "Not Found"})
+        404, coded("not_found", "Not Found"))
 
 
 def test_wrong_methods_are_json_405(api: Api) -> None:
     response = api.call("teacher", "PUT", "/v1/me")
     assert (response.status_code, error_of(response)) == (
-        405, {"type": "method_not_allowed", "message": "Method Not Allowed"})
+        405, coded("method_not_allowed", "Method Not Allowed"))
 
 
 @pytest.mark.parametrize("who", [*CALLERS, "revoked", *BAD_KEYS])

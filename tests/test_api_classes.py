@@ -11,7 +11,7 @@ from starlette.websockets import WebSocketDisconnect
 
 from coursetutor.retrieval import EmbeddingModel
 
-from .api_support import COURSE, COURSE_B, Api, error_of, open_api
+from .api_support import COURSE, COURSE_B, Api, coded, error_of, open_api
 from .support import Sample
 
 CLASSES = f"/v1/courses/{COURSE}/classes"
@@ -83,7 +83,8 @@ def test_a_class_fed_through_the_api_end_to_end(api: Api) -> None:
     late = api.call("teacher", "POST", f"{one}/events", json={"start": 30, "end": 31,
                                                               "text": "Too late."})
     assert late.status_code == 409
-    assert error_of(late)["type"] == "conflict"
+    assert error_of(late) == coded("conflict", f"class {lc['id']!r} has ended", "class_ended",
+                                   klass=lc["id"])
     listed = api.call("student", "GET", CLASSES).json()["classes"]
     assert lc["id"] in [c["id"] for c in listed]
     assert api.metric("coursetutor_transcript_lag_seconds_count") >= 2

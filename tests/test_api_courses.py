@@ -24,6 +24,7 @@ from .api_support import (
     STUDENT,
     Api,
     assert_clean,
+    coded,
     error_of,
     open_api,
 )
@@ -120,7 +121,8 @@ def test_create_a_course(api: Api) -> None:
 def test_a_taken_course_id_is_409(api: Api, who: str) -> None:
     response = api.call(who, "POST", "/v1/courses", json={"id": COURSE, "title": "Again"})
     assert (response.status_code, error_of(response)) == (
-        409, {"type": "conflict", "message": f"course {COURSE!r} already exists"})
+        409, coded("conflict", f"course {COURSE!r} already exists", "course_exists",
+                   course=COURSE))
     assert api.call(who, "GET", f"/v1/courses/{COURSE}").json() == SAMPLE_COURSE_JSON
 
 
@@ -142,8 +144,8 @@ def test_another_tenant_may_reuse_a_course_id(api: Api) -> None:
 def test_invalid_course_ids_are_400(api: Api, body: dict[str, Any], status: int,
                                     message: str) -> None:
     response = api.call("teacher", "POST", "/v1/courses", json=body)
-    assert (response.status_code, error_of(response)) == (status, {"type": "input",
-                                                                   "message": message})
+    assert (response.status_code, error_of(response)) == (status, coded(
+        "input", message, "invalid_id", kind="course", value=body["id"]))
 
 
 @pytest.mark.parametrize(("body", "fields"), [
@@ -174,7 +176,8 @@ def test_patch_a_course(api: Api) -> None:
 def test_patch_an_unknown_course_is_404(api: Api) -> None:
     response = api.call("teacher", "PATCH", "/v1/courses/no-such-course", json={"title": "x"})
     assert (response.status_code, error_of(response)) == (
-        404, {"type": "not_found", "message": "course 'no-such-course' does not exist"})
+        404, coded("not_found", "course 'no-such-course' does not exist", "course_not_found",
+                   course="no-such-course"))
 
 
 def test_delete_a_course_removes_its_files(api: Api) -> None:
@@ -208,7 +211,8 @@ def test_enrol_and_unenrol(api: Api) -> None:
     assert api.call("outsider", "GET", f"/v1/courses/{COURSE}").status_code == 404
     missing = api.call("teacher", "DELETE", f"{path}/bob")
     assert (missing.status_code, error_of(missing)) == (
-        404, {"type": "not_found", "message": f"student 'bob' is not enrolled in {COURSE!r}"})
+        404, coded("not_found", f"student 'bob' is not enrolled in {COURSE!r}",
+                   "student_not_enrolled", student="bob", course=COURSE))
 
 
 def test_enrol_in_an_unknown_course_is_404(api: Api) -> None:
@@ -263,8 +267,8 @@ def test_students_do_not_see_solutions_unless_the_course_allows_them(api: Api) -
     assert "solution" not in ask_types(api, "student")
     assert solution_file(api, "student") == 404
     missing = api.call("student", "GET", f"/v1/documents/{COURSE}:{SOLUTION_DOC}/file")
-    assert error_of(missing) == {"type": "not_found",
-                                 "message": f"document {SOLUTION_DOC!r} does not exist"}
+    assert error_of(missing) == coded("not_found", f"document {SOLUTION_DOC!r} does not exist",
+                                      "document_not_found", document=SOLUTION_DOC)
     # teachers see them all the time
     assert doc_ids(api, "teacher") == SAMPLE_DOCS
     assert set(search_types(api, "teacher", type="solution")) == {"solution"}
@@ -327,8 +331,9 @@ def test_delete_a_document_removes_its_file(api: Api) -> None:
                     params={"q": "bisection", "k": 50}).json()["hits"]
     assert LECTURE_DOC not in {h["document"].split(":")[1] for h in hits}
     gone = api.call("teacher", "GET", f"/v1/documents/{COURSE}:{LECTURE_DOC}/file")
-    assert (gone.status_code, error_of(gone)) == (404, {
-        "type": "not_found", "message": f"document '{COURSE}:{LECTURE_DOC}' has no stored file"})
+    assert (gone.status_code, error_of(gone)) == (404, coded(
+        "not_found", f"document '{COURSE}:{LECTURE_DOC}' has no stored file", "document_no_file",
+        document=f"{COURSE}:{LECTURE_DOC}"))
     again = api.call("teacher", "DELETE", f"/v1/courses/{COURSE}/documents/{LECTURE_DOC}")
     assert again.status_code == 404
 
@@ -406,8 +411,8 @@ def test_a_bad_signature_falls_back_to_the_key(api: Api, change: str) -> None:
     else:
         query = expired(api)
     without = api.client.get(path, params=query)
-    assert (without.status_code, error_of(without)) == (401, {
-        "type": "authentication", "message": "no API key: send 'Authorization: Bearer ct_...'"})
+    assert (without.status_code, error_of(without)) == (401, coded(
+        "authentication", "no API key: send 'Authorization: Bearer ct_...'", "no_key"))
     with_key = api.client.get(path, params=query, headers=api.headers("teacher"))
     assert with_key.status_code == 200
     if change == "document":  # a student key still may not open a solution
@@ -435,19 +440,22 @@ def test_upload_a_good_file_and_a_corrupt_pdf(api: Api) -> None:
     assert {k: v for k, v in queued.items() if k not in ("id", "created", "updated")} == {
         "course": COURSE, "status": "queued", "files_total": 2, "files_done": 0,
         "stage": "queued", "current": "", "embedded": 0, "to_embed": 0, "report": None,
-        "error": ""}
+        "error": "", "error_code": ""}
     job = wait_for_job(api, queued["id"])
     report = job.pop("report")
     assert {k: v for k, v in job.items() if k not in ("created", "updated")} == {
         "id": queued["id"], "course": COURSE, "status": "done", "files_total": 2,
         "files_done": 2, "stage": "done", "current": job["current"],
-        "embedded": job["embedded"], "to_embed": job["to_embed"], "error": ""}
+        "embedded": job["embedded"], "to_embed": job["to_embed"], "error": "", "error_code": ""}
     assert job["current"] in ("regula-falsi.md", "broken.pdf")
     assert job["updated"] >= job["created"] == queued["created"]
     good, bad = sorted(report["files"], key=lambda f: f["name"] != "regula-falsi.md")
     assert (good["name"], good["status"], good["document"], good["chunks"]) == (
         "regula-falsi.md", "added", "regula-falsi-md", 1)
     assert (bad["name"], bad["status"], bad["chunks"]) == ("broken.pdf", "failed", 0)
+    # the line's code and its params, for the page to say it in its language
+    assert (good["code"], good["params"]) == ("", {})
+    assert (bad["code"], bad["params"]) == ("pdf_unreadable", {"file": "broken.pdf"})
     assert bad["message"] and "\n" not in bad["message"]
     assert_clean(bad["message"], api.settings.data_dir)
     assert (report["totals"]["files"], report["totals"]["failed"]) == (2, 1)
@@ -471,8 +479,8 @@ def test_upload_a_good_file_and_a_corrupt_pdf(api: Api) -> None:
 def test_an_upload_where_every_file_fails_is_a_failed_job(api: Api) -> None:
     response = upload(api, "teacher", [("broken.pdf", CORRUPT_PDF)])
     job = wait_for_job(api, response.json()["id"])
-    assert (job["status"], job["error"], job["files_done"]) == (
-        "failed", "no file could be ingested", 1)
+    assert (job["status"], job["error"], job["error_code"], job["files_done"]) == (
+        "failed", "no file could be ingested", "no_file_ingested", 1)
     assert [f["status"] for f in job["report"]["files"]] == ["failed"]
     assert doc_ids(api, "teacher") == SAMPLE_DOCS
     assert eventually(lambda: api.metric('coursetutor_ingest_jobs_total{status="failed"}') == 1)
@@ -483,11 +491,13 @@ def test_upload_metadata_is_checked(api: Api) -> None:
     response = upload(api, "teacher", [("notes.md", b"# Notes\n")], difficulty="hard")
     reason = "must be a whole number 1-5, got 'hard'"
     assert (response.status_code, error_of(response)) == (422, {
-        "type": "validation", "message": f"difficulty: {reason}",
+        "type": "validation", "message": f"difficulty: {reason}", "code": "validation",
+        "params": {"fields": "difficulty"},
         "fields": [{"field": "difficulty", "reason": reason}]})
     response = upload(api, "teacher", [("notes.md", b"# Notes\n")], type="poem")
     assert (response.status_code, error_of(response)) == (400, {
-        "type": "input", "message": "unknown document type 'poem'; valid: lecture, slides, "
+        "type": "input", "code": "invalid_doc_type", "params": {"value": "poem"},
+        "message": "unknown document type 'poem'; valid: lecture, slides, "
                                     "textbook, exercise, solution, exam, transcript, summary"})
     assert api.call("teacher", "GET", f"/v1/courses/{COURSE}/jobs").json() == {"jobs": []}
     assert uploads_left(api) == []
@@ -496,8 +506,8 @@ def test_upload_metadata_is_checked(api: Api) -> None:
 def test_an_upload_without_files_is_400(api: Api) -> None:
     response = api.call("teacher", "POST", f"/v1/courses/{COURSE}/documents",
                         data={"type": "lecture"})
-    assert (response.status_code, error_of(response)) == (400, {
-        "type": "input", "message": "no files: send them in the multipart field 'files'"})
+    assert (response.status_code, error_of(response)) == (400, coded(
+        "input", "no files: send them in the multipart field 'files'", "no_files"))
 
 
 @pytest.mark.parametrize(("size", "message"), [
@@ -551,8 +561,9 @@ def test_upload_file_names_cannot_leave_the_upload_folder(api: Api) -> None:
 def test_two_files_with_one_name_in_one_upload_are_refused(api: Api) -> None:
     first, second = b"# Notes\n\nRegula falsi keeps a bracket.\n", b"# Notes\n\nSecant.\n"
     response = upload(api, "teacher", [("notes.md", first), ("notes.md", second)])
-    assert (response.status_code, error_of(response)) == (400, {
-        "type": "input", "message": "two files named notes.md in one upload: rename one"})
+    assert (response.status_code, error_of(response)) == (400, coded(
+        "input", "two files named notes.md in one upload: rename one", "same_file_names",
+        files="notes.md"))
     stored = api.call("teacher", "GET", f"/v1/documents/{COURSE}:notes-md/file")
     assert stored.status_code == 404
 
@@ -560,7 +571,8 @@ def test_two_files_with_one_name_in_one_upload_are_refused(api: Api) -> None:
 def test_upload_to_an_unknown_course_is_404(api: Api) -> None:
     response = upload(api, "teacher", [("notes.md", b"# Notes\n")], course="no-such-course")
     assert (response.status_code, error_of(response)) == (
-        404, {"type": "not_found", "message": "course 'no-such-course' does not exist"})
+        404, coded("not_found", "course 'no-such-course' does not exist", "course_not_found",
+                   course="no-such-course"))
 
 
 def test_jobs_of_an_unknown_course_are_404(api: Api) -> None:
@@ -617,7 +629,7 @@ def test_a_running_job_reports_its_progress(sample: Sample, embedder: EmbeddingM
     assert {k: v for k, v in running.items() if k not in ("created", "updated", "to_embed")} == {
         "id": job_id, "course": COURSE, "status": "running", "files_total": 1, "files_done": 0,
         "stage": "embedding", "current": "fixed-point.md", "embedded": 1, "report": None,
-        "error": ""}
+        "error": "", "error_code": ""}
     (file,) = done["report"]["files"]
     assert running["to_embed"] == file["embedded"] == file["chunks"] > 1
     # a finished job reports everything it embedded, of as many to embed

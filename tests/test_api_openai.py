@@ -27,6 +27,7 @@ from .api_support import (
     Api,
     Say,
     ScriptedLLM,
+    coded,
     error_of,
     open_api,
 )
@@ -156,7 +157,8 @@ def test_a_missing_model_is_422(api: Api) -> None:
 def test_a_course_the_caller_cannot_see_is_404(api: Api, who: str, model: str) -> None:
     response = chat(api, who, model=model)
     assert (response.status_code, error_of(response)) == (
-        404, {"type": "not_found", "message": f"course {model!r} does not exist"})
+        404, coded("not_found", f"course {model!r} does not exist", "course_not_found",
+                   course=model))
 
 
 @pytest.mark.parametrize(("who", "user", "student"), [
@@ -224,7 +226,7 @@ def test_a_stream_that_fails_ends_with_an_error_then_done(with_model: OpenFake) 
         {"role": "assistant", "content": ""}, {"content": "Bisection "}]
     error = found[-2]["error"]
     assert error == {"type": "backend_unavailable", "message": down, "code": 503,
-                     "request_id": response.headers["x-request-id"]}
+                     "params": {}, "request_id": response.headers["x-request-id"]}
     assert len(found) == 4
 
 
@@ -245,7 +247,7 @@ def test_a_dead_backend_is_503_before_the_stream(with_model: OpenFake) -> None:
     response = chat(api, stream=True)
     assert (response.status_code, response.headers["content-type"]) == (503,
                                                                          "application/json")
-    assert error_of(response) == {"type": "backend_unavailable", "message": "down"}
+    assert error_of(response) == coded("backend_unavailable", "down")
 
 
 # -- the official client over a real server --------------------------------------------------
@@ -284,6 +286,8 @@ def test_the_official_client_gets_errors_it_understands(api: Api) -> None:
     assert unauthorized.value.status_code == 401
     assert missing.value.body == {"type": "not_found",
                                   "message": "course 'no-such-course' does not exist",
+                                  "code": "course_not_found",
+                                  "params": {"course": "no-such-course"},
                                   "request_id": missing.value.response.headers["x-request-id"]}
 
 

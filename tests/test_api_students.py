@@ -10,7 +10,7 @@ import pytest
 
 from coursetutor.retrieval import EmbeddingModel
 
-from .api_support import COURSE, OUTSIDER, STUDENT, Api, error_of, open_api
+from .api_support import COURSE, OUTSIDER, STUDENT, Api, coded, error_of, open_api
 from .support import Sample
 
 ERROR_TYPES = {403: "permission_denied", 404: "not_found"}
@@ -121,9 +121,12 @@ def test_the_student_corrects_its_profile(api: Api) -> None:
         4, "examples first", "exam on 12 March")
     bad = api.call("student", "PATCH", path, json={"style": "songs"})
     assert bad.status_code == 400 and "unknown learning style" in error_of(bad)["message"]
+    assert (error_of(bad)["code"], error_of(bad)["params"]) == (
+        "invalid_learning_style", {"value": "songs"})
     assert api.call("student", "PATCH", path, json={"level": 9}).status_code == 422
     missing = api.call("student", "PATCH", path, json={"resolve_weak_areas": ["nope"]})
-    assert missing.status_code == 404
+    assert (missing.status_code, error_of(missing)) == (404, coded(
+        "not_found", "weak area 'nope' does not exist", "weak_area_not_found", area="nope"))
 
 
 def test_the_class_view(api: Api) -> None:

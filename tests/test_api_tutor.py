@@ -31,6 +31,7 @@ from .api_support import (
     Say,
     ScriptedLLM,
     assert_clean,
+    coded,
     error_of,
     open_api,
     shape,
@@ -145,6 +146,7 @@ def test_search_validation_is_422(api: Api, params: dict[str, Any],
     assert (response.status_code, error_of(response)) == (422, {
         "type": "validation",
         "message": "; ".join(f"{f}: {r}" for f, r in fields),
+        "code": "validation", "params": {"fields": ", ".join(f for f, _ in fields)},
         "fields": [{"field": f, "reason": r} for f, r in fields]})
 
 
@@ -181,20 +183,20 @@ def test_ask_json_without_a_model(api: Api) -> None:
 def test_a_blank_question_is_400(api: Api, question: str) -> None:
     response = api.ask("student", question)
     assert (response.status_code, error_of(response)) == (
-        400, {"type": "empty_query", "message": "the question is empty"})
+        400, coded("empty_query", "the question is empty", "empty_question"))
 
 
 def test_an_empty_question_is_400_like_a_blank_one(api: Api) -> None:
     response = api.ask("student", "")
     assert (response.status_code, error_of(response)) == (
-        400, {"type": "empty_query", "message": "the question is empty"})
+        400, coded("empty_query", "the question is empty", "empty_question"))
 
 
 def test_a_too_long_question_is_400(api: Api) -> None:
     response = api.ask("student", "x" * 4001)
-    assert (response.status_code, error_of(response)) == (400, {
-        "type": "input", "message": "the question has 4001 characters; the limit is 4000 "
-                                    "(max_question_chars): shorten it"})
+    assert (response.status_code, error_of(response)) == (400, coded(
+        "input", "the question has 4001 characters; the limit is 4000 (max_question_chars): "
+        "shorten it", "question_too_long", length=4001, limit=4000))
 
 
 @pytest.mark.parametrize(("body", "fields"), [
@@ -210,6 +212,7 @@ def test_ask_validation_is_422(api: Api, body: dict[str, Any],
     assert (response.status_code, error_of(response)) == (422, {
         "type": "validation",
         "message": "; ".join(f"{f}: {r}" for f, r in fields),
+        "code": "validation", "params": {"fields": ", ".join(f for f, _ in fields)},
         "fields": [{"field": f, "reason": r} for f, r in fields]})
 
 
@@ -224,15 +227,16 @@ def test_a_body_that_is_not_json_is_422(api: Api) -> None:
 def test_ask_in_an_unknown_course_is_404(api: Api) -> None:
     response = api.ask("teacher", course="no-such-course")
     assert (response.status_code, error_of(response)) == (
-        404, {"type": "not_found", "message": "course 'no-such-course' does not exist"})
+        404, coded("not_found", "course 'no-such-course' does not exist", "course_not_found",
+                   course="no-such-course"))
 
 
 def test_ask_in_a_course_without_documents_is_404(api: Api) -> None:
     api.call("teacher", "POST", "/v1/courses", json={"id": "empty-course"})
     response = api.ask("teacher", course="empty-course")
-    assert (response.status_code, error_of(response)) == (404, {
-        "type": "not_found",
-        "message": "course 'empty-course' has no documents yet: ingest some first"})
+    assert (response.status_code, error_of(response)) == (404, coded(
+        "not_found", "course 'empty-course' has no documents yet: ingest some first",
+        "course_empty", course="empty-course"))
 
 
 # -- ask: Server-Sent Events ---------------------------------------------------------------
@@ -294,6 +298,7 @@ def test_a_backend_failing_mid_stream_ends_with_an_error_event(with_model: OpenF
     assert response.status_code == 200
     assert [name for name, _ in events] == ["meta", "token", "error"]
     assert events[-1][1] == {"type": "backend_unavailable", "message": DOWN, "status": 503,
+                             "code": "backend_unavailable", "params": {},
                              "request_id": response.headers["x-request-id"]}
     assert api.metric("coursetutor_active_streams") == 0
 
@@ -316,10 +321,11 @@ def test_a_timeout_before_any_text_ends_the_stream_with_504(with_model: OpenFake
     response, events = ask_sse(api)
     assert [name for name, _ in events] == ["meta", "error"]
     assert events[-1][1] == {"type": "backend_timeout", "message": "no reply within 120 s",
+                             "code": "backend_timeout", "params": {},
                              "status": 504, "request_id": response.headers["x-request-id"]}
     as_json = api.ask("student")
     assert (as_json.status_code, error_of(as_json)) == (
-        504, {"type": "backend_timeout", "message": "no reply within 120 s"})
+        504, coded("backend_timeout", "no reply within 120 s"))
 
 
 def test_an_unexpected_error_says_nothing_of_the_server(with_model: OpenFake,
@@ -330,7 +336,8 @@ def test_an_unexpected_error_says_nothing_of_the_server(with_model: OpenFake,
     assert [name for name, _ in events] == ["meta", "token", "error"]
     assert events[-1][1] == {
         "type": "internal", "status": 500, "request_id": response.headers["x-request-id"],
-        "message": "internal error; the server log has the details under this request id"}
+        "message": "internal error; the server log has the details under this request id",
+        "code": "internal", "params": {}}
     assert_clean(response.text, tmp_path)
     with TestClient(api.app, raise_server_exceptions=False) as quiet:
         as_json = quiet.post(f"/v1/courses/{COURSE}/ask", json={"question": CONCEPT},
@@ -357,7 +364,7 @@ def test_a_backend_failing_mid_answer_is_503_as_json(with_model: OpenFake) -> No
     api, _ = with_model(ScriptedLLM([Say(("Bisection ",), BackendUnavailableError(DOWN))]))
     response = api.ask("student")
     assert (response.status_code, error_of(response)) == (
-        503, {"type": "backend_unavailable", "message": DOWN})
+        503, coded("backend_unavailable", DOWN))
 
 
 @pytest.mark.parametrize("headers", [SSE, {}])
@@ -368,7 +375,7 @@ def test_a_dead_backend_is_503_before_any_stream(with_model: OpenFake,
                         json={"question": CONCEPT})
     assert (response.status_code, response.headers["content-type"]) == (503,
                                                                          "application/json")
-    assert error_of(response) == {"type": "backend_unavailable", "message": DOWN}
+    assert error_of(response) == coded("backend_unavailable", DOWN)
     assert fake.kinds == []
     assert api.metric("coursetutor_active_streams") == 0
 
@@ -433,8 +440,8 @@ def test_a_stream_holds_one_slot_until_it_ends(with_model: OpenFake) -> None:
         assert api.metric("coursetutor_active_streams") == 1
         second = api.ask("student")
         assert (second.status_code, second.headers["retry-after"], error_of(second)) == (
-            429, "1", {"type": "rate_limit", "message": "rate limit: 1 answers at a time for "
-                                                        "this student; wait for one to finish"})
+            429, "1", coded("rate_limit", "rate limit: 1 answers at a time for this student; "
+                            "wait for one to finish"))
         other = api.ask("teacher")  # other keys have their own slots
         assert other.status_code == 200
         gate.set()
@@ -661,7 +668,8 @@ def test_another_students_session_is_404(api: Api) -> None:
     path = f"/v1/courses/{COURSE}"
     sid = api.client.post(f"{path}/ask", headers=dan, json={"question": CONCEPT}).json()[
         "session_id"]
-    missing = {"type": "not_found", "message": f"session {sid!r} does not exist"}
+    missing = coded("not_found", f"session {sid!r} does not exist", "session_not_found",
+                    session=sid)
     for method, url, body in (("GET", f"{path}/sessions/{sid}", None),
                               ("POST", f"{path}/sessions/{sid}/end", None),
                               ("POST", f"{path}/ask", {"question": CONCEPT, "session_id": sid})):
@@ -675,7 +683,8 @@ def test_another_students_session_is_404(api: Api) -> None:
 def test_an_unknown_session_is_404(api: Api) -> None:
     response = api.ask("student", session_id="0" * 32)
     assert (response.status_code, error_of(response)) == (
-        404, {"type": "not_found", "message": f"session {'0' * 32!r} does not exist"})
+        404, coded("not_found", f"session {'0' * 32!r} does not exist", "session_not_found",
+                   session="0" * 32))
 
 
 def test_a_teacher_asks_as_a_student_or_as_itself(api: Api) -> None:

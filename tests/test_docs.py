@@ -14,6 +14,8 @@ import pytest
 from coursetutor.cli import cli
 from coursetutor.config import Settings
 
+from .codes import server_codes
+
 ROOT = Path(__file__).resolve().parents[1]
 CLI_MD = ROOT / "docs" / "cli.md"
 CONFIGURATION_MD = ROOT / "docs" / "configuration.md"
@@ -143,3 +145,13 @@ def resolve(doc: str, target: str) -> str:
 )
 def test_relative_links_resolve(doc: str, target: str) -> None:
     assert (ROOT / resolve(doc, target)).exists()
+
+
+@pytest.mark.parametrize("code", sorted(server_codes()))
+def test_every_error_code_is_documented_with_its_params(code: str) -> None:
+    api_md = (ROOT / "docs" / "api.md").read_text(encoding="utf-8")
+    table = api_md.split("### Error codes", 1)[1].split("\n#", 1)[0]
+    rows = re.findall(r"^\| `(\w+)` \| ([^|]*) \|", table, re.MULTILINE)
+    params = {name: set(re.findall(r"`(\w+)`", cell)) for name, cell in rows}
+    assert code in params, f"docs/api.md's table of error codes has no row for {code!r}"
+    assert params[code] == server_codes()[code]

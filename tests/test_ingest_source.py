@@ -129,8 +129,9 @@ def test_chunks_take_the_source_text_and_the_pdf_pages(
     assert json.loads(report_json(report, tmp_path))["files"][0] | {"name": ""} == {
         "name": "", "status": "added", "document": "notes-pdf", "pages": 3, "chunks": 3,
         "embedded": 3, "no_text_pages": [], "ocr_pages": [], "formula_pages": [],
-        "dropped_pages": [], "message": "", "source": "notes.tex", "source_chunks": 3,
-        "placed": 3, "unplaced": [], "pdf_only_pages": []}
+        "dropped_pages": [], "message": "", "code": "", "params": {}, "notes": [],
+        "source": "notes.tex",
+        "source_chunks": 3, "placed": 3, "unplaced": [], "pdf_only_pages": []}
 
 
 def test_a_changed_input_file_reads_the_document_again(
@@ -178,6 +179,7 @@ def test_an_input_outside_the_folder_is_reported_and_not_read(
         TENANT, COURSE, [(pdf, FileMeta(source=str(tex)))]).files
     assert (result.status, result.placed, result.message) == (
         "added", 3, "notes.tex: not read, outside the source's folder: \\input{../secret}")
+    assert result.notes == [{"code": "source_outside", "params": {"files": "\\input{../secret}"}}]
     assert not any("SECRET" in text for _, _, text in chunks(store, list_chunks))
 
 

@@ -11,6 +11,7 @@ from coursetutor.errors import CorruptFileError
 from coursetutor.ingest.latex import load_latex, parse_latex
 from coursetutor.ingest.latex_files import local_files
 from coursetutor.ingest.loaders import load
+from coursetutor.ingest.parsed import Note
 from coursetutor.types import Locator, Section
 
 
@@ -139,8 +140,11 @@ def test_inputs_are_read_inside_the_folder_only(tmp_path: Path) -> None:
                "\\usepackage{amsmath,macros}")
     doc, files = parse_latex(main)
     assert [s.text for s in doc.sections] == ["Chapter one on $\\mathbb{R}$."]
-    assert doc.notes == ["not read, outside the source's folder: \\input{../secret}",
-                         "not found beside the source: \\include{missing}"]
+    assert doc.notes == [
+        Note("not read, outside the source's folder: \\input{../secret}", "source_outside",
+             {"files": "\\input{../secret}"}),
+        Note("not found beside the source: \\include{missing}", "source_missing",
+             {"files": "\\include{missing}"})]
     assert local_files(main, 10**6) == [main, folder / "macros.sty",
                                         folder / "chapters" / "one.tex"]
     assert files.read == [main, folder / "macros.sty", folder / "chapters" / "one.tex"]
@@ -152,8 +156,9 @@ def test_a_link_out_of_the_folder_is_not_followed(tmp_path: Path) -> None:
     (tmp_path / "secret.tex").write_text("TOP SECRET\n", encoding="utf-8")
     (folder / "link.tex").symlink_to(tmp_path / "secret.tex")
     doc, _ = parse_latex(tex(folder, "Text.\n\n\\input{link}"))
-    assert ([s.text for s in doc.sections], doc.notes) == (
-        ["Text."], ["not read, outside the source's folder: \\input{link}"])
+    assert ([s.text for s in doc.sections], doc.notes) == (["Text."], [Note(
+        "not read, outside the source's folder: \\input{link}", "source_outside",
+        {"files": "\\input{link}"})])
 
 
 @pytest.mark.parametrize(("body", "message"), [
@@ -178,4 +183,5 @@ def test_a_source_latex_could_not_compile_is_refused(tmp_path: Path, body: str,
 def test_a_formula_left_open_ends_where_tex_ends_it(tmp_path: Path) -> None:
     doc, _ = parse_latex(tex(tmp_path, "A stray $ dollar\n\n\\section{Next}\nText."))
     assert [s.text for s in doc.sections] == ["A stray $dollar$", "Text."]
-    assert doc.notes == ["formula never closed on line(s) 4, ended as TeX ends it"]
+    assert doc.notes == [Note("formula never closed on line(s) 4, ended as TeX ends it",
+                              "formula_unclosed", {"lines": "4"})]

@@ -166,7 +166,7 @@ def test_the_fourth_request_in_a_minute_is_429(limited: tuple[Api, Clock]) -> No
     assert (refused.status_code, refused.headers["retry-after"], error_of(refused)) == (
         429, "45", {"type": "rate_limit",
                     "message": "rate limit: 3 requests per minute for this student; "
-                               "retry in 45 s"})
+                               "retry in 45 s", "code": "rate_limit", "params": {}})
     assert api.store.list_sessions("default", COURSE, STUDENT) == []  # no turn was started
     assert api.metric('coursetutor_rate_limited_total{role="student"}') == 1
     counted = ('coursetutor_http_requests_total{method="POST",'

@@ -18,6 +18,8 @@ from coursetutor.tutor import garble
 from coursetutor.tutor.tiers import TIER_LABELS
 from coursetutor.types import DOC_TYPES
 
+from .codes import server_codes
+
 LANGUAGES = ("en", "it", "de", "fr", "zh", "ko")  # the tutor answers in these
 ENTRY = re.compile(r'^\s*("(?:[^"\\]|\\.)+"):\s*("(?:[^"\\]|\\.)*"),\s*$', re.MULTILINE)
 CALL = re.compile(r'\bt\(\s*"([^"]+)"')
@@ -55,7 +57,8 @@ def server_keys() -> set[str]:
     return ({f"tier.{code}" for code, _ in TIER_LABELS}
             | {f"live.source_{source}" for source in SLIDE_SOURCES}
             | {f"type.{doc_type}" for doc_type in DOC_TYPES}
-            | {f"check.verdict_{v}" for v in ("ok", "weak", "missed")})
+            | {f"check.verdict_{v}" for v in ("ok", "weak", "missed")}
+            | {f"error.{code}" for code in server_codes()})
 
 
 def test_the_page_languages_are_the_tutors() -> None:
@@ -76,6 +79,31 @@ def test_every_key_in_every_language(lang: str) -> None:
         assert text.strip(), f"{lang}: {key} is empty"
         assert set(PLACEHOLDER.findall(text)) == set(PLACEHOLDER.findall(english[key])), (
             f"{lang}: {key} names other placeholders than English")
+
+
+def test_the_server_codes_are_read_from_the_code() -> None:
+    codes = server_codes()
+    # a class's own code, a raise site's, a report line's, the HTTP layer's and a job's
+    assert codes["not_found"] == set()
+    assert codes["course_not_found"] == {"course"}
+    assert codes["file_too_large"] == {"file", "size", "limit"}
+    assert codes["same_document_id"] == {"file", "document", "other"}
+    assert codes["upload_too_many_pages"] == codes["upload_too_many_chunks"] == {
+        "file", "count", "limit"}
+    assert codes["validation"] == {"fields"}
+    assert codes["method_not_allowed"] == set()
+    assert codes["no_file_ingested"] == set()
+    # a code both a class's and a raise site's names nothing: its class raised alone sends none
+    assert codes["job_cancelled"] == set()
+
+
+@pytest.mark.parametrize("code", sorted(server_codes()))
+def test_every_server_code_has_a_sentence_with_the_params_it_is_sent(code: str) -> None:
+    english = strings("en")
+    assert f"error.{code}" in english, f"the server sends {code!r}: no sentence for it"
+    named = set(PLACEHOLDER.findall(english[f"error.{code}"]))
+    assert named <= server_codes()[code], (
+        f"error.{code} names {sorted(named)}; the server sends {sorted(server_codes()[code])}")
 
 
 def test_the_check_reports_phrases_are_translated() -> None:

@@ -26,7 +26,8 @@ def check_id(kind: str, value: str) -> str:
     """Return `value` if it is a usable id for a tenant, course or student."""
     if not _ID.match(value):
         raise InputError(f"{kind} id {value!r} is not valid: use 1-128 letters, digits and "
-                         "_ . @ -, starting with a letter or digit")
+                         "_ . @ -, starting with a letter or digit", code="invalid_id",
+                         kind=kind, value=value)
     return value
 
 
@@ -53,15 +54,16 @@ def mint_key(store: Store, tenant: str, role: str, student: str = "",
 def authenticate(store: Store, text: str | None) -> ApiKey:
     """The stored key `text` names, if its secret matches and it is not revoked."""
     if not text:
-        raise AuthenticationError("no API key: send 'Authorization: Bearer ct_...'")
+        raise AuthenticationError("no API key: send 'Authorization: Bearer ct_...'",
+                                  code="no_key")
     match = _KEY.match(text.strip())
     if match is None:
-        raise AuthenticationError("malformed API key")
+        raise AuthenticationError("malformed API key", code="malformed_key")
     key = store.find_key(match.group(1))
     if key is None or not hmac.compare_digest(key.secret_hash, hash_secret(match.group(2))):
-        raise AuthenticationError("unknown API key")
+        raise AuthenticationError("unknown API key", code="unknown_key")
     if key.revoked is not None:
-        raise AuthenticationError("this API key was revoked")
+        raise AuthenticationError("this API key was revoked", code="key_revoked")
     if key.expired(time.time()):
-        raise AuthenticationError("this API key has expired")
+        raise AuthenticationError("this API key has expired", code="key_expired")
     return key

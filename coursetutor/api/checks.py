@@ -15,7 +15,7 @@ import uuid
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from typing import Any
 
-from ..errors import NotFoundError
+from ..errors import CoursetutorError, NotFoundError, Param
 from ..health import check_course, check_dict
 from ..llm.router import Router
 from ..tutor import Tutor
@@ -43,12 +43,15 @@ class CheckRun:
     error: str = ""
     created: float = 0.0
     updated: float = 0.0
+    error_code: str = ""  # the error as a code a page translates ("": none it knows)
+    error_params: dict[str, Param] = dataclasses.field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         return {"id": self.id, "course": self.course, "status": self.status,
                 "sections_done": self.done, "sections_total": self.total,
                 "created": self.created, "updated": self.updated, "report": self.report,
-                "error": self.error}
+                "error": self.error, "error_code": self.error_code,
+                "error_params": dict(self.error_params)}
 
 
 class CourseChecks:
@@ -86,7 +89,8 @@ class CourseChecks:
         with self._lock:
             run = self._runs.get(check_id)
             if run is None or run.tenant != tenant or run.course != course:
-                raise NotFoundError(f"check {check_id!r} does not exist")
+                raise NotFoundError(f"check {check_id!r} does not exist",
+                                    code="check_not_found", check=check_id)
             return dataclasses.replace(run)
 
     def latest(self, tenant: str, course: str) -> CheckRun | None:
@@ -109,7 +113,10 @@ class CourseChecks:
                                   progress=lambda d, t: self._update(run, done=d, total=t),
                                   stop=self._stopping.is_set)
         except Exception as exc:  # the check records it; the API process goes on
-            self._update(run, status="failed", error=scrub(str(exc)) or type(exc).__name__)
+            coded = exc if isinstance(exc, CoursetutorError) else None
+            self._update(run, status="failed", error=scrub(str(exc)) or type(exc).__name__,
+                         error_code=coded.code if coded else "",
+                         error_params=dict(coded.params) if coded else {})
             return
         self._update(run, status="done", report=check_dict(report))
 

@@ -103,12 +103,13 @@ CallerDep = Annotated[Caller, Depends(get_caller)]
 
 def require_teacher(caller: Caller) -> None:
     if caller.role == "student":
-        raise PermissionDeniedError("only teachers and admins may do this")
+        raise PermissionDeniedError("only teachers and admins may do this",
+                                    code="teachers_only")
 
 
 def require_admin(caller: Caller) -> None:
     if caller.role != "admin":
-        raise PermissionDeniedError("only admins may do this")
+        raise PermissionDeniedError("only admins may do this", code="admins_only")
 
 
 def may_see_course(state: AppState, key: ApiKey, tenant: str, course: str) -> bool:
@@ -134,7 +135,8 @@ def acting_student(caller: Caller, requested: str | None) -> str:
 def _seen(state: AppState, caller: Caller, course: str, found: Course) -> Course:
     """`found` if the caller may see its course; a course it may not see does not exist."""
     if not may_see_course(state, caller.key, caller.tenant, course):
-        raise NotFoundError(f"course {course!r} does not exist")
+        raise NotFoundError(f"course {course!r} does not exist", code="course_not_found",
+                            course=course)
     return found
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..ingest.report import NO_FILE
 from ..tutor.tiers import tier_code
 from ..types import (
     Answer,
@@ -20,6 +21,7 @@ from ..types import (
     Turn,
     media_at,
 )
+from .jobs import CANCELLED
 from .signing import Signer
 
 
@@ -102,12 +104,16 @@ def turn(t: Turn, tenant: str, signer: Signer,
             "sources": [source(c, tenant, t.course, signer, media) for c in t.sources]}
 
 
+# a job's error as a code a page translates; an error not listed has none ("")
+JOB_ERRORS = {NO_FILE: "no_file_ingested", CANCELLED: "job_cancelled"}
+
+
 def job(j: Job) -> dict[str, Any]:
     return {"id": j.id, "course": j.course, "status": j.status, "files_total": j.files_total,
             "files_done": j.files_done, "stage": j.stage, "current": j.current,
             "embedded": j.embedded, "to_embed": j.to_embed, "created": j.created,
             "updated": j.updated, "report": json.loads(j.report) if j.report else None,
-            "error": j.error}
+            "error": j.error, "error_code": JOB_ERRORS.get(j.error, "")}
 
 
 def key(k: ApiKey) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
 from .. import errors as e
+from .validate import VALIDATION, describe
 
 log = logging.getLogger("coursetutor.api")
 
@@ -45,9 +46,15 @@ def status_of(exc: BaseException) -> int:
 
 def error_type(exc: BaseException) -> str:
     """A stable snake_case name for the error's class (`not_found`, `rate_limit`, ...)."""
-    name = type(exc).__name__.removesuffix("Error") if isinstance(
-        exc, e.CoursetutorError) else "internal"
-    return "".join("_" + c.lower() if c.isupper() else c for c in name).lstrip("_") or "error"
+    return e.class_code(type(exc))
+
+
+# the codes of errors answered outside the exception tree: a request that fails validation, a
+# route or method that does not exist, another HTTP error, and an unexpected error
+HTTP_CODES = {404: "not_found", 405: "method_not_allowed"}
+OTHER_HTTP = "http"
+INTERNAL = "internal"
+PLAIN_CODES = (VALIDATION, *HTTP_CODES.values(), OTHER_HTTP, INTERNAL)
 
 
 # an absolute file path (not a URL's path): keep only its last part
@@ -61,9 +68,12 @@ def scrub(message: str) -> str:
 
 def body(exc: BaseException, request_id: str) -> dict[str, Any]:
     """The JSON error body; unexpected errors say nothing about the server's insides."""
-    message = scrub(str(exc)) if isinstance(exc, e.CoursetutorError) else (
-        "internal error; the server log has the details under this request id")
-    error = {"type": error_type(exc), "message": message, "request_id": request_id}
+    error: dict[str, Any] = {"type": error_type(exc), "request_id": request_id}
+    if isinstance(exc, e.CoursetutorError):
+        error.update(message=scrub(str(exc)), code=exc.code, params=dict(exc.params))
+    else:
+        error.update(message="internal error; the server log has the details under this "
+                     "request id", code=INTERNAL, params={})
     if isinstance(exc, e.LaunchError | e.RegistrationError | e.RegisteredError):
         error["reason"] = exc.reason
     return {"error": error}
@@ -100,17 +110,14 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
-        problems = [{"field": ".".join(str(p) for p in err.get("loc", ())[1:]) or "body",
-                     "reason": err.get("msg", "")} for err in exc.errors()]
-        text = "; ".join(f"{p['field']}: {p['reason']}" for p in problems)
-        return JSONResponse({"error": {"type": "validation", "message": text,
-                                       "fields": problems,
-                                       "request_id": _request_id(request)}}, 422)
+        return JSONResponse({"error": {**describe(exc), "request_id": _request_id(request)}},
+                            422)
 
     @app.exception_handler(HTTPException)
     async def http_error(request: Request, exc: HTTPException) -> JSONResponse:
-        kind = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http")
+        kind = HTTP_CODES.get(exc.status_code, OTHER_HTTP)
         return JSONResponse({"error": {"type": kind, "message": str(exc.detail),
+                                       "code": kind, "params": {},
                                        "request_id": _request_id(request)}},
                             exc.status_code, headers=getattr(exc, "headers", None))
     # unexpected errors are answered by the RequestContext middleware, inside the request's

@@ -274,9 +274,9 @@ class _JobRun:
                               to_embed=self.embedded + p.to_embed)
         if p.stage in ("parsed", "embedding"):
             if self.stop.is_set():
-                raise JobCancelledError(STOPPED)
+                raise JobCancelledError(STOPPED, code="server_stopped")
             if self.cancelled():
-                raise JobCancelledError(CANCELLED)
+                raise JobCancelledError(CANCELLED, code="job_cancelled")
             self.turns.pass_on(self.job.tenant)  # between two steps, others go first
             if self.searches is not None:  # and the searches in flight finish first
                 self.searches.quiet(SEARCHES_FIRST_S)
@@ -292,4 +292,6 @@ class _JobRun:
                 raise InputError(
                     f"{Path(path).name}: with this file the upload has {count} {what}, over "
                     f"the limit of {cap} {what} per upload (ingest_max_{what}_per_upload); "
-                    "upload it separately")
+                    "upload it separately",
+                    code="upload_too_many_pages" if what == "pages" else "upload_too_many_chunks",
+                    file=Path(path).name, count=count, limit=cap)

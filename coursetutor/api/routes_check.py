@@ -42,7 +42,8 @@ def latest_check(course: str, caller: CallerDep, state: State) -> dict[str, Any]
     run = state.checks.latest(caller.tenant, course)
     if run is None:
         raise NotFoundError(f"course {course!r} has not been checked yet: "
-                            f"POST /v1/courses/{course}/check")
+                            f"POST /v1/courses/{course}/check", code="course_not_checked",
+                            course=course)
     return run.as_dict()
 
 

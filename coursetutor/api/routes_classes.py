@@ -180,7 +180,8 @@ async def add_events(course: str, class_id: str, request: Request, caller: Calle
     body = await request.body()
     if len(body) > state.settings.api_max_json_bytes:
         raise PayloadTooLargeError(f"the body is over {state.settings.api_max_json_bytes} bytes "
-                                   "(api_max_json_bytes); send smaller batches")
+                                   "(api_max_json_bytes); send smaller batches",
+                                   code="body_too_large", limit=state.settings.api_max_json_bytes)
     events = read_events(validate.check_body(body),
                          request.headers.get("content-type", "application/json"))
     live = live_of(state)
@@ -199,7 +200,8 @@ async def _message(websocket: WebSocket, max_bytes: int) -> list[TranscriptEvent
     size = len(raw if raw is not None else (text or "").encode("utf-8", "surrogatepass"))
     if size > max_bytes:
         raise PayloadTooLargeError(f"the message is over {max_bytes} bytes "
-                                   "(api_max_json_bytes); send smaller batches")
+                                   "(api_max_json_bytes); send smaller batches",
+                                   code="body_too_large", limit=max_bytes)
     body = validate.check_body(raw) if raw is not None else validate.check_text("body",
                                                                                  text or "")
     return read_events(body, None)
@@ -210,7 +212,8 @@ def _refusal(exc: CoursetutorError | RequestValidationError) -> dict[str, Any]:
     if isinstance(exc, RequestValidationError):
         return {"error": {**validate.describe(exc), "status": 422}}
     return {"error": {"type": errors.error_type(exc), "status": errors.status_of(exc),
-                      "message": errors.scrub(str(exc))}}
+                      "message": errors.scrub(str(exc)), "code": exc.code,
+                      "params": dict(exc.params)}}
 
 
 @router.websocket(ONE + "/stream")

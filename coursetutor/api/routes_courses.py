@@ -78,13 +78,14 @@ def create_course(body: CourseIn, caller: CallerDep, state: State) -> dict[str, 
     store = state.workspace.store
     check_id("course", body.id)
     if ":" in body.id:
-        raise InputError("a course id cannot contain ':'")
+        raise InputError("a course id cannot contain ':'", code="course_id_colon")
     try:
         store.get_course(caller.tenant, body.id)
     except NotFoundError:
         pass
     else:
-        raise ConflictError(f"course {body.id!r} already exists")
+        raise ConflictError(f"course {body.id!r} already exists", code="course_exists",
+                            course=body.id)
     language = check_language(body.language) if body.language else None
     store.ensure_course(caller.tenant, body.id, body.title, language or "en")
     if language:
@@ -163,10 +164,11 @@ def delete_document(course: str, document: str, caller: CallerDep, state: State)
 def _file_name(upload: UploadFile) -> str:
     name = validate.file_name(upload.filename or "")
     if not name:
-        raise InputError("an uploaded file has no name")
+        raise InputError("an uploaded file has no name", code="file_without_name")
     if Path(name).suffix.lower() not in SUFFIXES:
         raise UnsupportedFileError(
-            f"{name}: unsupported file type; supported: {', '.join(sorted(SUFFIXES))}")
+            f"{name}: unsupported file type; supported: {', '.join(sorted(SUFFIXES))}",
+            code="unsupported_file_type", file=name, supported=", ".join(sorted(SUFFIXES)))
     return name
 
 
@@ -186,7 +188,8 @@ def _language(value: str) -> str | None:
     try:
         return check_language(value) if value else None
     except InputError as exc:
-        raise InputError(f"language: {exc}") from exc
+        raise InputError(f"language: {exc}", code="invalid_language",
+                         value=str(value)) from exc
 
 
 def _source_names(sources: list[UploadFile], names: list[str]) -> list[str]:
@@ -195,20 +198,25 @@ def _source_names(sources: list[UploadFile], names: list[str]) -> list[str]:
     if not sources:
         return []
     if len(names) != 1 or Path(names[0]).suffix.lower() != ".pdf":
-        raise InputError("source: a source goes with one PDF; send that PDF alone in 'files'")
+        raise InputError("source: a source goes with one PDF; send that PDF alone in 'files'",
+                         code="source_needs_one_pdf")
     found = [validate.file_name(u.filename or "") for u in sources]
     if not all(found):
-        raise InputError("source: an uploaded file has no name")
+        raise InputError("source: an uploaded file has no name", code="file_without_name")
     if Path(found[0]).suffix.lower() not in SOURCES:
         raise UnsupportedFileError(f"{found[0]}: a source is LaTeX or Markdown; supported: "
-                                   f"{', '.join(sorted(SOURCES))}")
+                                   f"{', '.join(sorted(SOURCES))}", code="source_type",
+                                   file=found[0], supported=", ".join(sorted(SOURCES)))
     for name in found[1:]:
         if Path(name).suffix.lower() not in INPUT_SUFFIXES:
             raise UnsupportedFileError(f"{name}: a file a source inputs is LaTeX; supported: "
-                                       f"{', '.join(sorted(INPUT_SUFFIXES))}")
+                                       f"{', '.join(sorted(INPUT_SUFFIXES))}",
+                                       code="source_input_type", file=name,
+                                       supported=", ".join(sorted(INPUT_SUFFIXES)))
     twice = sorted({n for n in found if found.count(n) > 1})
     if twice:
-        raise InputError(f"source: two files named {', '.join(twice)}: rename one")
+        raise InputError(f"source: two files named {', '.join(twice)}: rename one",
+                         code="same_file_names", files=", ".join(twice))
     return found
 
 
@@ -252,15 +260,18 @@ async def upload(course: str, request: Request, caller: CallerDep,
     declared = int(request.headers.get("content-length") or 0)
     if declared > limit + 64 * 1024:
         raise PayloadTooLargeError(f"upload of {declared} bytes; the limit is {limit} bytes "
-                                   "(api_max_upload_bytes)")
+                                   "(api_max_upload_bytes)", code="upload_too_large",
+                                   size=declared, limit=limit)
     async with request.form(max_files=200) as form:
         uploads = [f for f in form.getlist("files") if isinstance(f, UploadFile)]
         if not uploads:
-            raise InputError("no files: send them in the multipart field 'files'")
+            raise InputError("no files: send them in the multipart field 'files'",
+                             code="no_files")
         names = [_file_name(u) for u in uploads]
         twice = sorted({n for n in names if names.count(n) > 1})
         if twice:
-            raise InputError(f"two files named {', '.join(twice)} in one upload: rename one")
+            raise InputError(f"two files named {', '.join(twice)} in one upload: rename one",
+                             code="same_file_names", files=", ".join(twice))
         sources = [f for f in form.getlist("source") if isinstance(f, UploadFile)]
         staged = [f"{SOURCE_FOLDER}/{n}" for n in _source_names(sources, names)]
         metas = [_meta(form, n) for n in names]
@@ -268,7 +279,8 @@ async def upload(course: str, request: Request, caller: CallerDep,
             metas = [dataclasses.replace(metas[0], source=staged[0])]
         if sum(u.size or 0 for u in [*uploads, *sources]) > limit:
             raise PayloadTooLargeError(f"the files are larger than {limit} bytes "
-                                       "(api_max_upload_bytes)")
+                                       "(api_max_upload_bytes)", code="upload_too_large",
+                                       limit=limit)
         job_id, folder = state.jobs.folder()
         paths = await _stage([*uploads, *sources], [*names, *staged], folder)
         items = list(zip(paths[:len(uploads)], metas, strict=True))
@@ -341,10 +353,12 @@ def _file_tenant(state: AppState, request: Request, ref: tuple[str, str],
         return scope
     course = state.workspace.store.course_settings(scope, ref[0])
     if not may_see_course(state, key, scope, ref[0]):
-        raise NotFoundError(f"document {ref[1]!r} does not exist")
+        raise NotFoundError(f"document {ref[1]!r} does not exist",
+                            code="document_not_found", document=ref[1])
     doc = state.workspace.store.find_document(scope, *ref)
     if doc is not None and doc.doc_type == "solution" and hides_solutions(key, course):
-        raise NotFoundError(f"document {ref[1]!r} does not exist")
+        raise NotFoundError(f"document {ref[1]!r} does not exist",
+                            code="document_not_found", document=ref[1])
     return scope
 
 
@@ -359,13 +373,15 @@ def document_file(ref: str, request: Request, state: State,
     (which opens only while the key it was minted for may see the document)."""
     course, _, doc_id = ref.partition(":")
     if not doc_id:
-        raise NotFoundError(f"document {ref!r} does not exist; ids look like course:document")
+        raise NotFoundError(f"document {ref!r} does not exist; ids look like course:document",
+                            code="document_not_found", document=ref)
     scope = _file_tenant(state, request, (course, doc_id),
                          Signature(tenant, exp, sig, staff, key))
     doc = state.workspace.store.find_document(scope, course, doc_id)
     path = state.workspace.files.find(doc) if doc else None
     if doc is None or path is None:
-        raise NotFoundError(f"document {ref!r} has no stored file")
+        raise NotFoundError(f"document {ref!r} has no stored file", code="document_no_file",
+                            document=ref)
     return FileResponse(path, media_type=content_type(doc), content_disposition_type="inline",
                         filename=doc.source_name,
                         headers={"Cache-Control": "private, max-age=3600"})

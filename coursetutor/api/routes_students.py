@@ -43,12 +43,15 @@ def named_student(caller: Caller, student: str, own_only: bool = False) -> str:
     student only itself, a teacher (unless `own_only`) and an admin anyone in the tenant."""
     if student == "me":
         if caller.role != "student":
-            raise NotFoundError("'me' names a student only with a student key")
+            raise NotFoundError("'me' names a student only with a student key",
+                                code="me_needs_student_key")
         return caller.student
     if caller.role == "student" and student != caller.student:
-        raise NotFoundError(f"student {student!r} does not exist")
+        raise NotFoundError(f"student {student!r} does not exist", code="student_not_found",
+                            student=student)
     if own_only and caller.role == "teacher":
-        raise PermissionDeniedError("only the student or an admin may do this")
+        raise PermissionDeniedError("only the student or an admin may do this",
+                                    code="own_student_only")
     return student
 
 
@@ -114,11 +117,13 @@ def _check_named(state: AppState, tenant: str, course: str, student: str,
     areas = {w.id for w in store.mastery.weak_areas(tenant, course, student, active_only=False)}
     for area in body.resolve_weak_areas:
         if area not in areas:
-            raise NotFoundError(f"weak area {area!r} does not exist")
+            raise NotFoundError(f"weak area {area!r} does not exist",
+                                code="weak_area_not_found", area=area)
     topics = {t.topic for t in store.profiles.get(tenant, course, student).topics}
     for topic in body.remove_topics:
         if topic not in topics:
-            raise NotFoundError(f"{student} has no studied topic {topic!r}")
+            raise NotFoundError(f"{student} has no studied topic {topic!r}",
+                                code="topic_not_found", student=student, topic=topic)
 
 
 @router.get("/courses/{course}/students/{student}/export")

@@ -231,7 +231,8 @@ async def stream_events(state: AppState, caller: Caller, course: str, pump: Even
                     return
             event = await next_event(pump)
         yield _sse("error", {"type": "internal", "status": 500, "request_id": request_id,
-                             "message": "the answer ended early"})
+                             "message": "the answer ended early", "code": "answer_ended_early",
+                             "params": {}})
     except Exception as exc:
         log_stream_error(exc, request_id)
         payload = error_body(exc, request_id)["error"]
@@ -249,7 +250,8 @@ def get_passage(course: str, chunk: str, caller: CallerDep, state: State) -> dic
     found = state.workspace.store.get_chunks(SearchFilters(caller.tenant, course), [chunk])
     passage = found.get(chunk)
     if passage is None or (passage.doc_type == "solution" and hides_solutions(caller.key, info)):
-        raise NotFoundError(f"passage {chunk!r} does not exist")
+        raise NotFoundError(f"passage {chunk!r} does not exist", code="passage_not_found",
+                            passage=chunk)
     return encode.passage(passage)
 
 
@@ -280,7 +282,8 @@ def _own_session(state: AppState, caller: Caller, course: str,
     info = check_course(state, caller, course)
     found = state.workspace.store.get_session(caller.tenant, course, session_id)
     if caller.role == "student" and found.student != caller.student:
-        raise NotFoundError(f"session {session_id!r} does not exist")
+        raise NotFoundError(f"session {session_id!r} does not exist",
+                            code="session_not_found", session=session_id)
     return found, info
 
 

@@ -137,11 +137,15 @@ def check_text(field: str, text: str) -> str:
     return text
 
 
+VALIDATION = "validation"  # the type and code of a refusal
+
+
 def describe(exc: RequestValidationError) -> dict[str, Any]:
     """The `error` object of a refusal, without a request id: type, message and fields."""
     fields = [{"field": ".".join(str(p) for p in err.get("loc", ())[1:]) or "body",
                "reason": err.get("msg", "")} for err in exc.errors()]
-    return {"type": "validation", "fields": fields,
+    return {"type": VALIDATION, "code": VALIDATION,
+            "params": {"fields": ", ".join(f["field"] for f in fields)}, "fields": fields,
             "message": "; ".join(f"{f['field']}: {f['reason']}" for f in fields)}
 
 

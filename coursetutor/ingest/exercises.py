@@ -39,7 +39,7 @@ def parse_exercises(data: Any, name: str) -> ParsedDocument:
                     locator=Locator(anchor=slugify(heading)))
         )
     if not doc.sections:
-        raise EmptyDocumentError(f"{name}: no exercises")
+        raise EmptyDocumentError(f"{name}: no exercises", code="no_exercises", file=name)
     return doc
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from ..types import Section
 from .latex_files import SourceFiles
 from .latex_reader import Reader
-from .parsed import ParsedDocument
+from .parsed import Note, ParsedDocument
 from .tex_macros import Expander
 from .tex_tokens import check_balance
 
@@ -43,20 +43,27 @@ def parse_latex(main: Path, max_bytes: int = MAX_SOURCE_BYTES, whole_frames: boo
     if reader.repairs:
         lines = ", ".join(map(str, reader.repairs[:5])) + (" ..." if len(reader.repairs) > 5
                                                            else "")
-        doc.notes.append(f"formula never closed on line(s) {lines}, ended as TeX ends it")
+        doc.notes.append(Note(f"formula never closed on line(s) {lines}, ended as TeX ends it",
+                              code="formula_unclosed", params={"lines": lines}))
     return doc, files
 
 
-def notes(files: SourceFiles) -> list[str]:
+def notes(files: SourceFiles) -> list[Note]:
     """What the report says of the files a source names but that were not read."""
     out = []
     if files.outside:
-        out.append(f"not read, outside the source's folder: {', '.join(files.outside[:5])}"
-                   + (" ..." if len(files.outside) > 5 else ""))
+        named = _first(files.outside)
+        out.append(Note(f"not read, outside the source's folder: {named}",
+                        code="source_outside", params={"files": named}))
     if files.missing:
-        out.append(f"not found beside the source: {', '.join(files.missing[:5])}"
-                   + (" ..." if len(files.missing) > 5 else ""))
+        named = _first(files.missing)
+        out.append(Note(f"not found beside the source: {named}",
+                        code="source_missing", params={"files": named}))
     return out
+
+
+def _first(names: list[str], shown: int = 5) -> str:
+    return ", ".join(names[:shown]) + (" ..." if len(names) > shown else "")
 
 
 def frames(sections: list[Section]) -> list[Section]:

@@ -52,7 +52,8 @@ class SourceFiles:
         size = path.stat().st_size
         if size > self.max_bytes:
             raise InputError(f"{path.name}: {size} bytes is over the {self.max_bytes}-byte "
-                             "upload limit")
+                             "upload limit", code="file_too_large", file=path.name, size=size,
+                             limit=self.max_bytes)
         return tokenize(self.protect(read_text(path)), self.label(path))
 
     def label(self, path: Path) -> str:

@@ -51,7 +51,7 @@ class Reader:
         sections = [Section(_REF.sub(lambda m: self.labels.get(m.group(1)) or m.group(1),
                                      s.text), s.path, s.locator) for s in self.sections]
         if not sections:
-            raise EmptyDocumentError(f"{self.name}: no text")
+            raise EmptyDocumentError(f"{self.name}: no text", code="no_text", file=self.name)
         return ParsedDocument(title=self.title or Path(self.name).stem, sections=sections,
                               kind="prose")
 

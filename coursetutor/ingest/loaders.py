@@ -35,7 +35,9 @@ def check_supported(path: Path) -> None:
     """Raise UnsupportedFileError, naming the supported types, when no loader reads `path`."""
     if path.suffix.lower() not in LOADERS:
         valid = ", ".join(sorted(LOADERS))
-        raise UnsupportedFileError(f"{path.name}: unsupported file type; supported: {valid}")
+        raise UnsupportedFileError(f"{path.name}: unsupported file type; supported: {valid}",
+                                   code="unsupported_file_type", file=path.name,
+                                   supported=valid)
 
 
 def load(path: Path, ocr: OcrFn | None = None, source: Path | None = None,
@@ -63,12 +65,15 @@ def guarded(path: Path, read: Callable[[], ParsedDocument]) -> ParsedDocument:
     except CoursetutorError:
         raise
     except RecursionError as exc:
-        raise CorruptFileError(f"{path.name}: nested too deeply to read") from exc
+        raise CorruptFileError(f"{path.name}: nested too deeply to read",
+                               code="file_unreadable", file=path.name) from exc
     except MemoryError as exc:
-        raise CorruptFileError(f"{path.name}: too large to read in memory") from exc
+        raise CorruptFileError(f"{path.name}: too large to read in memory",
+                               code="file_unreadable", file=path.name) from exc
     except Exception as exc:  # third-party parsers raise many internal types
         log.warning("loading %s failed", path.name, exc_info=True)
-        raise CorruptFileError(f"{path.name}: could not be read ({why(exc)})") from exc
+        raise CorruptFileError(f"{path.name}: could not be read ({why(exc)})",
+                               code="file_unreadable", file=path.name) from exc
 
 
 def why(exc: BaseException) -> str:

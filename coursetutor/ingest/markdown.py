@@ -29,9 +29,11 @@ def read_text(path: Path) -> str:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise CorruptFileError(f"{path.name}: not UTF-8 text") from exc
+        raise CorruptFileError(f"{path.name}: not UTF-8 text", code="not_utf8",
+                               file=path.name) from exc
     if "\x00" in text:
-        raise CorruptFileError(f"{path.name}: binary data in a text file")
+        raise CorruptFileError(f"{path.name}: binary data in a text file", code="binary_text",
+                               file=path.name)
     return nfkc(text)
 
 
@@ -74,7 +76,7 @@ def parse_markdown(text: str, name: str) -> ParsedDocument:
     if len(top) == 1 and not top[0][1]:
         doc.title = top[0][0]
     if not doc.sections:
-        raise EmptyDocumentError(f"{name}: no text")
+        raise EmptyDocumentError(f"{name}: no text", code="no_text", file=name)
     return doc
 
 

@@ -36,19 +36,23 @@ def _read_pages(path: Path) -> tuple[list[str], str | None]:
     try:
         reader = PdfReader(str(path))
         if reader.is_encrypted and not reader.decrypt(""):
-            raise EncryptedFileError(f"{path.name}: the PDF is password protected")
+            raise EncryptedFileError(f"{path.name}: the PDF is password protected",
+                                     code="pdf_encrypted", file=path.name)
         pages = [page.extract_text() or "" for page in reader.pages]
         return pages, _title(reader)
     except EncryptedFileError:
         raise
     except (PdfReadError, ValueError, KeyError, TypeError, AttributeError, OSError) as exc:
         if "encrypt" in str(exc).lower() or "password" in str(exc).lower():
-            raise EncryptedFileError(f"{path.name}: the PDF is password protected") from exc
-        raise CorruptFileError(f"{path.name}: not a readable PDF ({exc})") from exc
+            raise EncryptedFileError(f"{path.name}: the PDF is password protected",
+                                     code="pdf_encrypted", file=path.name) from exc
+        raise CorruptFileError(f"{path.name}: not a readable PDF ({exc})", code="pdf_unreadable",
+                               file=path.name) from exc
     except (RecursionError, MemoryError):
         raise
     except Exception as exc:  # pypdf raises many internal types on damaged files
-        raise CorruptFileError(f"{path.name}: not a readable PDF ({type(exc).__name__})") from exc
+        raise CorruptFileError(f"{path.name}: not a readable PDF ({type(exc).__name__})",
+                               code="pdf_unreadable", file=path.name) from exc
 
 
 def _title(reader: Any) -> str | None:
@@ -152,7 +156,8 @@ def load_pdf(path: Path, ocr: OcrFn | None = None) -> ParsedDocument:
     """
     raw, title = _read_pages(path)
     if not raw:
-        raise EmptyDocumentError(f"{path.name}: the PDF has no pages")
+        raise EmptyDocumentError(f"{path.name}: the PDF has no pages", code="pdf_no_pages",
+                                 file=path.name)
     ocr_pages = _ocr_pages(path, raw, ocr) if ocr is not None else []
     pages = clean_pages(raw)
     doc = ParsedDocument(title=title or path.stem, sections=[], kind="pages", pages=len(raw),
@@ -192,6 +197,6 @@ def load_pdf(path: Path, ocr: OcrFn | None = None) -> ParsedDocument:
         raise NoTextLayerError(
             f"{path.name}: no page has a text layer ({len(raw)} pages)"
             + ("" if ocr else f"; to read scanned pages: {INSTALL_HINT}"),
-            len(raw), doc.no_text_pages,
+            len(raw), doc.no_text_pages, code="pdf_no_text_layer", file=path.name, count=len(raw),
         )
     return doc

@@ -9,9 +9,10 @@ import re
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from ..config import Settings
-from ..errors import CoursetutorError, InputError, NoTextLayerError, UnsupportedFileError
+from ..errors import CoursetutorError, InputError, NoTextLayerError, Param, UnsupportedFileError
 from ..retrieval.embed import EmbeddingModel
 from ..retrieval.language import majority_language
 from ..retrieval.tokenize import tokenize
@@ -56,6 +57,10 @@ class FileResult:
     placed: int = 0  # of those, the chunks that found their page in the PDF
     unplaced: list[str] = dataclasses.field(default_factory=list)  # sections that did not
     pdf_only_pages: list[int] = dataclasses.field(default_factory=list)  # no source text
+    # what `message` says as a code a page translates, and the values it names (errors.py)
+    code: str = ""
+    params: dict[str, Param] = dataclasses.field(default_factory=dict)
+    notes: list[dict[str, Any]] = dataclasses.field(default_factory=list)  # Note.coded()s
 
 
 @dataclasses.dataclass
@@ -184,7 +189,8 @@ def id_clashes(items: list[tuple[Path, FileMeta]]) -> dict[int, FileResult]:
         if doc_id in seen:
             clashes[i] = FileResult(str(path), "failed", doc_id, message=(
                 f"{path}: same document id {doc_id!r} as {seen[doc_id]} in this batch; "
-                "rename one of them"))
+                "rename one of them"), code="same_document_id", params={
+                    "file": path.name, "document": doc_id, "other": seen[doc_id].name})
         else:
             seen[doc_id] = path
     return clashes
@@ -194,7 +200,8 @@ def failed_result(path: Path, exc: CoursetutorError) -> FileResult:
     """The report line of a file that did not go in: skipped (a type no loader reads) or
     failed, with the pages a scan has when no page has text."""
     status = "skipped" if isinstance(exc, UnsupportedFileError) else "failed"
-    result = FileResult(str(path), status, message=str(exc))
+    result = FileResult(str(path), status, message=str(exc), code=exc.code,
+                        params=dict(exc.params))
     if isinstance(exc, NoTextLayerError):
         result.pages, result.no_text_pages = exc.pages, list(exc.no_text_pages)
     return result
@@ -301,7 +308,8 @@ class Ingestor:
         if source is not None:
             result = placement_result(result, source, parsed, drafts)
         elif parsed.notes:
-            result.message = f"{path.name}: {'; '.join(parsed.notes)}"
+            result.message = f"{path.name}: {'; '.join(n.text for n in parsed.notes)}"
+            result.notes = [n.coded() for n in parsed.notes]
         return PreparedFile(result, data, suffix, digest, document, rows)
 
     def write(self, tenant: str, course: str, prepared: PreparedFile,
@@ -401,7 +409,9 @@ def _check_cap(path: Path, count: int, what: str, cap: int) -> None:
     """Refuse a file with more pages or chunks than one file may have (before embedding)."""
     if count > cap:
         raise InputError(f"{path.name}: {count} {what} is over the limit of {cap} {what} per "
-                         f"file (ingest_max_{what}_per_file); split the file")
+                         f"file (ingest_max_{what}_per_file); split the file",
+                         code="file_too_many_pages" if what == "pages" else "file_too_many_chunks",
+                         file=path.name, count=count, limit=cap)
 
 
 def placement_result(result: FileResult, source: Path, parsed: ParsedDocument,
@@ -414,13 +424,14 @@ def placement_result(result: FileResult, source: Path, parsed: ParsedDocument,
             name = " > ".join(d.section_path) or "(before the first heading)"
             if name not in unplaced:
                 unplaced.append(name)
-    notes = f"{source.name}: {'; '.join(parsed.notes)}" if parsed.notes else ""
+    notes = f"{source.name}: {'; '.join(n.text for n in parsed.notes)}" if parsed.notes else ""
     own = [d for d in drafts if d.locator.page is None or d.locator.page not in
            parsed.pdf_only_pages]
     return dataclasses.replace(
         result, source=source.name, source_chunks=len(own),
         placed=sum(d.locator.page is not None for d in own), unplaced=unplaced,
-        pdf_only_pages=parsed.pdf_only_pages, message=notes)
+        pdf_only_pages=parsed.pdf_only_pages, message=notes,
+        notes=[n.coded() for n in parsed.notes])
 
 
 def own_title(parsed: ParsedDocument, path: Path, source_name: str) -> str:
@@ -439,7 +450,8 @@ def _read_checked(path: Path, limit: int) -> bytes:
     if path.is_dir():
         raise InputError(f"{path}: is a directory")
     if size > limit:
-        raise InputError(f"{path.name}: {size} bytes is over the {limit}-byte upload limit")
+        raise InputError(f"{path.name}: {size} bytes is over the {limit}-byte upload limit",
+                         code="file_too_large", file=path.name, size=size, limit=limit)
     if size == 0:
-        raise InputError(f"{path.name}: the file is empty")
+        raise InputError(f"{path.name}: the file is empty", code="file_empty", file=path.name)
     return path.read_bytes()

@@ -14,7 +14,8 @@ def report_json(report: IngestReport, folder: Path) -> str:
               "pages": f.pages, "chunks": f.chunks, "embedded": f.embedded,
               "no_text_pages": f.no_text_pages, "ocr_pages": f.ocr_pages,
               "formula_pages": f.formula_pages, "dropped_pages": f.dropped_pages,
-              "message": short(f.message, folder), **source_fields(f)}
+              "message": short(f.message, folder), "code": f.code, "params": f.params,
+              "notes": f.notes, **source_fields(f)}
              for f in report.files]
     return json.dumps({"files": files, "totals": report.totals(),
                        "seconds": round(report.seconds, 2)})
@@ -33,10 +34,13 @@ def short(message: str, folder: Path) -> str:
     return message.replace(f"{folder}/", "").replace(str(folder), "upload")
 
 
+NO_FILE = "no file could be ingested"  # a failed job's error
+
+
 def outcome(report: IngestReport, folder: Path) -> dict[str, object]:
     """The job fields of a finished ingest: status, counts, the report and an error."""
     status = "done" if report.succeeded else "failed"
     embedded = report.totals()["embedded"]
     return {"status": status, "stage": status, "files_done": len(report.files),
             "embedded": embedded, "to_embed": embedded, "report": report_json(report, folder),
-            "error": "no file could be ingested" if status == "failed" else ""}
+            "error": NO_FILE if status == "failed" else ""}

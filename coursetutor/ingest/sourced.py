@@ -25,7 +25,8 @@ def _latex(path: Path, max_bytes: int) -> ParsedDocument:
 def _markdown(path: Path, max_bytes: int) -> ParsedDocument:
     size = path.stat().st_size
     if size > max_bytes:
-        raise InputError(f"{path.name}: {size} bytes is over the {max_bytes}-byte upload limit")
+        raise InputError(f"{path.name}: {size} bytes is over the {max_bytes}-byte upload limit",
+                         code="file_too_large", file=path.name, size=size, limit=max_bytes)
     return load_markdown_source(path)
 
 
@@ -96,10 +97,12 @@ def _check_match(evidence: int, worded: int, source_name: str, pdf_name: str) ->
     """Refuse a source too little of which is found in the PDF (another document's)."""
     if evidence == 0:
         raise InputError(f"{source_name}: no paragraph of it matches the text of {pdf_name}; "
-                         "is it the source of that PDF?")
+                         "is it the source of that PDF?", code="source_mismatch",
+                         source=source_name, pdf=pdf_name)
     if evidence < MIN_MATCHED * worded:
         raise InputError(f"{source_name}: only {evidence} of its {worded} paragraphs match the "
-                         f"text of {pdf_name}; is it the source of that PDF?")
+                         f"text of {pdf_name}; is it the source of that PDF?",
+                         code="source_mismatch", source=source_name, pdf=pdf_name)
 
 
 def _interleave(sections: list[Section], own: list[Section]) -> list[Section]:

@@ -72,5 +72,6 @@ def load_transcript(path: Path) -> ParsedDocument:
     else:
         cues = parse_cues(text)
     if not cues:
-        raise EmptyDocumentError(f"{path.name}: no timed cues found")
+        raise EmptyDocumentError(f"{path.name}: no timed cues found", code="no_timed_cues",
+                                 file=path.name)
     return ParsedDocument(title=path.stem, sections=cues, kind="timed")

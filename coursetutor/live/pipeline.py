@@ -208,7 +208,8 @@ class ClassPipeline:
         """Run one job; returns its result and whether the class document must change."""
         live = state.live
         if not live.running:
-            raise ConflictError(f"class {live.id!r} has ended")
+            raise ConflictError(f"class {live.id!r} has ended", code="class_ended",
+                                klass=live.id)
         if job.kind == "slide":
             state.live = ws.store.classes.set_slide(live.tenant, live.course, live.id,
                                                     job.page, "teacher")

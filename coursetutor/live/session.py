@@ -81,7 +81,8 @@ class LiveClasses:
         store = self.workspace.store
         store.course_settings(tenant, course)
         if slides and store.find_document(tenant, course, slides) is None:
-            raise NotFoundError(f"document {slides!r} does not exist in course {course!r}")
+            raise NotFoundError(f"document {slides!r} does not exist in course {course!r}",
+                                code="document_not_found", document=slides)
         return store.classes.start_class(tenant, course, title.strip() or default_title(),
                                          slides or None)
 
@@ -89,7 +90,8 @@ class LiveClasses:
         """The class, if it is still running (ConflictError once it has ended)."""
         live = self.workspace.store.classes.get_class(tenant, course, class_id)
         if not live.running:
-            raise ConflictError(f"class {class_id!r} has ended")
+            raise ConflictError(f"class {class_id!r} has ended", code="class_ended",
+                                klass=class_id)
         return live
 
     def current(self, tenant: str, course: str) -> LiveClass:
@@ -113,7 +115,8 @@ class LiveClasses:
         """The teacher's presentation moved to `page`: it overrides the tracked slide."""
         self.running(tenant, course, class_id)
         if page < 1:
-            raise InputError(f"a slide page is 1 or more, got {page}")
+            raise InputError(f"a slide page is 1 or more, got {page}", code="invalid_slide_page",
+                             page=page)
         self._run(Job(tenant, course, class_id, "slide", page=page, received=time.time()))
         return self.workspace.store.classes.get_class(tenant, course, class_id)
 

@@ -134,7 +134,8 @@ class SlideTracker:
         """The teacher says which slide is on screen: the belief moves there (each pace
         keeps its weight)."""
         if not 1 <= page <= self.index.size:
-            raise InputError(f"page {page} is not in the deck (1-{self.index.size})")
+            raise InputError(f"page {page} is not in the deck (1-{self.index.size})",
+                             code="slide_not_in_deck", page=page, pages=self.index.size)
         there = np.full(self.index.size, 1e-6)
         there[page - 1] = 1.0
         belief = np.outer(self._belief.sum(axis=1), there)

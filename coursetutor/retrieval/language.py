@@ -197,7 +197,8 @@ def check_language(value: str) -> str:
     """A language code as the store keeps it: 'zh-CN' -> 'zh', 'IT' -> 'it'."""
     code = value.strip().replace("_", "-").split("-", 1)[0].lower()
     if not _CODE.match(code):
-        raise InputError(f"language must be a language code such as en, it or zh, got {value!r}")
+        raise InputError(f"language must be a language code such as en, it or zh, got {value!r}",
+                         code="invalid_language", value=value)
     return code
 
 

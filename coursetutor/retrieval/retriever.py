@@ -77,7 +77,7 @@ class Retriever:
         if mode not in MODES:
             raise ValueError(f"unknown search mode {mode!r}; valid: {', '.join(MODES)}")
         if not query or not _HAS_WORD.search(query):
-            raise EmptyQueryError("the question is empty")
+            raise EmptyQueryError("the question is empty", code="empty_question")
         trace = trace or SearchTrace()
         language, version = state or self.store.search_state(filters.tenant, filters.course)
         if version is None or self._results is None:

@@ -172,7 +172,8 @@ class SQLClasses(ClassStore):
             found = db.execute("SELECT 1 FROM courses WHERE tenant = ? AND id = ?",
                                (tenant, course)).fetchone()
             if found is None:
-                raise NotFoundError(f"course {course!r} does not exist")
+                raise NotFoundError(f"course {course!r} does not exist", code="course_not_found",
+                                course=course)
             db.execute(
                 f"INSERT INTO classes ({_CLASS_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (class_id, tenant, course, title, slides_document_id, time.time(), None, None,
@@ -183,7 +184,8 @@ class SQLClasses(ClassStore):
         row = db.execute(f"SELECT {_CLASS_COLUMNS} FROM classes WHERE tenant = ? AND course = ? "
                          "AND id = ?", (tenant, course, class_id)).fetchone()
         if row is None:
-            raise NotFoundError(f"class {class_id!r} does not exist")
+            raise NotFoundError(f"class {class_id!r} does not exist", code="class_not_found",
+                                klass=class_id)
         return _class(row)
 
     def get_class(self, tenant: str, course: str, class_id: str) -> LiveClass:
@@ -209,7 +211,8 @@ class SQLClasses(ClassStore):
         check_event(event)
         with self._tx() as db:
             if not self._get(db, tenant, course, class_id).running:
-                raise ConflictError(f"class {class_id!r} has ended")
+                raise ConflictError(f"class {class_id!r} has ended", code="class_ended",
+                                    klass=class_id)
             last = db.execute("SELECT seq, final FROM class_events WHERE class_id = ? "
                               "ORDER BY seq DESC LIMIT 1", (class_id,)).fetchone()
             replaces = last is not None and not bool(last[1])
@@ -250,10 +253,12 @@ class SQLClasses(ClassStore):
             raise InputError(f"unknown slide source {source!r}; valid: "
                              f"{', '.join(SLIDE_SOURCES)}")
         if page < 1:
-            raise InputError(f"a slide page is 1 or more, got {page}")
+            raise InputError(f"a slide page is 1 or more, got {page}", code="invalid_slide_page",
+                             page=page)
         with self._tx() as db:
             if not self._get(db, tenant, course, class_id).running:
-                raise ConflictError(f"class {class_id!r} has ended")
+                raise ConflictError(f"class {class_id!r} has ended", code="class_ended",
+                                    klass=class_id)
             db.execute(
                 "UPDATE classes SET slide_changed = CASE WHEN slide_page IS NULL OR "
                 "slide_page <> ? THEN ? ELSE slide_changed END, slide_page = ?, "

@@ -204,7 +204,8 @@ class SQLMastery(MasteryStore):
     def _course(db: Executor, tenant: str, course: str) -> None:
         if db.execute("SELECT 1 FROM courses WHERE tenant = ? AND id = ?",
                       (tenant, course)).fetchone() is None:
-            raise NotFoundError(f"course {course!r} does not exist")
+            raise NotFoundError(f"course {course!r} does not exist", code="course_not_found",
+                                course=course)
 
     # -- mastery ---------------------------------------------------------------------------
     def observe(self, tenant: str, course: str, student: str, topic: str, correct: bool,
@@ -273,7 +274,8 @@ class SQLMastery(MasteryStore):
                          "AND course = ? AND student = ?",
                          (weak_area, tenant, course, student)).fetchone()
         if row is None:
-            raise NotFoundError(f"weak area {weak_area!r} does not exist")
+            raise NotFoundError(f"weak area {weak_area!r} does not exist",
+                                code="weak_area_not_found", area=weak_area)
         return _weak(row)
 
     def strengthen(self, tenant: str, course: str, student: str, weak_area: str,
@@ -281,7 +283,8 @@ class SQLMastery(MasteryStore):
         with self._tx() as db:
             area = self._one(db, tenant, course, student, weak_area)
             if area.resolved is not None:
-                raise NotFoundError(f"weak area {weak_area!r} was resolved")
+                raise NotFoundError(f"weak area {weak_area!r} was resolved",
+                                    code="weak_area_resolved", area=weak_area)
             turns = area.turn_ids + ((turn_id,) if turn_id not in area.turn_ids else ())
             now = time.time()
             db.execute("UPDATE weak_areas SET strength = strength + ?, turn_ids = ?, "

@@ -236,7 +236,8 @@ class PostgresStore(SQLCatalog, SQLAccess, SQLSessions, Store):
             "SELECT pk FROM courses WHERE tenant = ? AND id = ?" + (" FOR UPDATE" if lock else ""),
             (tenant, course)).fetchone()
         if row is None:
-            raise NotFoundError(f"course {course!r} does not exist")
+            raise NotFoundError(f"course {course!r} does not exist", code="course_not_found",
+                                course=course)
         return int(row[0])
 
     # -- courses ----------------------------------------------------------
@@ -264,7 +265,8 @@ class PostgresStore(SQLCatalog, SQLAccess, SQLSessions, Store):
         row = self._db.execute("SELECT language, generation FROM courses WHERE tenant = ? "
                                "AND id = ?", (tenant, course)).fetchone()
         if row is None:
-            raise NotFoundError(f"course {course!r} does not exist")
+            raise NotFoundError(f"course {course!r} does not exist", code="course_not_found",
+                                course=course)
         return str(row[0]), int(row[1])
 
     def remove_course(self, tenant: str, course: str) -> None:
@@ -297,7 +299,8 @@ class PostgresStore(SQLCatalog, SQLAccess, SQLSessions, Store):
             if db.execute("SELECT 1 FROM documents WHERE tenant = ? AND course = ? AND id = ?",
                           (tenant, course, document_id)).fetchone() is None:
                 raise NotFoundError(
-                    f"document {document_id!r} does not exist in course {course!r}")
+                    f"document {document_id!r} does not exist in course {course!r}",
+                    code="document_not_found", document=document_id)
             course_pk = self._course_pk(db, tenant, course, lock=True)
             self._drop_chunks(db, course_pk, (tenant, course, document_id))
             db.execute("DELETE FROM documents WHERE tenant = ? AND course = ? AND id = ?",

@@ -67,7 +67,8 @@ class TopicSource:
 def check_level(level: int) -> int:
     """`level` if it is 0 (not set) or 1-5, else InputError."""
     if not 0 <= int(level) <= 5:
-        raise InputError(f"level must be 1-5 (0 to clear it), got {level}")
+        raise InputError(f"level must be 1-5 (0 to clear it), got {level}",
+                         code="invalid_level", value=level)
     return int(level)
 
 
@@ -77,7 +78,8 @@ def check_style(style: str) -> Style:
         if style == known:
             return known
     raise InputError(f"unknown learning style {style!r}; use one of: "
-                     f"{', '.join(repr(s) for s in STYLES[1:])} or '' for none")
+                     f"{', '.join(repr(s) for s in STYLES[1:])} or '' for none",
+                     code="invalid_learning_style", value=style)
 
 
 def check_topics(topics: Sequence[str]) -> list[str]:
@@ -87,7 +89,8 @@ def check_topics(topics: Sequence[str]) -> list[str]:
     for raw in topics:
         name = " ".join(str(raw).split())
         if len(name) > 200:
-            raise InputError(f"a topic name has at most 200 characters: {name[:40]!r}...")
+            raise InputError(f"a topic name has at most 200 characters: {name[:40]!r}...",
+                             code="topic_too_long", limit=200)
         if name and name.casefold() not in seen:
             seen.add(name.casefold())
             kept.append(name)
@@ -179,7 +182,8 @@ class SQLProfiles(Profiles):
     def _course_exists(self, db: Executor, tenant: str, course: str) -> None:
         if db.execute("SELECT 1 FROM courses WHERE tenant = ? AND id = ?",
                       (tenant, course)).fetchone() is None:
-            raise NotFoundError(f"course {course!r} does not exist")
+            raise NotFoundError(f"course {course!r} does not exist", code="course_not_found",
+                                course=course)
 
     def get(self, tenant: str, course: str, student: str) -> Profile:
         row = self._db.execute(
@@ -305,7 +309,8 @@ class SQLProfiles(Profiles):
         row = self._db.execute("SELECT retention_days FROM courses WHERE tenant = ? AND id = ?",
                                (tenant, course)).fetchone()
         if row is None:
-            raise NotFoundError(f"course {course!r} does not exist")
+            raise NotFoundError(f"course {course!r} does not exist", code="course_not_found",
+                                course=course)
         return int(row[0])
 
     def set_retention_days(self, tenant: str, course: str, days: int) -> None:

@@ -138,7 +138,8 @@ class SQLAccess:
                 "DELETE FROM enrollments WHERE tenant = ? AND course = ? AND student = ?",
                 (tenant, course, student))
             if cur.rowcount == 0:
-                raise NotFoundError(f"student {student!r} is not enrolled in {course!r}")
+                raise NotFoundError(f"student {student!r} is not enrolled in {course!r}",
+                                    code="student_not_enrolled", student=student, course=course)
 
     def list_students(self, tenant: str, course: str) -> list[str]:
         self.get_course(tenant, course)
@@ -181,7 +182,8 @@ class SQLAccess:
         row = self._db.execute(f"SELECT {JOB_COLUMNS} FROM jobs WHERE tenant = ? AND id = ?",
                                (tenant, job_id)).fetchone()
         if row is None:
-            raise NotFoundError(f"job {job_id!r} does not exist")
+            raise NotFoundError(f"job {job_id!r} does not exist", code="job_not_found",
+                                job=job_id)
         return Job(*row)
 
     def list_jobs(self, tenant: str, course: str) -> list[Job]:
@@ -244,7 +246,8 @@ class SQLAccess:
             changed = cur.rowcount == 1
         job = self.get_job(tenant, job_id)
         if not changed:
-            raise ConflictError(f"job {job_id!r} has already finished ({job.status})")
+            raise ConflictError(f"job {job_id!r} has already finished ({job.status})",
+                                code="job_finished", job=job_id, status=job.status)
         return job
 
     def job_queue(self) -> list[QueueDepth]:

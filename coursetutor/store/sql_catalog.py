@@ -79,7 +79,8 @@ class SQLCatalog:
     def get_course(self, tenant: str, course: str) -> Course:
         found = self._courses(tenant, course)
         if not found:
-            raise NotFoundError(f"course {course!r} does not exist")
+            raise NotFoundError(f"course {course!r} does not exist", code="course_not_found",
+                                course=course)
         return found[0]
 
     def list_courses(self, tenant: str) -> list[Course]:
@@ -104,7 +105,8 @@ class SQLCatalog:
             cur = db.execute("UPDATE courses SET allow_solutions = ? WHERE tenant = ? AND id = ?",
                              (int(allow_solutions), tenant, course))
             if cur.rowcount == 0:
-                raise NotFoundError(f"course {course!r} does not exist")
+                raise NotFoundError(f"course {course!r} does not exist", code="course_not_found",
+                                course=course)
         return self.get_course(tenant, course)
 
     def course_settings(self, tenant: str, course: str) -> Course:
@@ -112,7 +114,8 @@ class SQLCatalog:
             "SELECT tenant, id, title, language, 0, 0, allow_solutions FROM courses "
             "WHERE tenant = ? AND id = ?", (tenant, course)).fetchone()
         if row is None:
-            raise NotFoundError(f"course {course!r} does not exist")
+            raise NotFoundError(f"course {course!r} does not exist", code="course_not_found",
+                                course=course)
         return course_from_row(row)
 
     def course_languages(self, tenant: str, course: str) -> dict[str, int]:
@@ -126,7 +129,8 @@ class SQLCatalog:
             "SELECT language, language_set FROM courses WHERE tenant = ? AND id = ?",
             (tenant, course)).fetchone()
         if row is None:
-            raise NotFoundError(f"course {course!r} does not exist")
+            raise NotFoundError(f"course {course!r} does not exist", code="course_not_found",
+                                course=course)
         return str(row[0]) if row[1] else None
 
     def set_course_language(self, tenant: str, course: str, language: str | None) -> Course:
@@ -139,7 +143,8 @@ class SQLCatalog:
                 cur = db.execute("UPDATE courses SET language = ?, language_set = 1 "
                                  "WHERE tenant = ? AND id = ?", (language, tenant, course))
             if cur.rowcount == 0:
-                raise NotFoundError(f"course {course!r} does not exist")
+                raise NotFoundError(f"course {course!r} does not exist", code="course_not_found",
+                                course=course)
             self._bump(db, tenant, course)  # searches cached under the old language go
         return self.get_course(tenant, course)
 

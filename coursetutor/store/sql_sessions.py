@@ -46,7 +46,8 @@ class SQLSessions:
         found = list(self._sessions("s.tenant = ? AND s.course = ? AND s.id = ?",
                                     (tenant, course, session_id)))
         if not found:
-            raise NotFoundError(f"session {session_id!r} does not exist")
+            raise NotFoundError(f"session {session_id!r} does not exist",
+                                code="session_not_found", session=session_id)
         return found[0]
 
     def list_sessions(self, tenant: str, course: str, student: str) -> list[Session]:
@@ -78,7 +79,8 @@ class SQLSessions:
     def add_turn(self, turn: Turn) -> Turn:
         session = self.get_session(turn.tenant, turn.course, turn.session_id)
         if session.student != turn.student:
-            raise NotFoundError(f"session {turn.session_id!r} does not exist")
+            raise NotFoundError(f"session {turn.session_id!r} does not exist",
+                                code="session_not_found", session=turn.session_id)
         now = time.time()
         with self._tx() as db:
             row = db.execute("SELECT COALESCE(MAX(ordinal), 0) + 1 FROM turns WHERE session_id = ?",

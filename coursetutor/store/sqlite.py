@@ -181,7 +181,8 @@ class SQLiteStore(SQLCatalog, SQLAccess, SQLSessions, Store):
             (self._next_generation(db), tenant, course),
         )
         if cur.rowcount == 0:
-            raise NotFoundError(f"course {course!r} does not exist")
+            raise NotFoundError(f"course {course!r} does not exist", code="course_not_found",
+                                course=course)
 
     # -- courses ----------------------------------------------------------
     def ensure_course(
@@ -202,7 +203,8 @@ class SQLiteStore(SQLCatalog, SQLAccess, SQLSessions, Store):
             "SELECT language FROM courses WHERE tenant = ? AND id = ?", (tenant, course)
         ).fetchone()
         if row is None:
-            raise NotFoundError(f"course {course!r} does not exist")
+            raise NotFoundError(f"course {course!r} does not exist", code="course_not_found",
+                                course=course)
         return str(row[0])
 
     def remove_course(self, tenant: str, course: str) -> None:
@@ -220,7 +222,8 @@ class SQLiteStore(SQLCatalog, SQLAccess, SQLSessions, Store):
     # -- documents --------------------------------------------------------
     def remove_document(self, tenant: str, course: str, document_id: str) -> None:
         if self.find_document(tenant, course, document_id) is None:
-            raise NotFoundError(f"document {document_id!r} does not exist in course {course!r}")
+            raise NotFoundError(f"document {document_id!r} does not exist in course {course!r}",
+                                code="document_not_found", document=document_id)
         with self._tx() as db:
             db.execute(
                 "DELETE FROM chunks WHERE tenant = ? AND course = ? AND document_id = ?",
@@ -328,7 +331,8 @@ class SQLiteStore(SQLCatalog, SQLAccess, SQLSessions, Store):
                     "SELECT generation FROM courses WHERE tenant = ? AND id = ?", key
                 ).fetchone()
                 if row is None:
-                    raise NotFoundError(f"course {filters.course!r} does not exist")
+                    raise NotFoundError(f"course {filters.course!r} does not exist",
+                                        code="course_not_found", course=filters.course)
                 index = self._indexes.get(key)
                 if index is None or index.generation != row[0]:
                     rows = self._db.execute(

@@ -42,7 +42,8 @@ def ingest_file(job_id: str, tenant: str, course: str, index: int, name: str,
     if cancelled(ws, job_id):
         finish(ws, progress, job_id, course, index,
                FileResult(str(path), "failed", message=f"{name}: not ingested, the job was "
-                                                       "cancelled"))
+                                                       "cancelled", code="job_cancelled",
+                          params={"file": name}))
         return
     ws.store.update_job(job_id, status="running", stage="parsing", current=name,
                         files_done=counts.done)
@@ -71,15 +72,18 @@ def file_failed(job: Any, connection: Any, exc_type: type[BaseException] | None 
     ctx = current()
     ws = ctx.workspace.for_tenant(tenant)
     kind = exc_type.__name__ if exc_type else "error"
+    path = str(staging(ws.settings, job_id) / name)
     if kind == "AbandonedJobError":
-        why = "the worker stopped while ingesting it; upload it again"
+        result = FileResult(path, "failed", message=f"{name}: the worker stopped while ingesting "
+                            "it; upload it again", code="worker_stopped", params={"file": name})
     elif kind == "JobTimeoutException":
-        why = f"ingesting it took longer than {job.timeout} s"
+        result = FileResult(path, "failed", message=f"{name}: ingesting it took longer than "
+                            f"{job.timeout} s", code="file_timeout",
+                            params={"file": name, "seconds": job.timeout})
     else:
-        why = f"internal error ({kind}); the worker log has the details"
-    path = staging(ws.settings, job_id) / name
-    log.error("ingest of %s in job %s failed: %s", name, job_id, why)
-    result = FileResult(str(path), "failed", message=f"{name}: {why}")
+        result = FileResult(path, "failed", message=f"{name}: internal error ({kind}); the "
+                            "worker log has the details", code="internal", params={"file": name})
+    log.error("ingest of %s in job %s failed: %s", name, job_id, result.message)
     finish(ws, JobProgress(ctx.link, job_id), job_id, course, index, result)
 
 

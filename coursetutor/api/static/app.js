@@ -2,7 +2,7 @@
 
 import { applyI18n, label, t } from "./i18n.js";
 import {
-  $, ApiError, courseKeyHandler, describeError, el, enc, fetchCourses, fillCourseMenu,
+  $, ApiError, codeText, courseKeyHandler, describeError, el, enc, fetchCourses, fillCourseMenu,
   listOf, pageApi, recall, remember, runningClass, setupKeyBox, when,
 } from "./common.js";
 import { markerSpans, renderAnswer } from "./answer.js";
@@ -462,7 +462,8 @@ async function ask(text) {
           finished = true;
           break;
         } else if (name === "error") {
-          view.fail(t("error.stream", { message: data.message || data.type || "" }));
+          view.fail(t("error.stream", {
+            message: codeText(data.code, data.params) || data.message || data.type || "" }));
           finished = true;
           break;
         }

@@ -2,7 +2,7 @@
 // labelled bar per section (longer the higher search ranked it).
 
 import { t } from "./i18n.js";
-import { el, enc, listOf, showError as showErrorIn } from "./common.js";
+import { codeText, el, enc, listOf, showError as showErrorIn } from "./common.js";
 
 const POLL_MS = 1000;
 // the report's problems and page reasons are fixed English phrases (health/course.py,
@@ -109,7 +109,7 @@ export function setupCheck(api, currentCourse) {
     button.disabled = false;
     if (run.status === "failed") {
       status.textContent = "";
-      showError(run.error || t("check.failed"));
+      showError(codeText(run.error_code, run.error_params) || run.error || t("check.failed"));
       return;
     }
     const report = run.report;

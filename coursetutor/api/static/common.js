@@ -1,6 +1,8 @@
 // Shared by the student and the teacher page: the stored key, API calls, errors, DOM helpers.
 
-import { lang, t } from "./i18n.js";
+// first: a reload in an LMS frame gets its key back from the platform before a page asks
+import "./lti.js";
+import { has, lang, t } from "./i18n.js";
 
 const KEY_PREFIX = "coursetutor.key.";
 
@@ -52,25 +54,50 @@ export function recall(name) {
   }
 }
 
-/** An error reply of the API, or a network failure (status 0). */
+/**
+ * An error reply of the API, or a network failure (status 0): `code` and `params` name the
+ * message in words the page translates (see codeText); `message` is the server's English.
+ */
 export class ApiError extends Error {
-  constructor(status, type, message, retryAfter = null) {
+  constructor(status, type, message, retryAfter = null, code = "", params = {}) {
     super(message);
     this.status = status;
     this.type = type;
     this.retryAfter = retryAfter;
+    this.code = code || type;
+    this.params = params || {};
   }
+}
+
+const NUMBER = new Intl.NumberFormat(lang);
+
+/**
+ * The page's sentence for a code the server sent (an error's or a report line's), filled
+ * from its params (numbers in the page's format), or "" for a code it has no sentence for.
+ */
+export function codeText(code, params = {}) {
+  const key = `error.${code}`;
+  if (!code || !has(key)) return "";
+  const shown = {};
+  for (const [name, value] of Object.entries(params || {})) {
+    shown[name] = typeof value === "number" ? NUMBER.format(value) : value;
+  }
+  return t(key, shown);
 }
 
 /** Read `{"error": {...}}` (or FastAPI's `{"detail": ...}`) from a failed response. */
 export async function errorFrom(response) {
   let type = "error";
   let message = response.statusText || "";
+  let code = "";
+  let params = {};
   try {
     const data = await response.json();
     if (data && data.error) {
       type = data.error.type || type;
       message = data.error.message || message;
+      code = data.error.code || "";
+      params = data.error.params || {};
     } else if (data && data.detail !== undefined) {
       message = Array.isArray(data.detail)
         ? data.detail.map((d) => [(d.loc || []).slice(1).join("."), d.msg].filter(Boolean).join(": ")).join("; ")
@@ -80,17 +107,20 @@ export async function errorFrom(response) {
     /* not JSON */
   }
   const retry = response.headers.get("Retry-After");
-  return new ApiError(response.status, type, message, retry ? Number(retry) : null);
+  return new ApiError(response.status, type, message, retry ? Number(retry) : null, code, params);
 }
 
-/** One line for the user about an error. */
+/**
+ * One line for the user about an error: the page's sentence for its code, the server's
+ * English only for a code the page does not know.
+ */
 export function describeError(err) {
   if (err instanceof ApiError) {
     if (err.status === 0) return t("error.network");
     if (err.status === 429 && err.retryAfter) {
       return t("error.retry_after", { seconds: Math.ceil(err.retryAfter) });
     }
-    return t("error.http", { status: err.status, message: err.message });
+    return codeText(err.code, err.params) || t("error.status", { status: err.status, message: err.message });
   }
   if (err && err.name === "TypeError") return t("error.network");
   return String((err && err.message) || err);
@@ -157,11 +187,15 @@ export const $ = (id) => document.getElementById(id);
 
 /**
  * Show `err` in an error box (the element or its id): an ApiError or an exception as one
- * line (see describeError), a string as it is; no error empties and hides the box.
+ * line (see describeError), a string as it is; no error empties and hides the box. The
+ * server's own words stay on hover, for a teacher to quote.
  */
 export function showError(box, err) {
   const node = typeof box === "string" ? $(box) : box;
   node.textContent = err ? describeError(err) : "";
+  node.dataset.code = err instanceof ApiError ? err.code : "";
+  if (err instanceof ApiError && err.message) node.title = err.message;
+  else node.removeAttribute("title");
   node.hidden = !err;
 }
 
@@ -317,7 +351,8 @@ export function setupKeyBox(slot, onKey) {
       // only a refused key is forgotten; a server that is down keeps it for a retry
       const refused = err instanceof ApiError && (err.status === 401 || err.status === 403);
       if (refused) forgetKey(slot);
-      showForm(refused ? t("key.bad", { message: err.message }) : describeError(err));
+      showForm(refused ? t("key.bad", { message: codeText(err.code, err.params) || err.message })
+        : describeError(err));
       if (fromForm) input.focus();
     }
   }

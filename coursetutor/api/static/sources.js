@@ -3,7 +3,7 @@
 // whole on demand, and the original at the cited page, section or second).
 
 import { label, t } from "./i18n.js";
-import { clock, el, enc } from "./common.js";
+import { clock, describeError, el, enc } from "./common.js";
 import { renderMarkdown, slugify } from "./markdown.js";
 import { renderMath } from "./math.js";
 
@@ -116,7 +116,7 @@ export function renderSourceList(box, sources, open, { inline = false } = {}) {
 async function showOriginal(box, source) {
   box.replaceChildren(el("p", { class: "muted" }, t("loading")));
   const response = await fetch(source.url.split("#")[0]);
-  if (!response.ok) throw new Error(t("error.http", { status: response.status, message: "" }));
+  if (!response.ok) throw new Error(t("error.status", { status: response.status, message: "" }));
   const text = await response.text();
   const { start, anchor } = locatorOf(source);
   box.replaceChildren();
@@ -215,7 +215,7 @@ function passagePart(source, api, course) {
         more.remove();
       } catch (err) {
         more.disabled = false;
-        more.replaceWith(el("p", { class: "muted" }, String(err.message || err)));
+        more.replaceWith(el("p", { class: "muted" }, describeError(err)));
       }
     });
     part.append(more);
@@ -252,7 +252,7 @@ export function panelParts(group, { api, course }) {
       try {
         await showOriginal(original, source);
       } catch (err) {
-        original.replaceChildren(el("p", { class: "muted" }, String(err.message || err)));
+        original.replaceChildren(el("p", { class: "muted" }, describeError(err)));
       }
     });
     parts.push(el("h3", {}, t("panel.original")), open, original);

@@ -2,7 +2,7 @@
 
 import { applyI18n, label, lang, t } from "./i18n.js";
 import {
-  $, ApiError, courseId, courseKeyHandler, describeError, el, enc, errorFrom, fetchCourses,
+  $, ApiError, codeText, courseId, courseKeyHandler, describeError, el, enc, errorFrom, fetchCourses,
   fillCourseMenu, listOf, pageApi, recall, remember, setupKeyBox, showError, storedKey,
 } from "./common.js";
 import { setupCheck } from "./check.js";
@@ -301,13 +301,19 @@ function showJob(view, job) {
   if (toEmbed > 0) parts.push(t("job.embedded", { done: embedded, total: toEmbed }));
   view.details.textContent = parts.join(" · ");
   if ((status === "failed" || status === "cancelled") && job.error) {
-    view.details.textContent += ` · ${job.error}`;
+    view.details.textContent += ` · ${codeText(job.error_code) || job.error}`;
   }
   if (status !== view.lastStatus) {
     view.live.textContent = `${view.names.join(", ")}: ${label("job", status)}`;
     view.lastStatus = status;
   }
   if (job.report) showReport(view.report, job.report);
+}
+
+/** A report line's notes in the page's language, or "" when one has a code it does not know. */
+function codedNotes(notes) {
+  const said = listOf(notes, "notes").map((n) => codeText(n.code, n.params));
+  return said.length && said.every(Boolean) ? said.join(" ") : "";
 }
 
 function showReport(box, report) {
@@ -323,14 +329,16 @@ function showReport(box, report) {
     if (ocr.length) notes.push(t("report.ocr", { pages: ocr.join(", ") }));
     const dropped = listOf(f.dropped_pages, "pages");
     if (dropped.length) notes.push(t("report.dropped", { pages: dropped.join(", ") }));
-    if (f.message) notes.push(f.message);
+    // the page's sentences for the line's code or its notes' codes; the server's words on hover
+    if (f.message) notes.push(codeText(f.code, f.params) || codedNotes(f.notes) || f.message);
     return el("tr", { class: `file-${f.status}`, "data-testid": "report-row", dataset: { status: f.status || "" } },
       el("th", { scope: "row" }, f.name || f.document || ""),
       el("td", { "data-label": t("report.status") },
         el("span", { class: `pill pill-${f.status}` }, label("file", f.status))),
       el("td", { class: "num", "data-label": t("report.pages") }, f.pages ? f.pages : "–"),
       el("td", { class: "num", "data-label": t("report.chunks") }, f.chunks ?? "–"),
-      el("td", { class: "notes", "data-label": t("report.notes") }, notes.join("; ")));
+      el("td", { class: "notes", "data-label": t("report.notes"), "data-testid": "report-notes",
+        title: f.message || null, dataset: { code: f.code || "" } }, notes.join("; ")));
   });
   box.replaceChildren(
     el("p", { class: "report-summary", "data-testid": "report-summary" }, summary.join(" ")),

@@ -65,7 +65,8 @@ def open_turn(ws: Workspace, router: Router, ask: Ask) -> Opened:
     question = _checked_question(ask.question, ask.student, ws.settings)
     state = ws.store.course_state(ws.tenant, ask.course)
     if state.chunks == 0:
-        raise NotFoundError(f"course {ask.course!r} has no documents yet: ingest some first")
+        raise NotFoundError(f"course {ask.course!r} has no documents yet: ingest some first",
+                            code="course_empty", course=ask.course)
     if router.enabled:
         router.llm("answer")  # load the model or reach the server before streaming
     # an unknown class is a NotFoundError, raised before a session is started for it
@@ -74,7 +75,8 @@ def open_turn(ws: Workspace, router: Router, ask: Ask) -> Opened:
     if ask.session_id:
         session = ws.store.get_session(ws.tenant, ask.course, ask.session_id)
         if session.student != ask.student:
-            raise NotFoundError(f"session {ask.session_id!r} does not exist")
+            raise NotFoundError(f"session {ask.session_id!r} does not exist",
+                                code="session_not_found", session=ask.session_id)
     else:
         session = ws.store.start_session(ws.tenant, ask.course, ask.student)
     limit = ws.settings.history_turns
@@ -92,11 +94,12 @@ def open_turn(ws: Workspace, router: Router, ask: Ask) -> Opened:
 def _checked_question(question: str, student: str, settings: Settings) -> str:
     question = question.strip()
     if not question:
-        raise EmptyQueryError("the question is empty")
+        raise EmptyQueryError("the question is empty", code="empty_question")
     if len(question) > settings.max_question_chars:
         raise InputError(
             f"the question has {len(question)} characters; the limit is "
-            f"{settings.max_question_chars} (max_question_chars): shorten it")
+            f"{settings.max_question_chars} (max_question_chars): shorten it",
+            code="question_too_long", length=len(question), limit=settings.max_question_chars)
     if not student.strip():
-        raise InputError("the student id is empty")
+        raise InputError("the student id is empty", code="student_id_empty")
     return question
