@@ -6,8 +6,9 @@ that takes the bearer token of its registration URL).
 
 `handle` answers an `httpx.Request`, so the tool reaches it through an `httpx.MockTransport`;
 `serve` puts the same handler on 127.0.0.1 for a browser, with a course page that frames the
-tool as an LMS does, and a page that opens a dynamic registration URL in a frame and listens
-for the tool's close message.
+tool as an LMS does (and offers its storage to the tool's frame as Moodle 4.3+ and Canvas do:
+LTI Client Side postMessages, unless `?storage=none`), and a page that opens a dynamic
+registration URL in a frame and listens for the tool's close message.
 """
 
 from __future__ import annotations
@@ -264,7 +265,38 @@ COURSE_PAGE = """<!doctype html><html><head><title>LMS course</title></head>
 <body style="margin:0;font-family:sans-serif">
 <header style="padding:8px;background:#f98012;color:#fff">Example LMS: Numerical methods</header>
 <iframe id="tool" name="tool" src="{login}" style="width:100%;height:820px;border:0"
- allow="clipboard-write"></iframe></body></html>"""
+ allow="clipboard-write"></iframe>{more}</body></html>"""
+# The platform's side of LTI Client Side postMessages: it answers lti.capabilities,
+# lti.put_data and lti.get_data from the tool's frame only, keeps each value under the
+# sender's origin and key (in this page: a reload of the frame keeps it), and notes every
+# request in `lmsMessages` for the tests.
+PLATFORM_STORAGE = """<script>
+const lmsStore = new Map();
+window.lmsMessages = [];
+addEventListener("message", (event) => {
+  const data = event.data;
+  const tool = document.getElementById("tool").contentWindow;
+  if (event.source !== tool || !data || typeof data.subject !== "string") return;
+  lmsMessages.push({subject: data.subject, key: data.key || "", id: data.message_id,
+                    origin: event.origin});
+  const answer = (fields) => event.source.postMessage(
+    {subject: data.subject + ".response", message_id: data.message_id, ...fields}, event.origin);
+  const name = event.origin + " " + data.key;
+  if (data.subject === "lti.capabilities") {
+    answer({supported_messages: [{subject: "lti.capabilities"},
+      {subject: "lti.put_data", frame: "_parent"}, {subject: "lti.get_data", frame: "_parent"}]});
+  } else if (data.subject === "lti.put_data") {
+    lmsStore.set(name, data.value);
+    answer({key: data.key, value: data.value});
+  } else if (data.subject === "lti.get_data") {
+    answer({key: data.key, value: lmsStore.has(name) ? lmsStore.get(name) : null});
+  }
+});
+</script>"""
+# a frame of another site (the platform's port on 127.0.0.1) in the course page, from which a
+# test sends the tool messages the tool must ignore
+OTHER_SITE_FRAME = """<iframe name="other" src="{url}" style="width:1px;height:1px;border:0">
+</iframe>"""
 REGISTER_PAGE = """<!doctype html><html><head><title>LMS: add a tool</title></head>
 <body style="margin:0;font-family:sans-serif">
 <header style="padding:8px;background:#f98012;color:#fff">Example LMS: Manage tools</header>
@@ -300,8 +332,17 @@ def serve(platform: FakePlatform, port: int, tool_url: str,
         def do_GET(self) -> None:
             parts = urlsplit(self.path)
             if parts.path == "/course":
-                login = f"{tool_url}/lti/login?{urlencode(platform.login_params('ana'))}"
-                self._send(200, COURSE_PAGE.format(login=login).encode(), "text/html")
+                params = platform.login_params("ana")
+                more = OTHER_SITE_FRAME.format(url=f"http://127.0.0.1:{port}/blank")
+                if parse_qs(parts.query).get("storage") != ["none"]:
+                    params["lti_storage_target"] = "_parent"
+                    more += PLATFORM_STORAGE
+                login = f"{tool_url}/lti/login?{urlencode(params)}"
+                page = COURSE_PAGE.format(login=html.escape(login), more=more)
+                self._send(200, page.encode(), "text/html")
+                return
+            if parts.path == "/blank":
+                self._send(200, b"<!doctype html><title>other site</title>", "text/html")
                 return
             if parts.path == "/register-tool":  # the LMS opens a registration URL
                 target = parse_qs(parts.query)["url"][0]

@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
 import jwt
 import pytest
@@ -154,7 +154,7 @@ def test_an_instructor_launch_opens_the_teacher_page(lms: Lms, browser: Any) -> 
         page.goto(lms.url)
         _tool_frame(page).locator("#key-status").wait_for(state="visible")
         tool = page.frame(name="tool")
-        assert tool is not None and tool.url.endswith("/teacher")
+        assert tool is not None and urlsplit(tool.url).path == "/teacher"
         page.screenshot(path=str(lms.shots / "04-instructor-on-the-teacher-page.png"))
 
 
@@ -253,3 +253,97 @@ def test_a_platform_registers_the_tool_dynamically(lms: Lms, browser: Any,
     [found] = [p for p in lms.store.lti.list_platforms("default") if p.issuer == other.issuer]
     assert (found.client_id, found.deployment_ids, found.jwks_url) == (
         "tool-client-1", ("1",), f"{other.issuer}/mod/lti/certs.php")
+
+
+# The browser denies the tool's frame its storage, as with third-party storage blocked:
+# sessionStorage and localStorage throw on the tool's site.
+BLOCK_STORAGE = """(() => {
+  if (location.origin !== %s) return;
+  for (const name of ["sessionStorage", "localStorage"]) {
+    Object.defineProperty(window, name, { configurable: true, get() {
+      throw new DOMException("third-party storage is blocked", "SecurityError"); } });
+  }
+})();"""
+
+
+def _reload(page: Any, tool: Any) -> None:
+    """Reload the tool's frame as the student's browser would, and wait for it."""
+    with page.expect_event("framenavigated", lambda frame: frame.name == "tool"):
+        tool.evaluate("() => { setTimeout(() => location.reload(), 0); }")
+    tool.wait_for_load_state()
+
+
+def _ask(frame: Any, expect: Any, asked: int) -> None:
+    frame.locator("#question").fill(QUESTION)
+    frame.locator("#question").press("Enter")
+    turns = frame.locator("[data-testid=turn]")
+    expect(turns).to_have_count(asked)
+    expect(turns.last).to_have_attribute("data-state", "done", timeout=60_000)
+
+
+def test_a_reload_in_the_frame_gets_the_key_back_from_the_platforms_storage(
+        lms: Lms, browser: Any, playwright_api: Any) -> None:
+    expect = playwright_api.expect
+    launches: list[str] = []
+    lms.make = lambda nonce: launches.append(nonce) or lms.learner(nonce)
+    console: list[str] = []
+    with _page(browser) as page:
+        page.on("console", lambda message: console.append(message.text))
+        page.add_init_script(BLOCK_STORAGE % repr(lms.tool_url))
+        page.goto(lms.url)
+        frame = _tool_frame(page)
+        frame.locator("#key-status").wait_for(state="visible")
+        tool = page.frame(name="tool")
+        assert tool is not None
+        assert tool.evaluate("sessionStorage.constructor.name") == "MemoryStorage"
+        _ask(frame, expect, 1)
+        _reload(page, tool)
+        frame.locator("#key-status").wait_for(state="visible")
+        expect(frame.locator("#course-select")).to_have_value(SAMPLE_COURSE)
+        expect(frame.locator("[data-testid=lti-relaunch]")).to_have_count(0)
+        _ask(frame, expect, 1)  # a fresh page, the same key: no new launch
+        page.screenshot(path=str(lms.shots / "08-student-asks-after-a-reload.png"),
+                        full_page=True)
+        messages = page.evaluate("lmsMessages")
+        # a message from another site reaches the frame: ignored, logged without its value
+        other = page.frame(name="other")
+        assert other is not None
+        other.evaluate("""() => parent.frames.tool.postMessage({subject: "lti.get_data.response",
+            message_id: "forged", key: "coursetutor.launch.x", value: "lti_key=ct_forged"},
+            "*")""")
+        ignored = ("coursetutor: ignored an LTI message (lti.get_data.response) from "
+                   f"http://127.0.0.1:{urlsplit(lms.url).port}")
+        page.wait_for_timeout(300)
+        expect(frame.locator("#key-status")).to_be_visible()
+        assert "lti_key" not in tool.url
+    assert len(launches) == 1
+    assert [m["subject"] for m in messages] == [
+        "lti.capabilities", "lti.put_data", "lti.put_data",  # the login's state and nonce
+        "lti.capabilities", "lti.get_data", "lti.get_data",  # found by the launch's page
+        "lti.capabilities", "lti.put_data",  # the student page keeps its launch
+        "lti.capabilities", "lti.get_data"]  # and reads it back after the reload
+    assert len({m["id"] for m in messages}) == len(messages)
+    assert {m["origin"] for m in messages} == {lms.tool_url}
+    launch_keys = {m["key"] for m in messages if m["key"].startswith("coursetutor.launch.")}
+    assert len(launch_keys) == 1
+    assert any(ignored in line for line in console), console
+    assert not any("ct_" in line for line in console)
+
+
+def test_without_any_storage_a_reload_says_to_launch_again(lms: Lms, browser: Any,
+                                                          playwright_api: Any) -> None:
+    expect = playwright_api.expect
+    lms.make = lms.learner
+    with _page(browser) as page:
+        page.add_init_script(BLOCK_STORAGE % repr(lms.tool_url))
+        page.goto(f"{lms.url}?storage=none")
+        frame = _tool_frame(page)
+        frame.locator("#key-status").wait_for(state="visible")
+        tool = page.frame(name="tool")
+        assert tool is not None
+        _reload(page, tool)
+        notice = frame.locator("[data-testid=lti-relaunch]")
+        expect(notice).to_have_text("This page lost its sign-in when it was reloaded: open the "
+                                    "tutor again from your course page in the LMS.")
+        expect(frame.locator("#key-form")).to_be_visible()
+        page.screenshot(path=str(lms.shots / "09-no-storage-reload-says-relaunch.png"))
