@@ -18,6 +18,10 @@ from coursetutor.tutor.whole import (
 NEWTON = "Update scheme: x [t+1] = x [t] - ( ∇2f (x [t]) )−1 ∇f (x [t])"
 DAMPED = ("Use step size α > 0 with x[t+1] = x[t] + αd[t] to satisfy Wolfe conditions "
           "(or just Armijo rule)")
+SCHEME = "Update scheme: x [t+1] = x [t] + d[t] with d[t] = − ( ∇2f (x [t]) )−1 ∇f (x [t])"
+NOTES = (r"Questa serie si può definire come: $$A_k=\sum_{n=0}^{k}q^n=\frac{1-q^{k+1}}{1-q}$$ "
+         r"Quindi con $|q|<1$ si ha che $q^{k+1}\rightarrow 0$ e la serie converge a "
+         r"$\frac{1}{q+1}$, con $q>1$ si ha che diverge.")
 GEOMETRIC = r"Se $|q|<1$ la serie geometrica converge a $\frac{1}{1-q}$."
 
 
@@ -34,51 +38,67 @@ def test_the_formulas_of_a_line_as_it_writes_them(line: str, found: list[tuple[i
     assert line_formulas(line) == found
 
 
-@pytest.mark.parametrize(("statement", "lines", "language", "wants", "whole"), [
+ASKED = "What is the Newton-Raphson update rule?"
+
+
+@pytest.mark.parametrize(("statement", "lines", "language", "question", "whole"), [
     # a lead-in gets what it introduces
-    ("The Newton-Raphson update rule is: [1]", [NEWTON], "en", False,
+    ("The Newton-Raphson update rule is: [1]", [NEWTON], "en", "",
      "The Newton-Raphson update rule is: x [t+1] = x [t] - ( ∇2f (x [t]) )−1 ∇f (x [t])"),
-    ("Use step size α > 0 with", [DAMPED], "en", False,
+    ("Use step size α > 0 with", [DAMPED], "en", "",
      "Use step size α > 0 with x[t+1] = x[t] + αd[t]"),
     # the formula after the words the lead-in stops on, not the condition before them
-    ("La serie geometrica converge a", [GEOMETRIC], "it", False,
+    ("La serie geometrica converge a", [GEOMETRIC], "it", "",
      r"La serie geometrica converge a $\frac{1}{1-q}$"),
     # across languages, one formula in its sentence
-    ("梯度下降的更新公式是：", [DAMPED.replace("α > 0", "α")], "zh", False,
+    ("梯度下降的更新公式是：", [DAMPED.replace("α > 0", "α")], "zh", "",
      "梯度下降的更新公式是：x[t+1] = x[t] + αd[t]"),
     # a sentence that announces what it never says
-    ("The Newton-Raphson update is defined as follows. [1]", [NEWTON], "en", False,
+    ("The Newton-Raphson update is defined as follows. [1]", [NEWTON], "en", "",
      "The Newton-Raphson update is defined as follows: "
      "x [t+1] = x [t] - ( ∇2f (x [t]) )−1 ∇f (x [t])"),
-    ("뉴턴-랩슨 업데이트는 다음과 같이 정의됩니다. [1]", [NEWTON], "ko", False,
+    ("뉴턴-랩슨 업데이트는 다음과 같이 정의됩니다. [1]", [NEWTON], "ko", "",
      "뉴턴-랩슨 업데이트는 다음과 같이 정의됩니다: "
      "x [t+1] = x [t] - ( ∇2f (x [t]) )−1 ∇f (x [t])"),
     # a formula asked for and given in words alone: the page's formula after it
-    ("The update uses the inverse Hessian and the gradient. [1]", [NEWTON], "en", True,
+    ("The update uses the inverse Hessian and the gradient. [1]", [NEWTON], "en", ASKED,
      "The update uses the inverse Hessian and the gradient: "
      "x [t+1] = x [t] - ( ∇2f (x [t]) )−1 ∇f (x [t])"),
+    # the formula right after the question's words, not the first equation of the sentence
+    ("La serie geometrica converge quando |q| < 1. [1]", [NOTES], "it",
+     "A cosa converge la serie geometrica quando |q| < 1?",
+     r"La serie geometrica converge quando |q| < 1: $\frac{1}{q+1}$"),
+    # a formula with a symbol its sentence defines gets the definition
+    ("The Newton-Raphson update rule is x[t+1] = x[t] + d[t]. [1]", [SCHEME], "en", ASKED,
+     "The Newton-Raphson update rule is x[t+1] = x[t] + d[t], "
+     "where d[t] = − ( ∇2f (x [t]) )−1 ∇f (x [t])"),
+    ("La regola è x[t+1] = x[t] + d[t] [1]", [SCHEME], "it",
+     "Qual è la formula di aggiornamento?",
+     "La regola è x[t+1] = x[t] + d[t], dove d[t] = − ( ∇2f (x [t]) )−1 ∇f (x [t])"),
 ])
 def test_a_statement_gets_the_formula_it_leaves_out(statement: str, lines: list[str],
-                                                     language: str, wants: bool,
+                                                     language: str, question: str,
                                                      whole: str) -> None:
-    assert complete(statement, lines, language, wants) == whole
+    assert complete(statement, lines, language, question) == whole
 
 
-@pytest.mark.parametrize(("statement", "lines", "wants"), [
+@pytest.mark.parametrize(("statement", "lines", "question"), [
     # it gives the formula already, in another notation
-    ("The update is x[t+1] = x[t] - (∇²f(x[t]))⁻¹∇f(x[t]) [1]", [NEWTON], True),
+    ("The update is x[t+1] = x[t] - (∇²f(x[t]))⁻¹∇f(x[t]) [1]", [NEWTON], ASKED),
     # a whole statement, and no formula was asked for
-    ("The update uses the inverse Hessian and the gradient. [1]", [NEWTON], False),
+    ("The update uses the inverse Hessian and the gradient. [1]", [NEWTON], ""),
     # a lead-in whose sentence has no formula stays as it is (the check removes it)
-    ("Newton's method is:", ["Newton's method converges quadratically near a root."], False),
+    ("Newton's method is:", ["Newton's method converges quadratically near a root."], ""),
     # across languages with two formulas to choose from: the choice is not guessed
-    ("几何级数收敛于：", [GEOMETRIC], False),
+    ("几何级数收敛于：", [GEOMETRIC], ""),
+    # the definition is there already
+    ("The rule is x[t+1] = x[t] + d[t] with d[t] = −(∇²f(x[t]))⁻¹∇f(x[t]).", [SCHEME], ASKED),
     # an exercise's blank is no formula
-    ("The iteration is:", ["Write down Newton's iteration `x_{n+1} = ...` for your f."], False),
+    ("The iteration is:", ["Write down Newton's iteration `x_{n+1} = ...` for your f."], ""),
 ])
 def test_a_statement_that_needs_nothing_is_left_alone(statement: str, lines: list[str],
-                                                      wants: bool) -> None:
-    assert complete(statement, lines, "zh" if has_cjk(statement) else "en", wants) is None
+                                                      question: str) -> None:
+    assert complete(statement, lines, "zh" if has_cjk(statement) else "en", question) is None
 
 
 @pytest.mark.parametrize(("statement", "follows"), [

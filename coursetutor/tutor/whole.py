@@ -13,6 +13,7 @@ import re
 from collections.abc import Sequence
 from difflib import SequenceMatcher
 
+from ..retrieval.language import ANY_STOPWORD
 from ..retrieval.tokenize import has_cjk
 from .claims import formulas, skeleton
 from .markers import MARKER
@@ -25,6 +26,9 @@ _AS_FOLLOWS = re.compile(
     r"\b(?:as follows|the following|given below|come segue|il seguente|la seguente|"
     r"seguenti|wie folgt|folgende[nrs]?|comme suit|suivante?s?|como sigue|siguientes?)\b|"
     r"如下|以下|다음과 같|아래와 같|次のよう", re.I)
+BEFORE = 40  # characters before a formula read for the question's words
+_WHERE = {"en": "where", "it": "dove", "de": "wobei", "fr": "où", "es": "donde", "pt": "onde",
+          "zh": "其中", "ja": "ここで", "ko": "여기서"}
 _PLACEHOLDER = re.compile(r"\.\.\.|…")  # "x_{n+1} = ..." is an exercise's blank
 _FUNCTIONS = frozenset("sin cos tan log ln exp lim max min det sup inf arg".split())
 _WORDS = re.compile(r"[^\W\d_]+", re.UNICODE)
@@ -76,11 +80,12 @@ def _plain_formulas(line: str) -> list[tuple[int, str]]:
 
 
 def missing_formula(statement: str, lines: Sequence[str], language: str = "",
-                    opened: bool = False) -> str | None:
+                    opened: bool = False, question: str = "") -> str | None:
     """The formula of `lines` that `statement` should give and does not, or None when its
-    sentences leave the choice open: for a lead-in, the formula after the words it stops on,
-    else the one formula (or the one equation) of its sentences; for a statement that gives
-    no formula, the one equation of its sentences, the first that has any."""
+    sentences leave the choice open: for a lead-in, the formula after the words it stops on;
+    else the one right after the question's words in its sentence ("... la serie converge a
+    $\\frac{1}{q+1}$" for "A cosa converge la serie?"); else, for a lead-in, its sentences'
+    one formula; else their one equation, in the first sentence that has any."""
     have = _shape(MARKER.sub(" ", statement))
     found = [(n, at, f.strip()) for n, line in enumerate(lines)
              for at, f in line_formulas(line)
@@ -93,11 +98,48 @@ def missing_formula(statement: str, lines: Sequence[str], language: str = "",
         following = [f for n, at, f in found if after is not None and (n, at) >= after]
         if following:
             return following[0]
-        if len(found) == 1:
-            return found[0][2]
+    asked = _content_words(question)
+    scores = [_asked_before(lines[n], at, asked) for n, at, _ in found]
+    if max(scores) > 0:
+        best = [f for score, (_, _, f) in zip(scores, found, strict=True)
+                if score == max(scores)]
+        return best[0] if len(best) == 1 else None
+    if opened and len(found) == 1:
+        return found[0][2]
     equations = [(n, f) for n, _, f in found if "=" in f]
     first = [f for n, f in equations if n == equations[0][0]] if equations else []
     return first[0] if len(first) == 1 else None
+
+
+def defining(statement: str, lines: Sequence[str], question: str = "") -> str | None:
+    """The equation of `lines` that defines a symbol the statement's formula uses and leaves
+    undefined (`d[t] = −(∇²f(x[t]))⁻¹∇f(x[t])` for a statement `x[t+1] = x[t] + d[t]`)."""
+    own = _shape(" ".join(stated_formulas(statement, question)))
+    if not own:
+        return None
+    for line in lines:
+        for _, found in line_formulas(line):
+            left, _, right = found.partition("=")
+            symbol = _shape(left)
+            if right and len(symbol) >= 2 and symbol in own and not _covered(_shape(found), own):
+                return found.strip()
+    return None
+
+
+def stated_formulas(statement: str, question: str = "") -> list[str]:
+    """The formulas a statement gives that its question does not already hold."""
+    asked = _shape(question)
+    return [f for f in formulas(MARKER.sub(" ", statement)) if not _covered(_shape(f), asked)]
+
+
+def _content_words(text: str) -> set[str]:
+    return {w for w in _WORDS.findall(text.casefold()) if len(w) >= 3 and w not in ANY_STOPWORD}
+
+
+def _asked_before(line: str, at: int, asked: set[str]) -> int:
+    """How many of the question's words the few words before a formula hold."""
+    before = set(_WORDS.findall(line[max(0, at - BEFORE):at].casefold()))
+    return len(asked & before)
 
 
 def _after_words(statement: str, lines: Sequence[str], language: str) -> tuple[int, int] | None:
@@ -144,17 +186,26 @@ def as_follows(statement: str) -> bool:
 
 
 def complete(statement: str, lines: Sequence[str], language: str,
-             wants_formula: bool) -> str | None:
-    """The statement with the formula of its sentences that it leaves out, when it is a
-    lead-in, or when the question asks for a formula and it gives none; None when it needs
-    nothing (or its sentences have no formula to give)."""
-    opened = lead_in(statement, language)
-    if not opened and not (wants_formula and not formulas(MARKER.sub(" ", statement))):
-        return None
-    found = missing_formula(statement, lines, language, opened)
-    if found is None:
-        return None
+             question: str = "") -> str | None:
+    """The statement with the formula of its sentences that it leaves out; None when it
+    needs nothing, or its sentences leave the choice open. A lead-in gets what it
+    introduces; for a question that asks for a formula, a statement that gives none (beyond
+    the question's own) gets the sentence's, and one that gives a formula with a symbol
+    its sentence defines gets that definition ("where d[t] = ...")."""
     body = MARKER.sub(" ", statement).strip()
+    opened = lead_in(body, language)
+    stated = stated_formulas(body, question)
+    if opened or (asks_formula(question) and not stated):
+        found = missing_formula(body, lines, language, opened, question)
+        return None if found is None else _joined(body, found, language, opened)
+    if asks_formula(question) and (definition := defining(body, lines, question)):
+        where = _WHERE.get(language, "where")
+        return f"{body.rstrip('.!。！ ')}, {where} {definition}"
+    return None
+
+
+def _joined(body: str, found: str, language: str, opened: bool) -> str:
+    """A lead-in, or a statement without its formula, followed by the formula."""
     colon = "\uff1a" if language in ("zh", "ja") else ": "
     if opened and body.endswith((":", "\uff1a")):
         return f"{body}{'' if body.endswith(chr(0xFF1A)) else ' '}{found}"

@@ -25,7 +25,7 @@ from ..reply_language import checked, in_script, translate_reply
 from ..sentences import Line, steps_wanted
 from ..statement_check import StatementVerdict, check_statements
 from ..statements import MAX_STATEMENTS, Statement, StatementStream, parse, schema
-from ..whole import asks_formula, complete
+from ..whole import complete
 from .select import Selected
 from .tools import Tools
 from .write import native_instruction
@@ -92,7 +92,8 @@ def compose(tools: Tools, s: Selected) -> Generator[StreamEvent, None, Reply]:
             if repeats(statement.text, shown.said):  # small models loop on one sentence
                 removed.append(statement.text)
                 continue
-            statement = _whole(statement, lines, o.question, cat.language)
+            statement = _whole(statement, lines, f"{o.question} {u.translated}",
+                               cat.language)
             verdict = _checked(tools, statement, lines, o.question, cat.language)
             shown.verdicts.append(verdict)
             if not verdict.kept:
@@ -205,9 +206,10 @@ def _evidence(lines: Sequence[Line]) -> str:
 def _whole(statement: Statement, lines: dict[str, Line], question: str,
            language: str) -> Statement:
     """The statement with the formula its sentences give and it leaves out (whole.py): a
-    lead-in completed, a formula asked for given as the page writes it."""
+    lead-in completed, a formula asked for given as the page writes it (`question`: as
+    asked and as searched)."""
     own = [lines[i].text for i in statement.evidence if i in lines]
-    text = complete(statement.text, own, language, asks_formula(question))
+    text = complete(statement.text, own, language, question)
     return statement if text is None else dataclasses.replace(statement, text=text)
 
 
