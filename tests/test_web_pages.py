@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import http.server
 import importlib.util
 import os
+import re
 import socket
 import threading
 import time
+import wave
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -48,14 +51,26 @@ TEXT = {
            "class_now": f"Now in class: slide {SLIDE}", "signed_out": "Enter your key",
            "teacher_out": "Enter your teacher key",
            "check": "Course check", "whole": "Show the whole passage", "live": "Live class",
-           "jobs_none": "No uploads in this page yet"},
+           "jobs_none": "No uploads in this page yet",
+           "course_exists": f"A course with the id {SAMPLE_COURSE} exists already.",
+           "broken": "broken.pdf is not a readable PDF.", "empty": "empty.md is empty.",
+           "no_file": "No file could be ingested."},
     "it": {"ask": "Chiedi", "profile": "Il mio profilo", "saved": "Profilo salvato.",
            "class_now": f"Ora in classe: slide {SLIDE}", "signed_out": "Inserisci",
            "teacher_out": "la chiave docente",
            "check": "Verifica del corso", "whole": "Mostra il passaggio intero",
-           "live": "Lezione in diretta", "jobs_none": "Ancora nessun caricamento"},
+           "live": "Lezione in diretta", "jobs_none": "Ancora nessun caricamento",
+           "course_exists": f"Esiste già un corso con l'id {SAMPLE_COURSE}.",
+           "broken": "broken.pdf non è un PDF leggibile.", "empty": "empty.md è vuoto.",
+           "no_file": "Nessun file è stato importato."},
 }
 JOURNEYS = [(lang, size) for lang in LOCALES for size in VIEWPORTS]
+# the lecture recording the transcript belongs to: silence as long as the lecture, on a host
+# of its own as a course's media address is
+RECORDING = "lecture-01.wav"
+RECORDING_SECONDS = 750
+TRANSCRIPT_TITLE = "Lecture 1 (video)"
+VIDEO_QUESTION = "Were people using Newton's method thousands of years before Newton?"
 
 OVERFLOW = "() => document.scrollingElement.scrollWidth - window.innerWidth"
 # the innermost elements that stick out on the right, to say what made the page too wide
@@ -110,10 +125,73 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+class RangedFiles(http.server.SimpleHTTPRequestHandler):
+    """A folder's files with byte ranges, as a media host serves them: a player reads the
+    header, then seeks with a range."""
+
+    def send_head(self) -> Any:
+        match = re.fullmatch(r"bytes=(\d+)-(\d*)", self.headers.get("Range", ""))
+        path = Path(self.translate_path(self.path))
+        if match is None or not path.is_file():
+            return super().send_head()
+        size = path.stat().st_size
+        start = int(match.group(1))
+        end = min(int(match.group(2) or size - 1), size - 1)
+        handle = path.open("rb")
+        handle.seek(start)
+        self.send_response(206)
+        self.send_header("Content-Type", self.guess_type(str(path)))
+        self.send_header("Accept-Ranges", "bytes")
+        self.send_header("Content-Range", f"bytes {start}-{end}/{size}")
+        self.send_header("Content-Length", str(end - start + 1))
+        self.end_headers()
+        self.range_left = end - start + 1
+        return handle
+
+    def copyfile(self, source: Any, outputfile: Any) -> None:
+        left = getattr(self, "range_left", None)
+        if left is None:
+            super().copyfile(source, outputfile)
+            return
+        while left > 0:
+            block = source.read(min(65536, left))
+            if not block:
+                break
+            outputfile.write(block)
+            left -= len(block)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Quiet: the player's requests are no news."""
+
+
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory, sample: Sample,
+def media(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The address of the folder that holds the lecture's recording."""
+    folder = tmp_path_factory.mktemp("media")
+    with wave.open(str(folder / RECORDING), "wb") as recording:
+        recording.setnchannels(1)
+        recording.setsampwidth(1)
+        recording.setframerate(8000)
+        recording.writeframes(b"\x80" * 8000 * RECORDING_SECONDS)
+
+    def handler(*args: Any) -> RangedFiles:
+        return RangedFiles(*args, directory=str(folder))
+
+    host = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=host.serve_forever, name="media-host", daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{host.server_address[1]}"
+    finally:
+        host.shutdown()
+        host.server_close()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory, sample: Sample, media: str,
            playwright_api: Any) -> Iterator[Server]:
-    """The sample course, the model off, a student enrolled and a class running on slide 5."""
+    """The sample course, the model off, a student enrolled, a class running on slide 5 and
+    the transcript linked to its recording."""
     uvicorn = pytest.importorskip("uvicorn")
     from coursetutor.api import create_app
 
@@ -143,10 +221,12 @@ def server(tmp_path_factory: pytest.TempPathFactory, sample: Sample,
     # the course files themselves, as a teacher uploads them (the sample's passages are
     # unchanged, so nothing is embedded again): "open the original" has a file to open
     for path, meta in sample.manifest.files:
+        fields = {"type": meta.doc_type, "topic": meta.topic}
+        if meta.doc_type == "transcript":  # the manifest's title, and its recording
+            fields.update(title=meta.title, media_url=f"{media}/{RECORDING}")
         with path.open("rb") as handle:
             job = httpx.post(f"{course}/documents", headers=teacher, timeout=120,
-                             files={"files": (path.name, handle)},
-                             data={"type": meta.doc_type, "topic": meta.topic}).json()
+                             files={"files": (path.name, handle)}, data=fields).json()
         while job["status"] not in ("done", "failed"):
             time.sleep(0.2)
             job = httpx.get(f"{url}/v1/jobs/{job['id']}", headers=teacher, timeout=120).json()
@@ -171,9 +251,24 @@ class Screens:
     def __init__(self, page: Any, folder: Path, name: str) -> None:
         self.page, self.folder, self.name = page, folder, name
         self.errors: list[str] = []
+        self.expected: list[str] = []  # failed requests a step provokes on purpose
         self.count = 0
-        page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        page.on("console", self._console)
         page.on("pageerror", lambda exc: self.errors.append(str(exc)))
+
+    def _console(self, message: Any) -> None:
+        if message.type != "error":
+            return
+        for i, text in enumerate(self.expected):
+            if text in message.text:
+                del self.expected[i]
+                return
+        self.errors.append(message.text)
+
+    def expect_refusal(self, status: int) -> None:
+        """The next request the page sends is refused with `status`, on purpose: the browser's
+        own console line about it is no error of the page."""
+        self.expected.append(f"status of {status}")
 
     def shot(self, screen: str, at: str = "", full: bool = True) -> None:
         """Check and save this screen: the whole page, the part from `at` (a selector), or
@@ -290,6 +385,28 @@ def test_teacher_journey(browser: Any, server: Server, shots: Path, lang: str, s
         screens.shot("documents", at="#docs-heading")
         screens.shot("live", at="#students-heading")
 
+        # a refusal in the page's words: the course id is taken
+        screens.expect_refusal(409)
+        page.fill("#course-id", SAMPLE_COURSE)
+        page.fill("#course-title", "Again")
+        page.click("#course-create")
+        refused = page.locator("#course-error")
+        expect(refused).to_have_text(text["course_exists"])
+        expect(refused).to_have_attribute("data-code", "course_exists")
+        screens.shot("error", at="#course-form")
+
+        # an upload whose every file fails: each report line and the job in the page's words
+        page.set_input_files("#upload-files", [
+            {"name": "broken.pdf", "mimeType": "application/pdf", "buffer": b"%PDF-1.4 torn"},
+            {"name": "empty.md", "mimeType": "text/markdown", "buffer": b""}])
+        page.click("#upload-submit")
+        job = page.locator("[data-testid=job]").first
+        expect(job).to_have_attribute("data-status", "failed", timeout=60_000)
+        expect(job.locator("[data-testid=report-notes]")).to_have_text(
+            [text["broken"], text["empty"]])
+        expect(job.locator("[data-testid=job-details]")).to_contain_text(text["no_file"])
+        screens.shot("upload-report", at="[data-testid=job]")
+
         page.click("#check-run")
         bars = page.locator("[data-testid=check-bar]")
         expect(bars.first).to_be_visible(timeout=60_000)
@@ -298,6 +415,45 @@ def test_teacher_journey(browser: Any, server: Server, shots: Path, lang: str, s
 
         expect(page.locator("#class-view h4").first).to_be_visible()
         screens.shot("class", at="#class-heading")
+
+
+def _clock(seconds: int) -> str:
+    return f"{seconds // 60:02d}:{seconds % 60:02d}"
+
+
+@pytest.mark.parametrize(("lang", "size"), [("en", "desktop"), ("it", "phone")])
+def test_a_transcript_source_opens_the_recording_at_its_second(
+        browser: Any, server: Server, media: str, shots: Path, lang: str, size: str,
+        playwright_api: Any) -> None:
+    expect = playwright_api.expect
+    with _journey(browser, shots, "recording", lang, size) as screens:
+        page = screens.page
+        page.goto(server.url + "/")
+        _sign_in(page, server.student_key)
+        expect(page.locator("#course-select")).to_have_value(SAMPLE_COURSE)
+        page.fill("#question", VIDEO_QUESTION)
+        page.click("#ask-submit")
+        turn = page.locator("[data-testid=turn]").last
+        expect(turn).to_have_attribute("data-state", "done", timeout=30_000)
+        link = turn.locator("[data-testid=source-link]", has_text=TRANSCRIPT_TITLE).first
+        label = link.inner_text()
+        link.click()
+        panel = page.locator("[data-testid=source-panel]")
+        player = panel.locator("[data-testid=source-media]")
+        expect(player).to_have_count(1)
+        src = player.get_attribute("src")
+        address, _, fragment = src.partition("#t=")
+        assert address == f"{media}/{RECORDING}"
+        second = int(fragment)
+        assert 0 < second < RECORDING_SECONDS and _clock(second) in label, (second, label)
+        expect(panel.locator("[data-testid=panel-media]")).to_have_attribute("href", src)
+        # the player itself stands at that second once it has read the recording's header
+        page.wait_for_function(
+            """(second) => {
+              const player = document.querySelector("[data-testid=source-media]");
+              return player.readyState >= 1 && Math.abs(player.currentTime - second) < 0.5;
+            }""", arg=second)
+        screens.shot("recording", full=False)
 
 
 # course text as the page renders it: Markdown, formulas, and markup that must stay text

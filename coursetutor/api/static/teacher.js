@@ -14,6 +14,7 @@ const SLOT = "teacher";
 const api = pageApi(SLOT);
 const POLL_MS = 500;
 const FINISHED = new Set(["done", "failed", "cancelled"]);
+const TENTHS = new Intl.NumberFormat(lang, { minimumFractionDigits: 1, maximumFractionDigits: 1 });
 
 const message = $("teacher-message");
 const coursesList = $("courses");
@@ -320,7 +321,7 @@ function showReport(box, report) {
   const files = listOf(report.files, "files");
   const ok = files.filter((f) => f.status !== "failed").length;
   const summary = [t("report.summary", { ok, total: files.length })];
-  if (report.seconds !== undefined) summary.push(t("job.seconds", { seconds: Number(report.seconds).toFixed(1) }));
+  if (report.seconds !== undefined) summary.push(t("job.seconds", { seconds: TENTHS.format(Number(report.seconds)) }));
   const rows = files.map((f) => {
     const notes = [];
     const noText = listOf(f.no_text_pages, "pages");
