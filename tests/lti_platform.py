@@ -7,7 +7,8 @@ that takes the bearer token of its registration URL).
 `handle` answers an `httpx.Request`, so the tool reaches it through an `httpx.MockTransport`;
 `serve` puts the same handler on 127.0.0.1 for a browser, with a course page that frames the
 tool as an LMS does (and offers its storage to the tool's frame as Moodle 4.3+ and Canvas do:
-LTI Client Side postMessages, unless `?storage=none`), and a page that opens a dynamic
+LTI Client Side postMessages, unless `?storage=none`, or `=silent`: it says it has one but
+never answers), and a page that opens a dynamic
 registration URL in a frame and listens for the tool's close message.
 """
 
@@ -268,10 +269,11 @@ COURSE_PAGE = """<!doctype html><html><head><title>LMS course</title></head>
  allow="clipboard-write"></iframe>{more}</body></html>"""
 # The platform's side of LTI Client Side postMessages: it answers lti.capabilities,
 # lti.put_data and lti.get_data from the tool's frame only, keeps each value under the
-# sender's origin and key (in this page: a reload of the frame keeps it), and notes every
-# request in `lmsMessages` for the tests.
+# sender's origin and key (in this page: a reload of the frame keeps it; with `?storage=forgets`
+# it answers but keeps nothing), and notes every request in `lmsMessages` for the tests.
 PLATFORM_STORAGE = """<script>
 const lmsStore = new Map();
+const lmsForgets = new URLSearchParams(location.search).get("storage") === "forgets";
 window.lmsMessages = [];
 addEventListener("message", (event) => {
   const data = event.data;
@@ -286,7 +288,7 @@ addEventListener("message", (event) => {
     answer({supported_messages: [{subject: "lti.capabilities"},
       {subject: "lti.put_data", frame: "_parent"}, {subject: "lti.get_data", frame: "_parent"}]});
   } else if (data.subject === "lti.put_data") {
-    lmsStore.set(name, data.value);
+    if (!lmsForgets) lmsStore.set(name, data.value);
     answer({key: data.key, value: data.value});
   } else if (data.subject === "lti.get_data") {
     answer({key: data.key, value: lmsStore.has(name) ? lmsStore.get(name) : null});
@@ -334,8 +336,10 @@ def serve(platform: FakePlatform, port: int, tool_url: str,
             if parts.path == "/course":
                 params = platform.login_params("ana")
                 more = OTHER_SITE_FRAME.format(url=f"http://127.0.0.1:{port}/blank")
-                if parse_qs(parts.query).get("storage") != ["none"]:
+                storage = parse_qs(parts.query).get("storage", [""])[0]
+                if storage != "none":  # "silent": it names a storage that never answers
                     params["lti_storage_target"] = "_parent"
+                if storage not in ("none", "silent"):
                     more += PLATFORM_STORAGE
                 login = f"{tool_url}/lti/login?{urlencode(params)}"
                 page = COURSE_PAGE.format(login=html.escape(login), more=more)

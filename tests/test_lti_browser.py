@@ -347,3 +347,33 @@ def test_without_any_storage_a_reload_says_to_launch_again(lms: Lms, browser: An
                                     "tutor again from your course page in the LMS.")
         expect(frame.locator("#key-form")).to_be_visible()
         page.screenshot(path=str(lms.shots / "09-no-storage-reload-says-relaunch.png"))
+
+
+def test_a_launch_whose_login_the_storage_does_not_hold_is_refused(
+        lms: Lms, browser: Any, playwright_api: Any) -> None:
+    expect = playwright_api.expect
+    lms.make = lms.learner
+    with _page(browser) as page:
+        page.goto(f"{lms.url}?storage=forgets")
+        unbound = _tool_frame(page).locator("#lti-unbound")
+        expect(unbound).to_be_visible()
+        expect(unbound).to_contain_text("unbound_state")
+        expect(_tool_frame(page).locator("#key-status")).to_have_count(0)
+        tool = page.frame(name="tool")
+        assert tool is not None and urlsplit(tool.url).path == "/lti/launch"
+        page.screenshot(path=str(lms.shots / "10-refused-unbound_state.png"))
+
+
+def test_a_storage_that_never_answers_leaves_the_login_to_its_signed_state(
+        lms: Lms, browser: Any) -> None:
+    lms.make = lms.learner
+    console: list[str] = []
+    with _page(browser) as page:
+        page.on("console", lambda message: console.append(message.text))
+        page.goto(f"{lms.url}?storage=silent")
+        _tool_frame(page).locator("#key-status").wait_for(state="visible")
+        tool = page.frame(name="tool")
+        assert tool is not None and urlsplit(tool.url).fragment.startswith("lti_session=")
+        assert "lti_storage_target" not in tool.url  # the page keeps its key in the browser
+    assert "coursetutor: the platform's storage did not answer (timeout)" in console
+    assert "coursetutor: the login goes on with its signed state alone" in console

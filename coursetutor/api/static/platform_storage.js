@@ -81,15 +81,15 @@ export class PlatformStorage {
 
   /** The frame (and subject) that answers `subject`, as the platform's capabilities say. */
   async #route(subject) {
-    if (window.parent === window) throw new StorageError("unsupported");
-    this.capabilities ??= this.#send(window.parent, { subject: "lti.capabilities" },
-      this.origins);
+    const host = window.opener || window.parent; // the LMS's window: framing or opening this
+    if (host === window) throw new StorageError("unsupported");
+    this.capabilities ??= this.#send(host, { subject: "lti.capabilities" }, this.origins);
     const reply = await this.capabilities;
     const found = (reply.supported_messages || []).find(
       (m) => m && m.subject?.replace(/^org\.imsglobal\./, "") === subject);
     if (!found) throw new StorageError("unsupported");
     const frame = found.frame || this.target;
-    const win = frame === "_parent" ? window.parent : window.parent.frames[frame];
+    const win = frame === "_parent" ? host : host.frames[frame];
     if (!win) throw new StorageError("unsupported");
     return { win, subject: found.subject };
   }
