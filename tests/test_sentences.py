@@ -6,7 +6,9 @@ import json
 
 import pytest
 
-from coursetutor.tutor.sentences import garbled, steps_wanted, units
+from coursetutor.retrieval.language import ANY_STOPWORD
+from coursetutor.retrieval.tokenize import tokenize
+from coursetutor.tutor.sentences import NAMED_WEIGHT, garbled, named, steps_wanted, units
 from coursetutor.tutor.statements import Statement, StatementStream, parse, schema
 
 ROLLE = ("7.1.7 Teorema di Rolle Teorema 42 (di Rolle). Sia f : [a, b] → R. Se: • f è continua "
@@ -124,3 +126,48 @@ def test_a_passage_ending_on_a_label_is_continued_from_the_next() -> None:
     (hit,) = continued(tools, "c", [Hit(chunk(0, label), 1.0, {}, {}, Locator(page=94))])  # type: ignore[arg-type]
     assert hit.chunk.text == f"{label} {statement}"
     assert "Dimostrazione" not in hit.chunk.text  # the statement, not the page after it
+
+
+LAGRANGE = """Teorema 43 (di Lagrange). Sia $f:[a,b]\\rightarrow \\mathbb{R}$. Se:
+
+- $f$ è continua in $[a,b]$
+
+- $f$ è derivabile su $(a,b)$
+
+Allora: $$\\exists c\\in (a,b)\\mbox{: } f^{'}(c)=\\frac{f(b)-f(a)}{b-a}$$
+
+Dimostrazione. Definiamo $g(x)=f(x)-\\frac{f(b)-f(a)}{b-a}\\cdot(x-a)$."""
+
+
+def test_a_theorem_set_out_over_blank_lines_is_one_statement() -> None:
+    assert units(LAGRANGE, "it") == [
+        "Teorema 43 (di Lagrange). Sia $f:[a,b]\\rightarrow \\mathbb{R}$. Se: - $f$ è continua "
+        "in $[a,b]$ - $f$ è derivabile su $(a,b)$ Allora: $$\\exists c\\in (a,b)\\mbox{: } "
+        "f^{'}(c)=\\frac{f(b)-f(a)}{b-a}$$",
+        "Dimostrazione. Definiamo $g(x)=f(x)-\\frac{f(b)-f(a)}{b-a}\\cdot(x-a)$.",
+    ]
+
+
+def test_a_displayed_formula_stays_with_the_sentence_that_introduced_it() -> None:
+    text = ("Setting `y = 0` and calling the solution\n`x_{n+1}` gives\n\n"
+            "    x_{n+1} = x_n - f(x_n) / f'(x_n)\n\nThis is **Newton's iteration**.")
+    assert units(text) == [
+        "Setting `y = 0` and calling the solution `x_{n+1}` gives "
+        "x_{n+1} = x_n - f(x_n) / f'(x_n)",
+        "This is **Newton's iteration**.",
+    ]
+
+
+@pytest.mark.parametrize(("sentence", "bonus"), [
+    ("Teorema 43 (di Lagrange). Sia $f:[a,b]$ continua.", NAMED_WEIGHT),
+    ("**定理 3.2.4 (介值定理)** 若 $f\\in C[a,b]$", NAMED_WEIGHT),
+    # the name holds the question's words among many others: a corollary, not the theorem
+    ("Corollario 3 (conseguenza fondamentali al teorema di Lagrange). Sia $f$ derivabile.",
+     0.0),
+    ("Sia $f$ derivabile in $(a,b)$: allora vale il teorema di Lagrange.", 0.0),
+])
+def test_the_result_the_question_names(sentence: str, bonus: float) -> None:
+    language = "zh" if "定理" in sentence else "it"
+    question = "介值定理是什么？" if language == "zh" else "Cosa dice il teorema di Lagrange?"
+    wanted = {w for w in tokenize(question, language) if w not in ANY_STOPWORD}
+    assert named(sentence, wanted, language) == pytest.approx(bonus)

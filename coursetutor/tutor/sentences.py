@@ -42,6 +42,8 @@ PASSAGES = 5  # the first passages read
 TERM_WEIGHT = 0.05
 CUE_WEIGHT = 0.03
 FORMULA_WEIGHT = 0.05
+NAMED_WEIGHT = 0.06  # the label of the result the question names, at most
+NAMED_SHARE = 0.5  # ... when at least this share of its kind and name words are asked
 MAX_CHARS = 480  # a longer "sentence" is a page run together; it is cut at its words
 WHOLE = 320  # a block between two labels this short stays one unit
 WHOLE_CJK = 130
@@ -75,6 +77,11 @@ _LABEL_ONLY = re.compile(
     r"^(?:\d+(?:\.\d+){1,3}\s+)?(?:Teorema|Definizione|Corollario|Lemma|Proposizione|Theorem|"
     r"Definition|Corollary|Proposition|Satz|Théorème|定理|定义|引理|推论)\s*\d*(?:\.\d+)*"
     r"\s*(?:[(（][^)）]{1,60}[)）])?\s*[.:：]?$")
+# a named result's label: its kind, its number, and its name ("Teorema 43 (di Lagrange).")
+_LABEL = re.compile(
+    r"^(?:\*\*?)?(?:\d+(?:\.\d+){1,3}\s+)?((?:Teorema|Definizione|Corollario|Lemma|"
+    r"Proposizione|Theorem|Definition|Corollary|Proposition|Satz|Théorème|定理|定义|引理|推论))\s*\d*(?:\.\d+)*"
+    r"\s*[(（]([^)）]{1,60})[)）]")
 _ODD = re.compile(r"\(\s*\)|[，。]\s*[，。]|\uFFFD|[\uE000-\uF8FF]|\(cid:\d+\)")
 # a bullet inside a long run of text starts a new statement ("·若…则称为第一类间断点 ·否则…")
 _BULLET = re.compile(r"\s+(?=[·•]\s*\S)")
@@ -85,6 +92,10 @@ _MATHS = re.compile(r"[=+\-−*/^()\[\]{}∇∑∫√≤≥<>≈∈→⊤∂·|]
 # a sum the PDF flattened: "Pn i=1" for the sigma of i = 1 to n
 _FLAT_SUM = re.compile(r"\bP\s?[a-zA-Z]?\s+[a-z]\s?=\s?\d\b")
 _RELATION = re.compile(r"[=<>≤≥≈≠→]")
+_LIST_ITEM = re.compile(r"^(?:[-*•·]|\d{1,2}[.)]|\(?[a-z][.)]|\(?[ivx]{1,4}\))\s+")
+# what a list of hypotheses leads to: "Allora:", "Then", "则"
+_THEN = re.compile(r"^(?:Allora|Then|Dann|Alors|Entonces|Quindi|Therefore|Hence|则|那么|그러면)\b",
+                   re.I)
 _PROSE = re.compile(r"(?<![\\\w])[^\W\d_]{4,}|[\u3400-\u9fff\uac00-\ud7af]")
 # a sentence that names what the one before it said ("This is Newton's iteration.")
 _REFERS_BACK = re.compile(
@@ -128,7 +139,7 @@ def units(text: str, language: str = "en") -> list[str]:
         else:
             joined.append(line)
     out: list[str] = []
-    for block in (piece.strip() for b in joined if b for piece in _STRUCTURE.split(b)):
+    for block in (piece.strip() for b in _statements(joined) for piece in _STRUCTURE.split(b)):
         if not block:
             continue
         # a theorem with its hypotheses, a definition: one unit (a CJK character says more)
@@ -145,6 +156,25 @@ def units(text: str, language: str = "en") -> list[str]:
             else:
                 out.append(sentence)
     return [piece for s in out for piece in _cut(s)]
+
+
+def _statements(blocks: list[str]) -> list[str]:
+    """The blocks of a passage, a statement set out over several (a theorem's "Se:", its
+    hypotheses as a list, its "Allora: $$...$$") joined into one while it stays short."""
+    out: list[str] = []
+    listing = False  # the last block ends in a list that its lead-in opened
+    for block in (b for b in blocks if b):
+        item = bool(_LIST_ITEM.match(block))
+        opened = bool(out) and out[-1].rstrip().endswith((":", "\uff1a"))
+        goes_on = opened or (listing and (item or bool(_THEN.match(block))))
+        limit = WHOLE_CJK if has_cjk(block) else WHOLE
+        if goes_on and len(out[-1]) + len(block) < limit:
+            out[-1] = f"{out[-1]} {block}"
+            listing = item or (listing and not _THEN.match(block))
+        else:
+            out.append(block)
+            listing = False
+    return out
 
 
 def _formula_only(line: str) -> bool:
@@ -252,10 +282,11 @@ def select(question: str, search: str, hits: Sequence[Hit], language: str, inten
     for (p, _, sentence), cosine in zip(candidates, cosines, strict=True):
         lang = hits[p].chunk.language or language
         terms = max(len(w & (set(tokenize(sentence, lang)) | titles[p])) for w in wanted)
+        bonus_named = max(named(sentence, w, lang) for w in wanted)
         bonus = CUE_WEIGHT if cue and cue.search(sentence) else 0.0
         if formula and any(_RELATION.search(f) for _, f in line_formulas(sentence)):
             bonus += FORMULA_WEIGHT  # a formula asked for: the sentence that gives one
-        scores.append(float(cosine) + TERM_WEIGHT * min(terms, 4) + bonus
+        scores.append(float(cosine) + TERM_WEIGHT * min(terms, 4) + bonus + bonus_named
                       + RANK_WEIGHT / (p + 1))
     order = sorted(range(len(candidates)), key=lambda i: -scores[i])
     clean = [i for i in order if i not in soup]
@@ -295,6 +326,19 @@ def _with_antecedents(chosen: list[int], candidates: Sequence[tuple[int, int, st
             out.append(before)
         out.append(n)
     return out[:MAX_SENTENCES]
+
+
+def named(sentence: str, wanted: set[str], language: str) -> float:
+    """A bonus for the result the question names: a sentence that opens with a label whose
+    kind and name are mostly the question's words ("Teorema 43 (di Lagrange)" for "il
+    teorema di Lagrange", not "Corollario 3 (conseguenza ... al teorema di Lagrange)")."""
+    label = _LABEL.match(sentence)
+    if label is None or not wanted:
+        return 0.0
+    words = {w for w in tokenize(f"{label.group(1)} {label.group(2)}", language)
+             if w not in ANY_STOPWORD}
+    share = len(words & wanted) / len(words) if words else 0.0
+    return NAMED_WEIGHT * share if share >= NAMED_SHARE else 0.0
 
 
 def steps_wanted(question: str, intent: str) -> bool:
