@@ -171,3 +171,10 @@ def test_the_result_the_question_names(sentence: str, bonus: float) -> None:
     question = "介值定理是什么？" if language == "zh" else "Cosa dice il teorema di Lagrange?"
     wanted = {w for w in tokenize(question, language) if w not in ANY_STOPWORD}
     assert named(sentence, wanted, language) == pytest.approx(bonus)
+
+
+@pytest.mark.parametrize("question", [
+    "第二类间断点是怎么定义的？", "How is a removable discontinuity defined?",
+    "Come è definita la serie armonica?", "상합은 어떻게 정의되나요?"])
+def test_how_a_thing_is_defined_asks_for_its_definition_not_steps(question: str) -> None:
+    assert not steps_wanted(question, "concept")

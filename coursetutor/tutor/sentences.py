@@ -353,6 +353,9 @@ def _cue_kind(question: str, intent: str) -> str:
         return "proof"
     if re.search(r"\b(?:why|perché|perche|warum|pourquoi)\b|为什么|为何|왜", q):
         return "why"
+    if re.search(r"\b(?:defined|definit[oaie]|si definisce|définie?s?|definiert)\b|定义|정의",
+                 q):
+        return "definition"  # "how is it defined?" asks for the definition, not for steps
     if re.search(r"\b(?:how|come|wie|comment)\b|怎么|如何|어떻게", q):
         return "how"
     if intent == "definition" or re.search(
