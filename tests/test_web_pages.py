@@ -54,7 +54,7 @@ TEXT = {
            "jobs_none": "No uploads in this page yet",
            "course_exists": f"A course with the id {SAMPLE_COURSE} exists already.",
            "broken": "broken.pdf is not a readable PDF.", "empty": "empty.md is empty.",
-           "no_file": "No file could be ingested."},
+           "no_file": "No file could be ingested.", "none_chosen": "No file chosen"},
     "it": {"ask": "Chiedi", "profile": "Il mio profilo", "saved": "Profilo salvato.",
            "class_now": f"Ora in classe: slide {SLIDE}", "signed_out": "Inserisci",
            "teacher_out": "la chiave docente",
@@ -62,7 +62,7 @@ TEXT = {
            "live": "Lezione in diretta", "jobs_none": "Ancora nessun caricamento",
            "course_exists": f"Esiste già un corso con l'id {SAMPLE_COURSE}.",
            "broken": "broken.pdf non è un PDF leggibile.", "empty": "empty.md è vuoto.",
-           "no_file": "Nessun file è stato importato."},
+           "no_file": "Nessun file è stato importato.", "none_chosen": "Nessun file scelto"},
 }
 JOURNEYS = [(lang, size) for lang in LOCALES for size in VIEWPORTS]
 # the lecture recording the transcript belongs to: silence as long as the lecture, on a host
@@ -381,6 +381,9 @@ def test_teacher_journey(browser: Any, server: Server, shots: Path, lang: str, s
         expect(page.locator("#live-heading")).to_have_text(text["live"])
         expect(page.locator("[data-testid=live-state]")).to_contain_text(str(SLIDE))
         expect(page.locator("#check-heading")).to_have_text(text["check"])
+        # the file input in the page's language, not the browser's
+        expect(page.locator("[data-testid=upload-files-chosen]")).to_have_text(
+            text["none_chosen"])
         screens.shot("courses", at="#courses-heading")
         screens.shot("documents", at="#docs-heading")
         screens.shot("live", at="#students-heading")

@@ -199,6 +199,28 @@ export function showError(box, err) {
   node.hidden = !err;
 }
 
+/**
+ * A file input in the page's language: the browser writes "Choose files" and "No file chosen"
+ * in its own, so the input is hidden (still focusable, and its label still opens it) and a
+ * button and the names chosen stand in for it.
+ */
+export function localFilePicker(input) {
+  const button = el("button", { type: "button", class: "secondary file-button", tabindex: "-1",
+    "aria-hidden": "true" }, t(input.multiple ? "file.choose_many" : "file.choose_one"));
+  const chosen = el("span", { class: "file-chosen", "data-testid": `${input.id}-chosen` });
+  const show = () => {
+    const names = [...(input.files || [])].map((file) => file.name);
+    chosen.textContent = names.length ? names.join(", ") : t("file.none");
+  };
+  button.addEventListener("click", () => input.click());
+  input.addEventListener("change", show);
+  input.form?.addEventListener("reset", () => setTimeout(show));
+  input.classList.add("file-native");
+  input.after(el("span", { class: "file-pick" }, button, chosen));
+  show();
+  return show;
+}
+
 /** Create an element: el("button", {class: "x", onclick: fn}, "text", child). */
 export function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);

@@ -3,7 +3,7 @@
 import { applyI18n, label, lang, t } from "./i18n.js";
 import {
   $, ApiError, codeText, courseId, courseKeyHandler, describeError, el, enc, errorFrom, fetchCourses,
-  fillCourseMenu, listOf, pageApi, recall, remember, setupKeyBox, showError, storedKey,
+  fillCourseMenu, listOf, localFilePicker, pageApi, recall, remember, setupKeyBox, showError, storedKey,
 } from "./common.js";
 import { setupCheck } from "./check.js";
 import { setupLive } from "./live.js";
@@ -527,6 +527,8 @@ $("activity-refresh").addEventListener("click", () => loadActivity());
 // ---------------------------------------------------------------- start
 
 applyI18n();
+localFilePicker(uploadFiles);
+localFilePicker($("live-file"));
 $("course-language").value = lang;
 setupKeyBox(SLOT, async (key) => {
   showLms(null);
