@@ -77,6 +77,7 @@ def test_a_class_fed_through_the_api_end_to_end(api: Api) -> None:
     assert (hits[0]["start"], hits[0]["end"]) == (12.0, 22.0)
     state = api.call("student", "GET", one).json()
     assert (state["events"], state["chunks"], state["slide_page"]) == (2, 1, 4)
+    assert state["slide_following"] == "teacher"  # no deck: the teacher's page events
     assert state["last_event"]["text"] == SENTENCE and state["last_event"]["final"]
     ended = api.call("teacher", "POST", f"{one}/end")
     assert ended.status_code == 200 and ended.json()["running"] is False

@@ -93,7 +93,8 @@ def encode_event(e: ClassEvent) -> dict[str, Any]:
 
 def encode_status(s: ClassStatus) -> dict[str, Any]:
     return {**encode_class(s.live), "events": s.events, "chunks": s.chunks,
-            "last_event": encode_event(s.last) if s.last else None}
+            "last_event": encode_event(s.last) if s.last else None,
+            "slide_following": s.slide_following}
 
 
 def encode_result(class_id: str, r: JobResult) -> dict[str, Any]:
