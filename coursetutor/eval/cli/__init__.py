@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from . import answers, fusion, grade, live, memory, retrieval, slides
+from . import across, answers, fusion, grade, live, memory, retrieval, slides
 
 __all__ = ["eval_group"]
 
@@ -16,5 +16,5 @@ def eval_group() -> None:
 
 for command in (retrieval.retrieval, fusion.fusion_command, answers.answers, answers.compare,
                 live.live_command, memory.memory_command, grade.grade_command,
-                slides.slides_command, slides.lexicon_command):
+                slides.slides_command, slides.lexicon_command, across.across_command):
     eval_group.add_command(command)
