@@ -178,3 +178,21 @@ def test_the_result_the_question_names(sentence: str, bonus: float) -> None:
     "Come è definita la serie armonica?", "상합은 어떻게 정의되나요?"])
 def test_how_a_thing_is_defined_asks_for_its_definition_not_steps(question: str) -> None:
     assert not steps_wanted(question, "concept")
+
+
+@pytest.mark.parametrize(("section", "names"), [
+    (("5 Serie", "5.2.3 Serie Armonica"), True),
+    (("5 Serie", "5.5.4 Teorema della convergenza assoluta"), False),
+    ((), False),
+])
+def test_a_passage_whose_section_the_question_names(section: tuple[str, ...],
+                                                    names: bool) -> None:
+    from coursetutor.tutor.sentences import _names_section
+    from coursetutor.types import Chunk, Hit, Locator
+
+    chunk = Chunk(id="c", tenant="t", course="c", document_id="notes", document_title="Analisi",
+                  doc_type="lecture", topic="", section_path=section, difficulty=0,
+                  language="it", locator=Locator(page=45), text="…", content_hash="h",
+                  ordinal=0)
+    wanted = {w for w in tokenize("La serie armonica converge?", "it") if w not in ANY_STOPWORD}
+    assert _names_section(Hit(chunk, 1.0, {}, {}, Locator(page=45)), [wanted], "it") is names

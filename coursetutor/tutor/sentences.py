@@ -42,6 +42,7 @@ PASSAGES = 5  # the first passages read
 TERM_WEIGHT = 0.05
 CUE_WEIGHT = 0.03
 FORMULA_WEIGHT = 0.05
+SECTION_WEIGHT = 0.04  # a passage whose section title the question names
 NAMED_WEIGHT = 0.06  # the label of the result the question names, at most
 NAMED_SHARE = 0.5  # ... when at least this share of its kind and name words are asked
 MAX_CHARS = 480  # a longer "sentence" is a page run together; it is cut at its words
@@ -279,6 +280,11 @@ def select(question: str, search: str, hits: Sequence[Hit], language: str, inten
     # repeats its title in its first line only)
     titles = [set(tokenize(" ".join(h.chunk.section_path), h.chunk.language or language))
               for h in hits[:PASSAGES]]
+    # a passage whose own section the question names ("5.2.3 Serie Armonica" for "La serie
+    # armonica converge?") is about what is asked: its sentences before a theorem elsewhere
+    # that shares a word or two with the question
+    about = [SECTION_WEIGHT if _names_section(h, wanted, language) else 0.0
+             for h in hits[:PASSAGES]]
     for (p, _, sentence), cosine in zip(candidates, cosines, strict=True):
         lang = hits[p].chunk.language or language
         terms = max(len(w & (set(tokenize(sentence, lang)) | titles[p])) for w in wanted)
@@ -287,7 +293,7 @@ def select(question: str, search: str, hits: Sequence[Hit], language: str, inten
         if formula and any(_RELATION.search(f) for _, f in line_formulas(sentence)):
             bonus += FORMULA_WEIGHT  # a formula asked for: the sentence that gives one
         scores.append(float(cosine) + TERM_WEIGHT * min(terms, 4) + bonus + bonus_named
-                      + RANK_WEIGHT / (p + 1))
+                      + RANK_WEIGHT / (p + 1) + about[p])
     order = sorted(range(len(candidates)), key=lambda i: -scores[i])
     clean = [i for i in order if i not in soup]
     if order[0] in soup and (not clean or scores[clean[0]] < scores[order[0]] - CLOSE):
@@ -326,6 +332,15 @@ def _with_antecedents(chosen: list[int], candidates: Sequence[tuple[int, int, st
             out.append(before)
         out.append(n)
     return out[:MAX_SENTENCES]
+
+
+def _names_section(hit: Hit, wanted: list[set[str]], language: str) -> bool:
+    """Does the question hold every word of the passage's own section title?"""
+    if not hit.chunk.section_path:
+        return False
+    words = {w for w in tokenize(hit.chunk.section_path[-1], hit.chunk.language or language)
+             if w not in ANY_STOPWORD and not w.isdigit()}
+    return bool(words) and any(words <= w for w in wanted)
 
 
 def named(sentence: str, wanted: set[str], language: str) -> float:
