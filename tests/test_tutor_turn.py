@@ -30,6 +30,7 @@ from coursetutor.retrieval import EmbeddingModel
 from coursetutor.store import SQLiteStore
 from coursetutor.tutor import prompts
 from coursetutor.tutor.citations import snippet
+from coursetutor.tutor.claims import absent_names
 from coursetutor.tutor.generate import Draft, stream_answer
 from coursetutor.tutor.guard import fallback_help
 from coursetutor.tutor.replies import reply
@@ -366,6 +367,31 @@ def test_question_the_course_does_not_cover(make_tutor: MakeTutor) -> None:
     stored = tutor.ws.store.list_turns(TENANT, SAMPLE_COURSE, answer.session_id)
     assert [(t.question, t.grade, t.answer) for t in stored] == [
         ("What is the capital of France?", "incorrect", answer.text)]
+
+
+def test_a_question_naming_what_the_course_never_names_is_not_covered(
+        make_tutor: MakeTutor) -> None:
+    # close to the course's words (a theorem about convergence of an iteration), but the
+    # course never names Banach: no passage can answer it
+    tutor, fake = make_tutor()
+    _, answer = run(tutor, "What does the Banach fixed-point theorem say about convergence?")
+    assert (answer.covered, answer.grade) == (False, "incorrect")
+    assert answer.text.startswith(reply("not_covered", "en") + " ")
+    assert answer.note == "the course never names Banach"
+    assert "answer" not in fake.kinds()
+
+
+@pytest.mark.parametrize(("question", "absent"), [
+    ("Cosa afferma il teorema di Stokes?", ["Stokes"]),
+    ("What is the BFGS update formula for the inverse Hessian approximation?", ["BFGS"]),
+    ("What is the Newton-Raphson update rule?", []),
+    ("When do Newton-Raphsons fail?", []),  # an inflection of a name the course has
+    ("how does bisection work?", []),  # no name asked about
+])
+def test_names_a_question_asks_about_that_no_passage_holds(question: str,
+                                                          absent: list[str]) -> None:
+    passages = ["NEWTON-RAPHSON Update scheme: x[t+1] = x[t] + d[t] with the Hessian."]
+    assert absent_names(question, passages) == absent
 
 
 def test_model_answering_not_covered_gets_the_not_covered_reply(make_tutor: MakeTutor) -> None:

@@ -208,6 +208,16 @@ class SourceText:
         return len(key) >= 6 and any(w.startswith(stem) for w in self.words)
 
 
+def absent_names(question: str, texts: Iterable[str]) -> list[str]:
+    """The names a question asks about (Stokes, BFGS) that none of `texts` holds: a question
+    about a result the course never names is not covered, however close its other words."""
+    asked = names(question)
+    if not asked:
+        return []
+    found = SourceText(texts)
+    return [name for name in asked if not found.has_name(name)]
+
+
 def missing_terms(claim: str, sources: Sequence[str] | SourceText, question: str = "") -> list[str]:
     """The numbers, formulas and named terms of `claim` found neither in the sources nor in the
     question (maths normalised first)."""

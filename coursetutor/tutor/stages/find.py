@@ -15,6 +15,7 @@ from ...types import MetaEvent, Turn
 from .. import prompts
 from ..categorize import ANSWERED, Categorization, parse_llm_categorization
 from ..citations import as_citations
+from ..claims import absent_names
 from ..evidence import Evidence, EvidenceFinder
 from ..exercise import find_exercise
 from ..pipeline import Reply
@@ -22,6 +23,8 @@ from ..replies import reply
 from ..tiers import tier_of, with_tiers
 from .tools import Tools
 from .understand import Understood, canned
+
+NAMED_PASSAGES = 6  # the passages a name the question asks about must be in
 
 
 @dataclasses.dataclass(frozen=True)
@@ -83,11 +86,15 @@ def confirm(tools: Tools, f: Found) -> Found | Reply:
 
 
 def covered(tools: Tools, f: Found) -> Found | Reply:
-    """Passages that answer; else "not covered" with the closest topics the course has,
+    """Passages that answer; else "not covered" with the closest topics the course has (also
+    when the question names a result or method no passage names: "il teorema di Stokes"),
     and, with no model to write the answer, the passages themselves."""
     o, cat, ev = f.understood.recalled.opened, f.cat, f.evidence
     if ev.grade == "incorrect" or not ev.hits:
         return not_covered(o.session_id, f, meta_sent=False)
+    if cat.intent != "exercise" and (absent := absent_names(o.question, _read(ev))):
+        return dataclasses.replace(not_covered(o.session_id, f, meta_sent=False),
+                                   note="the course never names " + ", ".join(absent))
     if not tools.router.enabled:
         cited = as_citations(ev.hits[:5])
         return Reply(cat, ev, reply("no_llm", cat.language), cited,
@@ -106,6 +113,12 @@ def not_covered(session_id: str, f: Found, meta_sent: bool) -> Reply:
     meta = None if meta_sent else MetaEvent(session_id, cat.category, cat.intent, "",
                                             "incorrect", cat.language)
     return Reply(cat, ev, text, meta=meta, covered=False, grade="incorrect", tier=f.tier)
+
+
+def _read(ev: Evidence) -> list[str]:
+    """What the first passages say, with the titles they sit under."""
+    return [f"{h.chunk.document_title} {' '.join(h.chunk.section_path)} {h.chunk.text}"
+            for h in ev.hits[:NAMED_PASSAGES]]
 
 
 def previous_intent(history: list[Turn]) -> str:
