@@ -37,6 +37,7 @@ pytestmark = pytest.mark.slow
 
 CHROMIUM = Path("/usr/bin/chromium")
 STUDENT = "ana"
+LISTENER = "ben"  # a second student, who follows the recording: requests of their own
 SLIDES = "lecture-02-convergence.pdf"
 SLIDE = 5
 VIEWPORTS = {"desktop": {"width": 1366, "height": 900}, "phone": {"width": 390, "height": 844}}
@@ -87,6 +88,7 @@ class Server:
     url: str
     teacher_key: str
     student_key: str
+    listener_key: str
 
 
 @pytest.fixture(scope="module")
@@ -203,6 +205,7 @@ def server(tmp_path_factory: pytest.TempPathFactory, sample: Sample, media: str,
     store.ensure_tenant(TENANT)
     _, teacher_key = mint_key(store, TENANT, "teacher", name="T")
     _, student_key = mint_key(store, TENANT, "student", student=STUDENT, name="S")
+    _, listener_key = mint_key(store, TENANT, "student", student=LISTENER, name="L")
     port = _free_port()
     uv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
                                        lifespan="on"))
@@ -216,8 +219,9 @@ def server(tmp_path_factory: pytest.TempPathFactory, sample: Sample, media: str,
     url = f"http://127.0.0.1:{port}"
     teacher = {"Authorization": f"Bearer {teacher_key}"}
     course = f"{url}/v1/courses/{SAMPLE_COURSE}"
-    httpx.put(f"{course}/students/{STUDENT}", headers=teacher, timeout=120,
-              json={}).raise_for_status()
+    for student in (STUDENT, LISTENER):
+        httpx.put(f"{course}/students/{student}", headers=teacher, timeout=120,
+                  json={}).raise_for_status()
     # the course files themselves, as a teacher uploads them (the sample's passages are
     # unchanged, so nothing is embedded again): "open the original" has a file to open
     for path, meta in sample.manifest.files:
@@ -239,7 +243,7 @@ def server(tmp_path_factory: pytest.TempPathFactory, sample: Sample, media: str,
     httpx.post(f"{course}/classes/{live.json()['id']}/slide", headers=teacher, timeout=120,
                json={"page": SLIDE}).raise_for_status()
     try:
-        yield Server(url, teacher_key, student_key)
+        yield Server(url, teacher_key, student_key, listener_key)
     finally:
         uv.should_exit = True
         thread.join(15)
@@ -432,7 +436,7 @@ def test_a_transcript_source_opens_the_recording_at_its_second(
     with _journey(browser, shots, "recording", lang, size) as screens:
         page = screens.page
         page.goto(server.url + "/")
-        _sign_in(page, server.student_key)
+        _sign_in(page, server.listener_key)
         expect(page.locator("#course-select")).to_have_value(SAMPLE_COURSE)
         page.fill("#question", VIDEO_QUESTION)
         page.click("#ask-submit")

@@ -26,7 +26,7 @@ function students(view, days) {
     "class.weak", "class.mastered"],
   view.profiles.map((r) => [
     r.idle ? el("span", {}, r.student, " ", el("span", { class: "idle-flag", title: t("class.idle_flag", { days }) },
-      "⚠ ", t("class.idle", { days }))) : r.student,
+      "⚠ ", r.last_seen ? t("class.idle", { days }) : t("class.idle_never"))) : r.student,
     r.last_seen ? when(r.last_seen) : t("class.never"),
     r.level ? label("level", r.level) : "–", r.style ? t(styleKey(r.style)) : "–",
     String(r.topics), String(r.weak_areas), String(r.mastered)]), "class.students_none");

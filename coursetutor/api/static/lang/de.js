@@ -334,6 +334,7 @@ export default {
   "class.title": "Klasse: Profile, Schwächen, Beherrschung",
   "class.help": "Was der Tutor von jeder eingeschriebenen Person weiß: es füllt sich, sobald Fragen gestellt werden.",
   "class.idle": "seit {days} Tagen nicht gesehen",
+  "class.idle_never": "hat noch nichts gefragt",
   "class.idle_days": "Nicht gesehen seit (Tagen)",
   "class.idle_flag": "Keine Frage dieser Person in den letzten {days} Tagen",
   "class.student": "Lernende(r)",

@@ -334,6 +334,7 @@ export default {
   "class.title": "Class: profiles, weak areas, mastery",
   "class.help": "What the tutor remembers of each enrolled student: it fills in as students ask questions.",
   "class.idle": "not seen for {days} days",
+  "class.idle_never": "has not asked anything yet",
   "class.idle_days": "Not seen for (days)",
   "class.idle_flag": "No question from this student in the last {days} days",
   "class.student": "Student",

@@ -334,6 +334,7 @@ export default {
   "class.title": "Classe : profils, points faibles, maîtrise",
   "class.help": "Ce que le tuteur retient de chaque étudiant inscrit : cela se remplit à mesure que les étudiants posent des questions.",
   "class.idle": "pas vu depuis {days} jours",
+  "class.idle_never": "n'a encore rien demandé",
   "class.idle_days": "Pas vus depuis (jours)",
   "class.idle_flag": "Aucune question de cet étudiant ces {days} derniers jours",
   "class.student": "Étudiant",

@@ -334,6 +334,7 @@ export default {
   "class.title": "Classe: profili, punti deboli, padronanza",
   "class.help": "Ciò che il tutor ricorda di ogni studente iscritto: si riempie man mano che gli studenti fanno domande.",
   "class.idle": "non si vede da {days} giorni",
+  "class.idle_never": "non ha ancora fatto domande",
   "class.idle_days": "Non visti da (giorni)",
   "class.idle_flag": "Nessuna domanda da questo studente negli ultimi {days} giorni",
   "class.student": "Studente",

@@ -334,6 +334,7 @@ export default {
   "class.title": "수강생: 프로필, 약점, 숙달도",
   "class.help": "튜터가 등록된 학생마다 기억하는 내용입니다. 학생들이 질문하면서 채워집니다.",
   "class.idle": "{days}일 동안 보이지 않음",
+  "class.idle_never": "아직 질문한 적이 없음",
   "class.idle_days": "보이지 않은 기간(일)",
   "class.idle_flag": "최근 {days}일 동안 이 학생의 질문이 없습니다",
   "class.student": "학생",

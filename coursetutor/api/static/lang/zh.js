@@ -334,6 +334,7 @@ export default {
   "class.title": "班级：档案、薄弱点、掌握程度",
   "class.help": "助教对每位选课学生的记录：学生提问后会逐渐填充。",
   "class.idle": "{days} 天未出现",
+  "class.idle_never": "还没有提过问题",
   "class.idle_days": "未出现天数",
   "class.idle_flag": "该学生最近 {days} 天没有提问",
   "class.student": "学生",
