@@ -5,6 +5,7 @@ exception tree's class codes, the codes raise sites and report lines name (`code
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -56,6 +57,7 @@ def _sites(tree: ast.AST) -> Iterator[tuple[list[str], set[str]]]:
                 yield [code.value], _keys(entries.get("params"))
 
 
+@functools.cache
 def named_codes() -> dict[str, set[str]]:
     """Each code a raise site or report line names, with the params every such site sends."""
     found: dict[str, set[str]] = {}
@@ -68,11 +70,11 @@ def named_codes() -> dict[str, set[str]]:
 
 def server_codes() -> dict[str, set[str]]:
     """Every code the server can send, with the params it always sends along (none for a
-    class's code: an error raised without a code of its own names nothing)."""
+    class's code: an error raised without a code of its own names nothing); a fresh copy."""
     codes = {code: set() for code in PLAIN_CODES}
     codes[VALIDATION] = {"fields"}  # validate.describe: the names of the refused fields
     codes.update({code: set() for code in JOB_ERRORS.values()})
     codes.update({errors.class_code(cls): set() for cls in error_classes()})
     for code, params in named_codes().items():
-        codes[code] = codes[code] & params if code in codes else params
+        codes[code] = codes[code] & params if code in codes else set(params)
     return codes
