@@ -18,6 +18,7 @@ from coursetutor.eval.across import (
     highest_kept,
     lowest_passed,
     parallel_pairs,
+    percentiles,
     rows,
     split_halves,
 )
@@ -64,6 +65,12 @@ def test_band_shares_follow_the_check() -> None:
     assert band_shares([0.7, 0.8, 0.82, 0.9], keep=0.85, drop=0.77) == Shares(0.25, 0.5, 0.25,
                                                                                0.5)
     assert band_shares([0.77, 0.85], keep=0.85, drop=0.77) == Shares(0.0, 0.5, 0.5, 0.5)
+
+
+def test_percentiles_are_nearest_rank() -> None:
+    scores = [x / 10 for x in range(10, 0, -1)]
+    assert percentiles(scores) == [0.1, 0.5, 1.0]
+    assert percentiles([0.8, 0.9], (50, 51)) == [0.8, 0.9]
 
 
 def test_thresholds_keep_95_percent_of_translations_in_every_pair() -> None:

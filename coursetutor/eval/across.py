@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import math
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -110,6 +111,13 @@ def band_shares(scores: Sequence[float], keep: float, drop: float) -> Shares:
                   round(above / n, 4), round(sum(s < mid for s in scores) / n, 4))
 
 
+def percentiles(scores: Sequence[float], at: Sequence[int] = (5, 50, 95)) -> list[float]:
+    """The nearest-rank percentiles of the scores: the smallest score with at least p% of the
+    scores at or below it."""
+    ordered = sorted(scores)
+    return [ordered[max(0, math.ceil(p / 100 * len(ordered)) - 1)] for p in at]
+
+
 def _grid(value: float) -> float:
     return round(round(value / STEP) * STEP, 3)
 
@@ -168,6 +176,7 @@ def _row(scores: Mapping[str, Sequence[float]], keep: float, drop: float) -> dic
     for kind, values in zip(KINDS, (pos, neg, qs), strict=True):
         if values:
             out[kind + "_shares"] = dataclasses.asdict(band_shares(values, keep, drop))
+            out[kind + "_percentiles"] = percentiles(values)
     return out
 
 
