@@ -202,6 +202,7 @@ BODIES: dict[str, dict[str, Any]] = {
         "token_url": "https://lms.example.edu/token", "frame_origins": []},
     "PUT /v1/lti/platforms/{platform_id}/links": {"context": "ctx-1", "course": COURSE,
                                                   "grades": False, "topic": ""},
+    "POST /v1/lti/registration-url": {"hours": 24},
 }
 LIST_FIELDS = ("resolve_weak_areas", "remove_topics")  # empty when valid: a member is fuzzed
 FIELD_PREFIX = {EVENTS: "events.0."}  # how a route's refusal names the body's fields
@@ -243,7 +244,7 @@ ADMIN = {"POST /v1/tenants", "GET /v1/tenants", "DELETE /v1/tenants/{tenant}",
          "DELETE /v1/courses/{course}/students/{student}/data",
          "PATCH /v1/courses/{course}/students/{student}/profile",
          "GET /v1/lti/platforms", "POST /v1/lti/platforms",
-         "DELETE /v1/lti/platforms/{platform_id}"}
+         "DELETE /v1/lti/platforms/{platform_id}", "POST /v1/lti/registration-url"}
 STUDENT_TOO = {"POST /v1/courses/{course}/ask", "POST /v1/chat/completions",
                "GET /v1/courses/{course}/search"}
 # what the destructive routes are pointed at, so that the rest keeps its data
