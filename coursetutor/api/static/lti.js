@@ -9,8 +9,8 @@
 // A launch answers with the student or teacher page and a short-lived key in the URL's
 // fragment (#lti_key=...&course=...): the fragment never reaches a server. The key becomes this
 // tab's key of the page (as a typed key would: common.js reads it under the same name), the
-// course the chosen one, and the key leaves the address bar and the history: the fragment
-// keeps only `lti_session` (this launch's id) and where the platform's storage is, if the
+// course the chosen one, and the key leaves the address bar and the history: the address
+// keeps only `?lti_session=` (this launch's id) and where the platform's storage is, if the
 // platform offers one (LTI Client Side postMessages). The page then keeps the launch there too
 // (lti.put_data), and a reload in the frame that finds no key in the browser's storage reads it
 // back (lti.get_data) before the page asks for anything; with neither storage, the page says
@@ -78,9 +78,14 @@ function useLaunch(params) {
 
 function takeLaunchKey(params) {
   useLaunch(params);
-  const kept = new URLSearchParams({ lti_session: crypto.randomUUID() });
-  for (const name of STORAGE_FIELDS) if (params.get(name)) kept.set(name, params.get(name));
-  history.replaceState(null, "", `${location.pathname}${location.search}#${kept}`);
+  // in the query, not the fragment: a link to a part of the page (#question) keeps it
+  const kept = new URLSearchParams(location.search);
+  kept.set("lti_session", crypto.randomUUID());
+  for (const name of STORAGE_FIELDS) {
+    if (params.get(name)) kept.set(name, params.get(name));
+    else kept.delete(name);
+  }
+  history.replaceState(null, "", `${location.pathname}?${kept}`);
   const storage = platformStorage(params);
   if (!storage) return;
   const launch = new URLSearchParams([...params].filter(([name]) => !STORAGE_FIELDS.includes(name)));
@@ -187,11 +192,12 @@ async function ltiPage(body) {
   }
 }
 
-const fields = new URLSearchParams(location.hash.slice(1));
+const launched = new URLSearchParams(location.hash.slice(1));
+const kept = new URLSearchParams(location.search);
 if (document.body?.dataset.page?.startsWith("lti-")) {
   ltiPage(document.body);
-} else if (fields.get("lti_key")) {
-  takeLaunchKey(fields);
-} else if (fields.get("lti_session")) {
-  await restoreLaunch(fields);
+} else if (launched.get("lti_key")) {
+  takeLaunchKey(launched);
+} else if (kept.get("lti_session")) {
+  await restoreLaunch(kept);
 }
