@@ -21,7 +21,13 @@ from coursetutor.ingest.pipeline import DraftDocument, Ingestor
 from coursetutor.ingest.slide_align import Motion, PageIndex, deck_pages, read_deck, slide_cues
 from coursetutor.live.pipeline import slide_following, slide_pages
 from coursetutor.live.session import LiveClasses
-from coursetutor.live.slides import Background, HeardFrequencies, SlideTracker, align_offline
+from coursetutor.live.slides import (
+    Background,
+    HeardFrequencies,
+    LiveScoring,
+    SlideTracker,
+    align_offline,
+)
 from coursetutor.retrieval import EmbeddingModel
 from coursetutor.store import SQLiteStore
 from coursetutor.store.classes import TranscriptEvent
@@ -376,3 +382,41 @@ def test_a_deck_without_readable_page_follows_time_and_the_teacher(
             assert live.status(ws.tenant, "c1", other.id).slide_following == "teacher"
         finally:
             live.close()
+
+
+def test_leave_one_lecture_out_chooses_on_the_others() -> None:
+    a, b = LiveScoring(), LiveScoring(lexical=8.0)
+    table = {a: {"x": 0.5, "y": 0.6, "z": 0.7}, b: {"x": 0.9, "y": 0.5, "z": 0.6}}
+    out = slides_eval.leave_one_lecture_out(table, ["x", "y", "z"])
+    # x: a 0.65 on y, z against b 0.55; y: a 0.6 against b 0.75; z: a 0.55 against b 0.7
+    assert {k: (v["causal"], v["scoring"]["lexical"]) for k, v in out.items()} == {
+        "x": (0.5, 12.0), "y": (0.5, 8.0), "z": (0.6, 8.0)}
+    assert out["x"]["tuned_mean"] == 0.65
+    tie = {a: {"x": 0.5, "y": 0.5}, b: {"x": 0.5, "y": 0.5}}
+    assert slides_eval.leave_one_lecture_out(tie, ["x", "y"])["x"]["scoring"]["lexical"] == 12.0
+
+
+def test_eval_slides_loo_and_ocr_per_lecture(tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    folder = tmp_path / "mavils"
+    for name in ("one", "two"):
+        lecture = folder / name
+        lecture.mkdir(parents=True)
+        _mixed_deck(lecture).rename(lecture / "slides.pdf")
+        segments = [{"start": a, "end": b, "text": text, "slide": [1, 1, 2, 3][i % 4]}
+                    for i, ((text, _), (a, b)) in enumerate(zip(SPOKEN, _timed(), strict=True))]
+        (lecture / "transcript.json").write_text(json.dumps({"segments": segments}))
+    args = ["--data-dir", str(tmp_path / "data"), "eval", "slides", "--path", str(folder),
+            "--mode", "causal", "--loo", "--json"]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    row = report["lectures"][0]
+    assert (row["image_pages"], row["ocr_needed"], row["ocr_available"]) == (
+        1, True, ocr_available())
+    assert row["ocr_used"] == ocr_available() == (row["ocr_pages"] == 1)
+    assert set(row["loo_scoring"]) == {"lexical", "semantic", "background"}
+    assert 0.0 <= row["causal_loo"] <= 1.0 and "causal_loo" in report["average"]
+    assert report["targets"]["causal_loo"]["target"] == 0.60
+    assert report["ran_without_ocr"] == ([] if ocr_available() else ["one", "two"])
