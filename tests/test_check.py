@@ -57,6 +57,25 @@ def test_terms_of_a_claim() -> None:
         "Gauss-Newton", "BFGS", "Lipschitz"]
 
 
+@pytest.mark.parametrize(("claim", "found"), [
+    # "e" (and) between two formulas is prose: each formula is checked on its own
+    ("Se f è derivabile su (a,b) e f(a)=f(b), allora f'(c)=0.", ["f(a)=f(b)", "f'(c)=0"]),
+    ("If f(a) < 0 and f(b) > 0 then f(c) = 0 for some c.", ["f(a) < 0", "f(b) > 0", "f(c) = 0"]),
+    ("The interval shrinks to (b - a) / 2 = h after one step.", ["(b - a) / 2 = h"]),
+])
+def test_a_short_word_between_two_formulas_joins_neither(claim: str, found: list[str]) -> None:
+    assert formulas(claim) == found
+
+
+def test_a_restated_theorem_keeps_its_formulas() -> None:
+    theorem = (r"Teorema 42 (di Rolle). Sia $f:[a,b]\rightarrow \mathbb{R}$. Se: - $f$ è "
+               r"continua in $[a,b]$ - $f$ è derivabile su $(a,b)$ - $f(a)=f(b)$ allora: "
+               r"$$\exists c\in (a,b) \mbox{: } f^{'}(c)=0$$")
+    claim = ("Se $f$ è continua in $[a,b]$, derivabile su $(a,b)$ e $f(a)=f(b)$, allora "
+             "esiste $c\\in(a,b)$ tale che $f'(c)=0$.")
+    assert missing_terms(claim, [theorem], "Cosa afferma il teorema di Rolle?") == []
+
+
 @pytest.mark.parametrize(("claim", "missing"), [
     ("The update is x^[t+1] = x^[t] - (∇²f(x^[t]))^{-1} ∇f(x^[t]) [1].", []),
     ("The update is x^[t+1] = x^[t] - 1/2 * Hessian(x^[t]) * Gradient(x^[t]) [1].",

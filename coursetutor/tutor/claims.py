@@ -25,6 +25,10 @@ _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*(?:\s*/\s*\d+)?(?![\d])")
 _WORD = re.compile(r"[^\W\d_]+(?:[-'][^\W\d_]+)*", re.UNICODE)
 _MATH_CHARS = "=^∇√∑∏∫≤≥≈≠<>±∂"
 _OPERATORS = set("+-*/·×")
+_JOINING = _OPERATORS | {"=", "<", ">", "≤", "≥", "−"}
+# short words that join two clauses, never two halves of one formula
+_CONNECTORS = frozenset("e ed o od a ad di da de in is of or to as at by on en et ou y u è "
+                        "und im zu".split())
 _SUPERSCRIPTS = "⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺"
 _DASHES = {"\u2212": "-", "\u2013": "-", "\u2012": "-", "\u2010": "-", "\u2011": "-"}
 _DROP_IN_SKELETON = re.compile(r"[\s\\$^_{}\[\]()*·×⋅]|\\left|\\right|\\cdot")
@@ -144,7 +148,10 @@ def formulas(claim: str) -> list[str]:
     run: list[str] = []
     for token in [*tokens, ""]:
         short = len(token.strip(".,;:")) <= 2 and bool(token.strip(".,;:"))
-        joins = token in _OPERATORS or token == "=" or (short and bool(run))
+        # "e", "o", "di", "of" between two formulas is prose ("(a,b) e f(a)=f(b)"), unless
+        # an operator before it makes it a term ("b - a")
+        prose = token.casefold() in _CONNECTORS and not (run and run[-1] in _JOINING)
+        joins = token in _OPERATORS or token == "=" or (short and bool(run) and not prose)
         if token and (_mathy(token) or joins):
             run.append(token)
             continue
@@ -154,8 +161,9 @@ def formulas(claim: str) -> list[str]:
     found = []
     for span in spans:
         while span and (len(span[-1].strip(".,;:")) <= 2 and not _mathy(span[-1])
-                        and span[-1] not in _OPERATORS):
-            span = span[:-1]  # a trailing short word ("is", "a") is prose, not maths
+                        and span[-1] not in _OPERATORS
+                        and not (len(span) > 1 and span[-2] in _JOINING)):
+            span = span[:-1]  # a trailing short word ("is", "a") is prose, not an operand
         text = " ".join(span).strip(" .,;:")
         relation = any(c in text for c in _MATH_CHARS) or any(c in text for c in _SUPERSCRIPTS)
         if relation and len(skeleton(text)) >= 3:
