@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from coursetutor.retrieval.tokenize import has_cjk
+from coursetutor.tutor.statement_check import repeats_itself
 from coursetutor.tutor.whole import (
     as_follows,
     asks_formula,
@@ -33,6 +34,8 @@ GEOMETRIC = r"Se $|q|<1$ la serie geometrica converge a $\frac{1}{1-q}$."
      [(8, "`x_{n+1} = x_n - f(x_n) / f'(x_n)`")]),
     ("Therefore lim x→0 sin x / x = 1 holds.", [(10, "lim x→0 sin x / x = 1")]),
     ("The method converges quadratically near a simple root.", []),
+    # a matrix the PDF flattened into glyphs is no formula to show
+    ("Hessian: −x [0] 1 −x [0] 2 ! = 0 Note: one iteration", []),
 ])
 def test_the_formulas_of_a_line_as_it_writes_them(line: str, found: list[tuple[int, str]]) -> None:
     assert line_formulas(line) == found
@@ -128,3 +131,17 @@ def test_an_equation_comes_first_when_the_question_asks_for_a_formula() -> None:
 ])
 def test_questions_that_ask_for_a_formula(question: str, asks: bool) -> None:
     assert asks_formula(question) is asks
+
+
+@pytest.mark.parametrize(("statement", "loops"), [
+    ("闭区间上的连续函数一致连续是因为连续函数在区间上是连续的，而连续函数在区间上是连续的，"
+     "所以连续函数在区间上是连续的。 [1][2]", True),
+    ("The series converges when its terms go to zero, so the series converges when its "
+     "terms go to zero. [1]", True),
+    ("第二类间断点是指至少一侧极限不存在的间断点。 [1]", False),
+    ("The method of the secant uses the secant of the curve instead of the tangent. [1]", False),
+    ("If f is continuous on [a, b] and f is differentiable on (a, b), then f'(c) = 0.", False),
+])
+def test_a_statement_that_says_one_thing_over_and_over(statement: str, loops: bool) -> None:
+    # the statement check removes it before its words are compared (statement_check.py)
+    assert repeats_itself(statement) is loops

@@ -6,9 +6,10 @@ every passage, where scattered words can back anything):
    (maths normalised: `claims.missing_terms`);
 2. the ranks it names ("second kind", "第二类", "제2종") must be its sentences' too: a
    statement of the second kind from a sentence defining the first shares every other word;
-3. a statement that stops before it says anything ("The rule is:", "è definita come",
-   "defined as follows.") or holds no words is no statement (compose first completes one
-   whose sentence has the formula it introduces: whole.py);
+3. a statement that says a phrase of its own twice is a loop, not a statement; one that
+   stops before it says anything ("The rule is:", "è definita come", "defined as
+   follows.") or holds no words is no statement (compose first completes one whose
+   sentence has the formula it introduces: whole.py);
 4. in the sentences' language, a polarity or causal word ("not", "only", "because") its
    sentences do not have changes what they say, and so does a negation it drops in Chinese
    or Japanese ("左右极限存在" from "至少一侧极限不存在");
@@ -26,6 +27,7 @@ every passage, where scattered words can back anything):
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -35,6 +37,7 @@ from ..retrieval.language import ANY_STOPWORD
 from ..retrieval.tokenize import has_cjk, tokenize
 from .check import Judge
 from .claims import missing_terms
+from .markers import MARKER
 from .ordinals import unbacked_ordinals
 from .sentences import Line
 from .statements import Statement
@@ -51,6 +54,9 @@ DROP = 0.80
 KEEP_ACROSS = 0.855
 DROP_ACROSS = 0.735
 MIN_LETTERS = 8
+REPEAT_CJK = 8  # characters of a phrase said twice
+REPEAT_WORDS = 5  # words of a phrase said twice
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
 OVERLAP_LOW = 0.5  # share of a same-language statement's words in its sentences: below, removed
 
 
@@ -102,12 +108,34 @@ def check_statements(statements: Sequence[Statement], lines: Mapping[str, Line],
     return out
 
 
+def repeats_itself(text: str) -> bool:
+    """Does the statement say a phrase of its own twice (a small model's loop: "连续函数在区间上
+    是连续的，而连续函数在区间上是连续的")? A run of REPEAT_CJK characters or REPEAT_WORDS words,
+    found again further on."""
+    bare = MARKER.sub(" ", text)
+    if has_cjk(bare):
+        units: list[str] = [c for c in bare if not c.isspace()]
+        size = REPEAT_CJK
+    else:
+        units = [w.casefold() for w in _WORD.findall(bare)]
+        size = REPEAT_WORDS
+    first: dict[tuple[str, ...], int] = {}
+    for i in range(len(units) - size + 1):
+        key = tuple(units[i:i + size])
+        if key in first and i >= first[key] + size:
+            return True
+        first.setdefault(key, i)
+    return False
+
+
 def _terms_and_form(statement: Statement, own: Sequence[Line], question: str,
                     language: str) -> StatementVerdict | None:
     """The verdict the statement's terms and form give alone (None: they allow it)."""
     if not own:
         return StatementVerdict(statement, False, reason="cites no evidence sentence")
     text = statement.text
+    if repeats_itself(text):
+        return StatementVerdict(statement, False, reason="says one thing over and over")
     if sum(c.isalpha() for c in text) < MIN_LETTERS or lead_in(text, language):
         return StatementVerdict(statement, False, reason="an incomplete sentence")
     missing = missing_terms(text, [line.text for line in own], question)

@@ -75,8 +75,16 @@ def _plain_formulas(line: str) -> list[tuple[int, str]]:
             last += 1
         taken = last
         start, end = tokens[first][0], tokens[last][0] + len(tokens[last][1])
-        out.append((start, line[start:end].rstrip(".,;")))
+        if _readable([t for _, t in tokens[first:last + 1]]):
+            out.append((start, line[start:end].rstrip(".,;")))
     return out
+
+
+def _readable(tokens: Sequence[str]) -> bool:
+    """A formula a student can read, not a matrix or a fraction a PDF flattened into glyphs
+    ("−x [0] 1 −x [0] 2 ! = 0"): no stray "!", and at most two bare digits, the entries
+    of a matrix set out in a row."""
+    return not any("!" in t for t in tokens) and sum(t.isdigit() for t in tokens) <= 2
 
 
 def missing_formula(statement: str, lines: Sequence[str], language: str = "",
