@@ -422,3 +422,17 @@ def test_a_quoted_line_is_judged_without_its_quotation_mark(embedder: EmbeddingM
     reply = "课程材料原文如下：\n> 若单调上升的{αn}有上界,则其收敛且limn→∞αn=supαn. [1]"
     checks = AnswerScorer(embedder).check_claims(reply, source, "?", "zh")
     assert [(c.missing, c.supported) for c in checks] == [((), True)]
+
+
+def test_a_split_of_the_question_set_names_known_questions() -> None:
+    from coursetutor.eval.answers import split_ids
+
+    questions = Path(__file__).parent / "data" / "coursepack_questions.json"
+    known = {q["id"] for q in json.loads(questions.read_text(encoding="utf-8"))["questions"]}
+    tuning = split_ids(questions, "statements-tuning")
+    heldout = split_ids(questions, "statements-heldout")
+    assert (len(tuning), len(heldout)) == (20, 25)
+    assert tuning <= known and heldout <= known and not tuning & heldout
+    with pytest.raises(InputError, match="no split 'other' \\(splits: statements-heldout, "
+                                         "statements-tuning\\)"):
+        split_ids(questions, "other")

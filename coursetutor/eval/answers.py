@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import hashlib
+import json
 import re
 import time
 import uuid
@@ -306,15 +307,28 @@ def _spot_test(spot: Any) -> GoldTest:
                                             chunk.locator.end)
 
 
+def split_ids(questions: Path, split: str) -> frozenset[str]:
+    """The question ids a question set's `splits` name under `split`."""
+    splits = json.loads(questions.read_text(encoding="utf-8")).get("splits", {})
+    if split not in splits:
+        known = ", ".join(sorted(splits)) or "none"
+        raise InputError(f"{questions}: no split {split!r} (splits: {known})")
+    return frozenset(splits[split])
+
+
 def eval_coursepack(tutor: Tutor, questions: Path, pack: Path, limit: int | None,
                     progress: Progress | None = None, sources: bool = True,
-                    only: Sequence[str] = ()) -> dict[str, Any]:
+                    only: Sequence[str] = (), split: str = "") -> dict[str, Any]:
     """The course-pack question set on courses built from the pack's files (one per language).
 
     A file the set gives a `source` (the LaTeX or Markdown the PDF was made from) is ingested
     with it; `sources=False` ingests the PDFs alone, into courses of their own (`…-pdf`), the
-    baseline of what a source adds. `only` keeps the questions of those courses."""
+    baseline of what a source adds. `only` keeps the questions of those courses, `split` those
+    the set's `splits` name under it."""
     courses, asked = load_coursepack(questions, pack)
+    if split:
+        chosen_ids = split_ids(questions, split)
+        asked = [q for q in asked if q.id in chosen_ids]
     unknown = sorted(set(only) - {c.id for c in courses})
     if unknown:
         raise InputError(f"{questions}: no course {', '.join(unknown)} in the question set")
@@ -587,6 +601,7 @@ class Paths:
     questions: Path | None = None  # the course-pack question set
     sources: bool = True  # the pack's PDFs ingested with their LaTeX or Markdown sources
     courses: tuple[str, ...] = ()  # only the course-pack questions of these courses
+    split: str = ""  # only the course-pack questions of this split of the set
 
 
 RECORD_SUITES = ("abstention", "coursepack")  # the suites with one record per question
@@ -616,7 +631,7 @@ def run_suites(tutor: Tutor, suites: Sequence[str], paths: Paths, limit: int | N
             raise InputError("the coursepack suite needs the pack folder and the question set")
         pack, questions = paths.pack, paths.questions
         result["coursepack"] = timed(lambda: eval_coursepack(
-            tutor, questions, pack, limit, progress, paths.sources, paths.courses))
+            tutor, questions, pack, limit, progress, paths.sources, paths.courses, paths.split))
         result["coursepack"]["sources"] = paths.sources
     return result
 

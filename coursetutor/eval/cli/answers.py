@@ -41,6 +41,9 @@ def _suite_options(fn: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--course", "courses", multiple=True,
                      help="Only the course-pack questions of this course of the question set "
                           "(repeatable; e.g. analisi)."),
+        click.option("--split", default="",
+                     help="Only the course-pack questions of this split of the question set "
+                          "(its `splits`; e.g. statements-heldout)."),
     )):
         fn = option(fn)
     return fn
@@ -48,7 +51,7 @@ def _suite_options(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 def suite_paths(suites: tuple[str, ...], folder: Path | None, pack: Path | None,
                 questions: Path | None, courses: tuple[str, ...] = (),
-                sources: bool = True) -> Paths:
+                sources: bool = True, split: str = "") -> Paths:
     """Check that every chosen suite has its files; one error naming the missing option."""
     from ..answers import Paths
 
@@ -63,7 +66,7 @@ def suite_paths(suites: tuple[str, ...], folder: Path | None, pack: Path | None,
         questions = questions or QUESTIONS
         if not questions.is_file():
             raise InputError(f"{questions}: no such question set; give --questions FILE")
-    return Paths(folder, pack, questions, sources, courses)
+    return Paths(folder, pack, questions, sources, courses, split)
 
 
 @click.command("answers")
@@ -79,14 +82,14 @@ def suite_paths(suites: tuple[str, ...], folder: Path | None, pack: Path | None,
 @click.pass_context
 def answers(ctx: click.Context, folder: Path | None, pack: Path | None,
             questions: Path | None, limit: int | None, courses: tuple[str, ...],
-            suites: tuple[str, ...], no_sources: bool, as_json: bool) -> None:
+            split: str, suites: tuple[str, ...], no_sources: bool, as_json: bool) -> None:
     """Faithfulness, relevance, context, abstention, leaks and languages with the model."""
     from ...tutor import Tutor
     from .. import answers as run
 
     settings: Settings = ctx.obj
     chosen = suites or tuple(s for s in SUITES if s != "coursepack" or pack is not None)
-    paths = suite_paths(chosen, folder, pack, questions, courses, not no_sources)
+    paths = suite_paths(chosen, folder, pack, questions, courses, not no_sources, split)
     # every question answered afresh: an earlier run's answers are not reused
     ws = ctx.with_resource(Workspace(dataclasses.replace(settings, reuse=False)))
     ws.tenant = "eval"
@@ -130,7 +133,7 @@ COMPARE_SUITES = ("abstention", "coursepack")
 @click.pass_context
 def compare(ctx: click.Context, configs: tuple[Path, ...], folder: Path | None,
             pack: Path | None, questions: Path | None, limit: int | None,
-            courses: tuple[str, ...], suites: tuple[str, ...], plot: Path | None,
+            courses: tuple[str, ...], split: str, suites: tuple[str, ...], plot: Path | None,
             no_sources_in: str | None, seed: int, as_json: bool) -> None:
     """The same questions under two settings files, every metric side by side."""
     from ...tutor import Tutor
@@ -139,7 +142,7 @@ def compare(ctx: click.Context, configs: tuple[Path, ...], folder: Path | None,
     if len(configs) != 2:
         raise InputError(f"give --config exactly twice (A, then B), got {len(configs)}")
     chosen = suites or (("coursepack",) if pack is not None else ("abstention",))
-    paths = suite_paths(chosen, folder, pack, questions, courses)
+    paths = suite_paths(chosen, folder, pack, questions, courses, split=split)
     side_paths = [dataclasses.replace(paths, sources=no_sources_in != side) for side in "AB"]
     if plot is not None:
         _check_plot(plot)
