@@ -196,3 +196,15 @@ def test_a_passage_whose_section_the_question_names(section: tuple[str, ...],
                   ordinal=0)
     wanted = {w for w in tokenize("La serie armonica converge?", "it") if w not in ANY_STOPWORD}
     assert _names_section(Hit(chunk, 1.0, {}, {}, Locator(page=45)), [wanted], "it") is names
+
+
+def test_latex_in_a_statement_survives_its_json() -> None:
+    # the model writes \frac, \nabla, \rightarrow inside a JSON string: read as the escapes
+    # \f, \n and \r they would be a form feed, a new line and a carriage return
+    raw = ('{"statements": [{"text": "$h(x)=f(x)-\\frac{f(b)-f(a)}{b-a}$, \\nabla f '
+           '\\rightarrow 0, \\Delta x, \\\\alpha, \\"q\\" \\u00e8", "evidence": ["S1"]}]}')
+    assert parse(raw, ["S1"]) == [Statement(
+        "$h(x)=f(x)-\\frac{f(b)-f(a)}{b-a}$, \\nabla f \\rightarrow 0, \\Delta x, \\alpha, "
+        "\"q\" è", ("S1",))]
+    stream = StatementStream(["S1"])
+    assert list(stream.feed(raw)) == parse(raw, ["S1"])

@@ -14,10 +14,13 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 MAX_STATEMENTS = 5
+# a JSON escape, or (the empty group) a backslash that starts none: LaTeX's
+_ESCAPE = re.compile(r'\\(\\|"|/|u[0-9a-fA-F]{4}|[bfnrt](?![a-zA-Z])|)')
 
 
 @dataclasses.dataclass(frozen=True)
@@ -55,7 +58,7 @@ def parse(raw: str, ids: Sequence[str]) -> list[Statement] | None:
     in `ids` are dropped, and so is a statement left with none: it restates nothing."""
     start, end = raw.find("{"), raw.rfind("}")
     try:
-        data = json.loads(raw[start:end + 1]) if start >= 0 < end else None
+        data = json.loads(latex_safe(raw[start:end + 1])) if start >= 0 < end else None
     except json.JSONDecodeError:
         data = None
     items = data.get("statements") if isinstance(data, dict) else None
@@ -73,6 +76,14 @@ def parse(raw: str, ids: Sequence[str]) -> list[Statement] | None:
         if text and evidence:
             out.append(Statement(text, evidence))
     return out
+
+
+def latex_safe(raw: str) -> str:
+    """The reply with each backslash that starts a LaTeX command escaped: a model writing
+    `\\frac` or `\\nabla` inside a JSON string writes the escapes `\\f` and `\\n` (a form
+    feed, a new line) followed by letters, and `\\Delta` is no JSON at all. A JSON escape
+    stays one where no letter follows it (`\\n` at a line's end, `\\"`, `\\u00e8`)."""
+    return _ESCAPE.sub(lambda m: m.group(0) if m.group(1) else "\\\\", raw)
 
 
 class StatementStream:
