@@ -442,7 +442,7 @@ def test_a_teacher_runs_a_check(api: Api) -> None:
 def test_who_may_check(api: Api, who: str, method: str, path: str, status: int) -> None:
     reply = api.call(who, method, path)
     assert reply.status_code == status, reply.text
-    assert set(reply.json()["error"]) == {"type", "message", "request_id"}
+    assert set(reply.json()["error"]) == {"type", "code", "params", "message", "request_id"}
 
 
 def test_another_tenant_cannot_read_a_check(api: Api) -> None:

@@ -88,7 +88,7 @@ def test_an_upload_is_queued_for_the_workers(api: Api, worker_ws: Workspace,
     report = job.pop("report")
     assert {k: v for k, v in job.items() if k not in ("created", "updated", "current")} == {
         "id": job_id, "course": COURSE, "status": "done", "files_total": 2, "files_done": 2,
-        "stage": "done", "embedded": 1, "to_embed": 1, "error": ""}
+        "stage": "done", "embedded": 1, "to_embed": 1, "error": "", "error_code": ""}
     good, bad = report["files"]
     assert (good["name"], good["status"], good["document"], good["chunks"],
             good["embedded"]) == ("regula-falsi.md", "added", "regula-falsi-md", 1, 1)
