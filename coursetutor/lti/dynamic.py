@@ -11,6 +11,7 @@ platform of that tenant, as `coursetutor lti add-platform` would.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
@@ -74,6 +75,19 @@ class Configuration:
     product: str  # product_family_code: "moodle", "canvas", ... ("" when not said)
 
 
+def _answer(send: Callable[[], httpx.Response], unreachable: str, refused: str,
+            code: str) -> httpx.Response:
+    """The platform's answer to `send`; a transport failure or a 4xx/5xx is a refusal under
+    `code` (`refused` names the status as `{status}`)."""
+    try:
+        reply = send()
+    except httpx.HTTPError as exc:
+        raise RegistrationError(f"{unreachable}: {exc}", code) from exc
+    if reply.status_code >= 400:
+        raise RegistrationError(refused.format(status=reply.status_code), code)
+    return reply
+
+
 def _json(reply: httpx.Response, what: str, reason: str) -> dict[str, Any]:
     if len(reply.content) > MAX_REPLY_BYTES:
         raise RegistrationError(f"the platform's {what} is over {MAX_REPLY_BYTES} bytes", reason)
@@ -92,14 +106,10 @@ def fetch_configuration(http: httpx.Client, url: str) -> Configuration:
         registry.check_url("openid_configuration", url)
     except InputError as exc:
         raise RegistrationError(str(exc), "bad_configuration") from exc
-    try:
-        reply = http.get(url, headers={"Accept": "application/json"})
-    except httpx.HTTPError as exc:
-        raise RegistrationError(f"the platform's OpenID configuration cannot be fetched: "
-                                f"{exc}", "configuration_unreachable") from exc
-    if reply.status_code >= 400:
-        raise RegistrationError(f"the platform's OpenID configuration answered "
-                                f"{reply.status_code}", "configuration_unreachable")
+    reply = _answer(lambda: http.get(url, headers={"Accept": "application/json"}),
+                    "the platform's OpenID configuration cannot be fetched",
+                    "the platform's OpenID configuration answered {status}",
+                    "configuration_unreachable")
     body = _json(reply, "OpenID configuration", "bad_configuration")
     missing = [name for name in ENDPOINTS if not isinstance(body.get(name), str)
                or not body[name]]
@@ -151,14 +161,10 @@ def post_registration(http: httpx.Client, config: Configuration, registration_to
     headers = {"Accept": "application/json"}
     if registration_token:
         headers["Authorization"] = f"Bearer {registration_token}"
-    try:
-        reply = http.post(config.registration_endpoint, json=body, headers=headers)
-    except httpx.HTTPError as exc:
-        raise RegistrationError(f"the platform's registration endpoint cannot be reached: "
-                                f"{exc}", "registration_refused") from exc
-    if reply.status_code >= 400:
-        raise RegistrationError(f"the platform refused the registration (status "
-                                f"{reply.status_code})", "registration_refused")
+    reply = _answer(lambda: http.post(config.registration_endpoint, json=body, headers=headers),
+                    "the platform's registration endpoint cannot be reached",
+                    "the platform refused the registration (status {status})",
+                    "registration_refused")
     answer = _json(reply, "registration answer", "bad_registration_reply")
     tool = answer.get(TOOL_CONFIGURATION)
     client_id = answer.get("client_id")
