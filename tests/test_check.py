@@ -44,6 +44,18 @@ def test_sentences_keep_markers_and_abbreviations() -> None:
         "The rule is x = 1.5 [1].", "Then stop, e.g. at 3 [2].", "Why?"]
 
 
+def test_a_list_enumerator_belongs_to_its_item() -> None:
+    text = "1. ImageNet has 1.2 million images. [1]\n2. Each has one of 1000 labels. [2]"
+    assert claims(text) == ["1. ImageNet has 1.2 million images. [1]",
+                            "2. Each has one of 1000 labels. [2]"]
+    assert [claim_numbers(c) for c in claims(text)] == [{"1.2"}, {"1000"}]
+    assert sentences("La somma è 2. Poi 3. Fine.") == ["La somma è 2.", "Poi 3.", "Fine."]
+
+
+def test_a_latex_command_is_no_name() -> None:
+    assert names(r"Allora $|x_1-x_2|<\delta\Rightarrow f$ per Cauchy") == ["Cauchy"]
+
+
 def test_claims_leave_out_questions() -> None:
     text = "Newton's method uses the Hessian [1]. What do you get at x = 2? Try it."
     assert claims(text) == ["Newton's method uses the Hessian [1]."]

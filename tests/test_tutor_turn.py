@@ -921,6 +921,23 @@ def test_an_empty_translation_searches_the_original() -> None:
     assert translate_query(router, "Come funziona?", "English", []) == "Come funziona?"
 
 
+@pytest.mark.parametrize(("question", "said", "searched"), [
+    # the small model answered the question instead of translating it: the original is searched
+    ("롤의 정리는 무엇을 말하나요?", "Il concetto di roll è un termine tecnico.",
+     "롤의 정리는 무엇을 말하나요?"),
+    ("Come funziona?", "How does it work?", "How does it work?"),
+    # a statement put as the student put it stays a translation
+    ("Spiega la bisezione.", "Explain bisection.", "Explain bisection."),
+])
+def test_an_answer_in_place_of_the_translation_is_not_searched(
+        question: str, said: str, searched: str) -> None:
+    from coursetutor.tutor.rewrite import translate_query
+
+    router = Router(Settings(llm_backend="ollama"),
+                    factory=lambda task, model: ScriptedLLM(translate=[said]))
+    assert translate_query(router, question, "Italian", []) == searched
+
+
 def test_a_hint_reads_the_next_step_of_the_hidden_solution(make_tutor: MakeTutor) -> None:
     tutor, fake = make_tutor(ScriptedLLM(answer=[CLEAN_HINT, GUIDING]))
     events, first = run(tutor, EXERCISE_2)

@@ -20,6 +20,8 @@ _SENTENCE = re.compile(
     r"(?:[^.!?\u3002\uff01\uff1f\n]|[.!?](?![\s)]|$))+[.!?\u3002\uff01\uff1f]*[ \t]*"
     r"(?:\[\d{1,3}(?:\s*[,;]\s*\d{1,3})*\][ \t]*)*")
 _QUOTE = re.compile(r"^\s*>\s+")  # a quoted line ("> ...") is not a "greater than"
+_LATEX_COMMAND = re.compile(r"\\[A-Za-z]+")
+_BARE_ENUMERATOR = re.compile(r"^\s*\d{1,2}[.)]$")
 _ENUMERATOR = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)]|\(?[a-z][.)])\s+")
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*(?:\s*/\s*\d+)?(?![\d])")
 _WORD = re.compile(r"[^\W\d_]+(?:[-'][^\W\d_]+)*", re.UNICODE)
@@ -73,8 +75,8 @@ def sentences(text: str) -> list[str]:
     masked = _FORMULA.sub(hide, text) if "$" in text or "\\" in text else text
     out: list[str] = []
     for piece in (s.strip() for s in _SENTENCE.findall(masked)):
-        if piece and out and _ABBREVIATION.search(out[-1]):
-            out[-1] = f"{out[-1]} {piece}"  # "e.g." ends no sentence
+        if piece and out and (_ABBREVIATION.search(out[-1]) or _BARE_ENUMERATOR.match(out[-1])):
+            out[-1] = f"{out[-1]} {piece}"  # "e.g." ends no sentence, nor does a list's "2."
         elif piece:
             out.append(piece)
     if formulas:
@@ -175,7 +177,7 @@ def names(claim: str) -> list[str]:
     """Named terms of a Latin-script claim: capitalised words inside the sentence (Hessian,
     Gauss-Newton) and acronyms (BFGS)."""
     body = _ENUMERATOR.sub("", MARKER.sub(" ", claim)).strip()
-    words = _WORD.findall(body)
+    words = _WORD.findall(_LATEX_COMMAND.sub(" ", body))  # \Rightarrow names nothing
     out = []
     for i, word in enumerate(words):
         if word.casefold() in _NOT_NAMES or word.casefold() in NUMBER_WORDS:

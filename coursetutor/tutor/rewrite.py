@@ -10,6 +10,7 @@ from ..types import Turn
 from . import prompts
 
 MAX_REWRITE_CHARS = 300
+_QUESTION_MARKS = ("?", "\uff1f", "\u037e", "\u061f")
 
 
 def concatenated(message: str, history: Sequence[Turn]) -> str:
@@ -57,7 +58,15 @@ def translation(router: Router, question: str, language_name: str,
     if not router.enabled:
         return ""
     prompt = prompts.render("translate", language=language_name, question=question)
-    return _one_line(router, prompt, 80, log)
+    text = _one_line(router, prompt, 80, log)
+    if asks(question) and not asks(text):
+        return ""  # an answer in place of the translation ("Il concetto di roll è …")
+    return text
+
+
+def asks(text: str) -> bool:
+    """Whether `text` is put as a question (it ends on a question mark)."""
+    return text.rstrip().endswith(_QUESTION_MARKS)
 
 
 def _one_line(router: Router, prompt: str, max_tokens: int, log: list[CallRecord]) -> str:
