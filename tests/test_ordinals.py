@@ -84,3 +84,32 @@ def test_a_statement_that_drops_its_sentences_negation_is_removed() -> None:
     (verdict,) = check_statements([wrong], lines, "第二类间断点是怎么定义的？", "zh",
                                   _SameVector())  # type: ignore[arg-type]
     assert not verdict.kept and "negation" in verdict.reason
+
+
+def _line(text: str, language: str) -> dict[str, Line]:
+    chunk = Chunk(id="c1", tenant="t", course="c", document_id="d1", document_title="T",
+                  doc_type="lecture", topic="", section_path=(), difficulty=0,
+                  language=language, locator=Locator(page=3), text=text, content_hash="h1",
+                  ordinal=1)
+    return {"S1": Line("S1", Hit(chunk, 1.0, {}, {}, Locator(page=3)), text, 1.0)}
+
+
+def test_a_statement_that_negates_across_languages_goes_to_the_model() -> None:
+    lines = _line("Newton-Raphson can diverge if the starting point is far from the optimum.",
+                  "en")
+    flipped = Statement("뉴턴-랩슨 방법은 시작점이 멀어도 발산하지 않습니다.", ("S1",))
+    right = Statement("뉴턴-랩슨 방법은 시작점이 최적점에서 멀면 발산할 수 있습니다.", ("S1",))
+    asked: list[str] = []
+
+    def judge(claim: str, evidence: str) -> bool | None:
+        asked.append(claim)
+        return "않" not in claim
+
+    # every text at one point: the cosine (1.0) alone would keep both
+    verdicts = check_statements([flipped, right], lines, "뉴턴-랩슨 방법은 언제 발산하나요?", "ko",
+                                _SameVector(), judge)  # type: ignore[arg-type]
+    assert [v.kept for v in verdicts] == [False, True]
+    assert asked == [flipped.text] and "opposite" in verdicts[0].reason
+    # without a model the cosine decides, as for any other statement
+    kept = check_statements([flipped], lines, "?", "ko", _SameVector())  # type: ignore[arg-type]
+    assert kept[0].kept

@@ -50,3 +50,20 @@ def test_a_claim_that_turns_its_passage_round_is_unbacked() -> None:
     # "decreasing" does not begin with "increas", nor "infinite" with "finite"
     assert not unbacked_polarity("The sequence is decreasing [1].", "It is decreasing.", "en")
     assert not unbacked_polarity("The set is infinite [1].", "An infinite set.", "en")
+
+
+@pytest.mark.parametrize(("text", "language", "negated"), [
+    ("Newton-Raphson can diverge if the start is far away.", "en", False),
+    ("It does not converge from any starting point.", "en", True),
+    ("It doesn’t converge.", "en", True),
+    ("뉴턴-랩슨 방법은 빠르게 발산하지 않습니다.", "ko", True),
+    ("뉴턴-랩슨 방법은 발산할 수 있습니다.", "ko", False),
+    ("由不等式可知无穷级数收敛。", "zh", False),  # 不等式 and 无穷 negate nothing
+    ("该级数不收敛。", "zh", True),
+    ("La serie non converge.", "it", True),
+    ("Це речення.", "uk", None),  # no list for the language
+])
+def test_negates(text: str, language: str, negated: bool | None) -> None:
+    from coursetutor.tutor.wording import negates
+
+    assert negates(text, language) is negated

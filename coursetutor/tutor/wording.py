@@ -84,6 +84,22 @@ def _find(text: str, language: str, key: str) -> set[str]:
     return {w for w in _WORD.findall(lowered) if w in wanted}
 
 
+def negates(text: str, language: str) -> bool | None:
+    """Whether `text` negates something in `language` (None: no negation list for it).
+
+    Compared across languages, where the words cannot be: a statement that negates a sentence
+    that does not, or the other way round, says the opposite of it."""
+    wanted = _words(language, "negation")
+    if not wanted:
+        return None
+    lowered = MARKER.sub(" ", text).casefold().replace("\u2019", "'")
+    if language in CJK_LANGUAGES:
+        for word in _words(language, "not_negation"):
+            lowered = lowered.replace(word, " ")
+        return any(w in lowered for w in wanted)
+    return any(w in wanted for w in _WORD.findall(lowered))
+
+
 def causal(text: str, language: str) -> set[str]:
     """The causal words of `text` in `language` ("because", "therefore", "因为")."""
     return _find(text, language, "causal")
