@@ -148,6 +148,16 @@ def test_a_theorem_set_out_over_blank_lines_is_one_statement() -> None:
     ]
 
 
+def test_a_lead_in_cut_before_its_list_keeps_the_list_and_its_conclusion() -> None:
+    text = ("Teorema 5 (Proprietà archimedea). Siano\n\n- $\\alpha,\\beta>0$\n\n"
+            "- $\\alpha<\\beta$\n\nallora $\\exists n \\in \\mathbb{N}$ tale che "
+            "$n\\alpha>\\beta$.")
+    (unit,) = units(text, "it")
+    assert unit.startswith("Teorema 5") and unit.endswith("tale che $n\\alpha>\\beta$.")
+    # a list after a finished sentence is a list of its own
+    assert len(units("The method has two steps.\n\n- predict\n\n- correct", "en")) > 1
+
+
 def test_a_displayed_formula_stays_with_the_sentence_that_introduced_it() -> None:
     text = ("Setting `y = 0` and calling the solution\n`x_{n+1}` gives\n\n"
             "    x_{n+1} = x_n - f(x_n) / f'(x_n)\n\nThis is **Newton's iteration**.")

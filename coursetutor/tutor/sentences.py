@@ -159,6 +159,9 @@ def units(text: str, language: str = "en") -> list[str]:
     return [piece for s in out for piece in _cut(s)]
 
 
+_SENTENCE_ENDS = (".", "!", "?", ";", "$$", "\\]", "\u3002", "\uff01", "\uff1f", "\uff1b")
+
+
 def _statements(blocks: list[str]) -> list[str]:
     """The blocks of a passage, a statement set out over several (a theorem's "Se:", its
     hypotheses as a list, its "Allora: $$...$$") joined into one while it stays short."""
@@ -166,12 +169,18 @@ def _statements(blocks: list[str]) -> list[str]:
     listing = False  # the last block ends in a list that its lead-in opened
     for block in (b for b in blocks if b):
         item = bool(_LIST_ITEM.match(block))
-        opened = bool(out) and out[-1].rstrip().endswith((":", "\uff1a"))
-        goes_on = opened or (listing and (item or bool(_THEN.match(block))))
+        # "Se:", or a lead-in cut before its list ("Siano" / "- α,β>0"): no sentence ended
+        opened = bool(out) and (out[-1].rstrip().endswith((":", "\uff1a")) or (
+            item and not out[-1].rstrip().endswith(_SENTENCE_ENDS)))
+        then = bool(_THEN.match(block))
+        # what the hypotheses lead to, after hypotheses that ended no sentence ("- α<β" /
+        # "allora ∃n: nα>β")
+        goes_on = opened or (listing and (item or then)) or (
+            then and bool(out) and not out[-1].rstrip().endswith(_SENTENCE_ENDS))
         limit = WHOLE_CJK if has_cjk(block) else WHOLE
         if goes_on and len(out[-1]) + len(block) < limit:
             out[-1] = f"{out[-1]} {block}"
-            listing = item or (listing and not _THEN.match(block))
+            listing = item or (listing and not then)
         else:
             out.append(block)
             listing = False
