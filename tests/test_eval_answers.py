@@ -417,6 +417,15 @@ def test_eval_answers_names_what_a_suite_is_missing(tmp_path: Path, args: list[s
     assert message in result.output and result.output.count("Error:") == 1
 
 
+def test_a_claim_in_unicode_maths_is_backed_by_its_latex_source(embedder: EmbeddingModel) -> None:
+    scorer = AnswerScorer(embedder)
+    source = ["5.2.3 Serie armonica\n$$\\sum_{n=1}^{+\\infty} \\frac{1}{n} \\mbox{ diverge}$$"]
+    for claim in ("La serie armonica $\\sum_{n=1}^{+\\infty} \\frac{1}{n}$ diverge [1].",
+                  "La serie armonica diverge [1]."):
+        (check,) = scorer.check_claims(claim, source, "La serie armonica converge?", "it")
+        assert check.supported, check
+
+
 def test_a_quoted_line_is_judged_without_its_quotation_mark(embedder: EmbeddingModel) -> None:
     source = ["若单调上升的{αn}有上界,则其收敛且limn→∞αn=supαn."]
     reply = "课程材料原文如下：\n> 若单调上升的{αn}有上界,则其收敛且limn→∞αn=supαn. [1]"

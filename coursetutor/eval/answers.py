@@ -202,7 +202,7 @@ def score_answer(tutor: Tutor, scorer: AnswerScorer, course: str, qid: str, ques
         record["cited_gold"] = any(is_gold(chunks[i]) for i in cited if i in chunks)
     if not tutor.router.enabled:  # the reply lists passages: no statement of its own
         return record
-    sources = [chunks[i].text for i in (cited or list(a.context)) if i in chunks]
+    sources = [_with_titles(chunks[i]) for i in (cited or list(a.context)) if i in chunks]
     checks = scorer.check_claims(a.text, sources, question, a.language)
     supported = sum(c.supported for c in checks)
     missing = [m for c in checks for m in c.missing]
@@ -241,8 +241,14 @@ def _draft_checks(scorer: AnswerScorer, draft: str, a: Answer, chunks: dict[str,
     """The draft's claims against the passages it cited ([n] is the n-th context passage)."""
     cited = [a.context[n - 1] for n in dict.fromkeys(cited_numbers(draft))
              if 0 < n <= len(a.context)]
-    sources = [chunks[i].text for i in (cited or list(a.context)) if i in chunks]
+    sources = [_with_titles(chunks[i]) for i in (cited or list(a.context)) if i in chunks]
     return scorer.check_claims(draft, sources, question, a.language)
+
+
+def _with_titles(chunk: Chunk) -> str:
+    """A cited passage as the model read it: under the titles of its sections ("5.2.3 Serie
+    armonica" over "… diverge"), each a line of its own."""
+    return "\n".join([*chunk.section_path, chunk.text])
 
 
 def _holds(test: GoldTest, names: dict[str, str], chunk: Chunk) -> bool:

@@ -19,6 +19,7 @@ from typing import TypeVar
 import numpy as np
 
 from ..ingest.chunking import split_sentences
+from ..ingest.tex_unicode import to_unicode
 from ..retrieval import EmbeddingModel
 from ..retrieval.language import detect_language
 from ..retrieval.tokenize import has_cjk, tokenize
@@ -104,15 +105,16 @@ class AnswerScorer:
         found = [c for c in found if MARKER.sub("", c).strip()]
         if not found:
             return []
-        sentences = source_sentences(sources)
-        stripped = [MARKER.sub("", c).strip() for c in found]
+        # LaTeX and Unicode maths read as one: a claim in either against a source in either
+        sentences = source_sentences([to_unicode(s) for s in sources])
+        stripped = [to_unicode(MARKER.sub("", c).strip()) for c in found]
         sims = (self._embed(stripped) @ self._embed(sentences).T if sentences
                 else np.zeros((len(found), 0), dtype=np.float32))
         sent_terms = [content_terms(s, language) for s in sentences]
         source_language = detect_language(" ".join(sources)[:4000], default=language)
         out: list[ClaimCheck] = []
         for i, claim in enumerate(found):
-            terms = content_terms(claim, language)
+            terms = content_terms(stripped[i], language)
             best_overlap = max((overlap(terms, s) for s in sent_terms), default=0.0)
             best_sim = float(sims[i].max()) if sims.shape[1] else 0.0
             cross = detect_language(stripped[i], default=language) != source_language
