@@ -128,6 +128,46 @@ def test_a_passage_ending_on_a_label_is_continued_from_the_next() -> None:
     assert "Dimostrazione" not in hit.chunk.text  # the statement, not the page after it
 
 
+IVT = ("**定义 3.2.3 (连续函数)**\n\n若 $f$ 在 $(a,b)$ 内任意一点都连续, 则称 $f$ 为连续函数.\n\n"
+       "**定理 3.2.4 (介值定理)**\n\n若 $f\\in C[a,b]$ 满足 $f(a)<f(b)$, 则 "
+       "$\\exist\\xi\\in(a,b),~f(\\xi)=\\eta$.")
+IVT_PROOF = ("*→ Proof.* 区间套, 可以套出 $f(c)\\le\\eta\\land f(c)\\ge\\eta$.\n\n"
+             "**例子 3.2.5**\n\n*→Proof.* 用 定理 3.3.1 的反证手法即可证明.")
+
+
+def test_labels_and_marks_open_the_statement_they_stand_before() -> None:
+    from coursetutor.tutor.sentences import ends_in_label, opens_on_proof
+
+    assert units(IVT, "zh")[-1].startswith("**定理 3.2.4 (介值定理)** 若 $f")
+    assert units(IVT_PROOF, "zh") == [
+        "*→ Proof.* 区间套, 可以套出 $f(c)\\le\\eta\\land f(c)\\ge\\eta$.",
+        "**例子 3.2.5** *→Proof.* 用 定理 3.3.1 的反证手法即可证明.",  # a reference splits nothing
+    ]
+    assert opens_on_proof(IVT_PROOF, "zh") and not opens_on_proof(IVT, "zh")
+    assert ends_in_label("Si veda sotto.\n\n**Teorema 56 (della media integrale).**", "it")
+
+
+def test_a_passage_opening_on_a_proof_gets_the_statement_it_proves() -> None:
+    from types import SimpleNamespace
+
+    from coursetutor.tutor.stages.select import continued
+    from coursetutor.types import Chunk, Hit, Locator
+
+    def chunk(ordinal: int, text: str) -> Chunk:
+        return Chunk(id=f"c{ordinal}", tenant="t", course="c", document_id="notes",
+                     document_title="数学分析", doc_type="lecture", topic="", section_path=(),
+                     difficulty=0, language="zh", locator=Locator(page=30 + ordinal),
+                     text=text, content_hash=f"h{ordinal}", ordinal=ordinal)
+
+    before = {3: chunk(3, IVT)}
+    store = SimpleNamespace(chunk_at=lambda filters, doc, n: before.get(n))
+    tools = SimpleNamespace(ws=SimpleNamespace(tenant="t", store=store))
+    (hit,) = continued(tools, "c", [Hit(chunk(4, IVT_PROOF), 1.0, {}, {}, Locator(page=34))])  # type: ignore[arg-type]
+    first, proof = units(hit.chunk.text, "zh")[:2]
+    assert first.startswith("**定理 3.2.4 (介值定理)**") and proof.startswith("*→ Proof.* 区间套")
+    assert "连续函数" not in hit.chunk.text  # the statement proved, not the page before it
+
+
 LAGRANGE = """Teorema 43 (di Lagrange). Sia $f:[a,b]\\rightarrow \\mathbb{R}$. Se:
 
 - $f$ è continua in $[a,b]$

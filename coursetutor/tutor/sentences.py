@@ -71,16 +71,17 @@ _STRUCTURE = re.compile(
     r"\s+(?=\d+(?:\.\d+){1,3}\s+[A-ZÀ-Ý])|\s+(?=(?:Teorema|Definizione|Corollario|Lemma|"
     r"Proposizione|Esempio|Osservazione|Theorem|Definition|Corollary|Example|Remark|Satz|"
     r"Théorème)\s+\d|(?:Dimostrazione|Proof|Beweis|Preuve)\.)|\s*(?=(?:定理|定义|例子|证明|引理|推论)"
-    r"\s*\d)")
+    r"\s*\d+(?:\.\d+)*\s*(?:[(（*]|$))")  # a label, not a reference ("定理 3.3.1 的反证")
 # a unit that is a label alone ("Teorema 56 (della media integrale).", "定理3.2.4"): what it
 # names follows, in the next passage when a chunk ends there
 _LABEL_ONLY = re.compile(
     r"^(?:\d+(?:\.\d+){1,3}\s+)?(?:Teorema|Definizione|Corollario|Lemma|Proposizione|Theorem|"
-    r"Definition|Corollary|Proposition|Satz|Théorème|定理|定义|引理|推论)\s*\d*(?:\.\d+)*"
+    r"Definition|Corollary|Proposition|Satz|Théorème|Esempio|Example|定理|定义|引理|推论|例子)"
+    r"\s*\d*(?:\.\d+)*"
     r"\s*(?:[(（][^)）]{1,60}[)）])?\s*[.:：]?$")
 # a named result's label: its kind, its number, and its name ("Teorema 43 (di Lagrange).")
 _LABEL = re.compile(
-    r"^(?:\*\*?)?(?:\d+(?:\.\d+){1,3}\s+)?((?:Teorema|Definizione|Corollario|Lemma|"
+    r"^(?:\*\*?\s*)?(?:\d+(?:\.\d+){1,3}\s+)?((?:Teorema|Definizione|Corollario|Lemma|"
     r"Proposizione|Theorem|Definition|Corollary|Proposition|Satz|Théorème|定理|定义|引理|推论))\s*\d*(?:\.\d+)*"
     r"\s*[(（]([^)）]{1,60})[)）]")
 _ODD = re.compile(r"\(\s*\)|[，。]\s*[，。]|\uFFFD|[\uE000-\uF8FF]|\(cid:\d+\)")
@@ -99,6 +100,9 @@ _THEN = re.compile(r"^(?:Allora|Then|Dann|Alors|Entonces|Quindi|Therefore|Hence|
                    re.I)
 _PROSE = re.compile(r"(?<![\\\w])[^\W\d_]{4,}|[\u3400-\u9fff\uac00-\ud7af]")
 # a sentence that names what the one before it said ("This is Newton's iteration.")
+# a proof's label, after emphasis marks: "*→ Proof.*", "Dimostrazione.", "证明"
+_PROOF_START = re.compile(r"^[\s*_→>#-]*(?:Proof|Dimostrazione|Beweis|Preuve|Demostración|证明|"
+                          r"證明|증명)\b", re.I)
 _REFERS_BACK = re.compile(
     r"^(?:\*\*)?(?:(?:This|These|That|Those|Questo|Questa|Questi|Queste|Ciò|Dies|Diese|"
     r"Dieser|Cela|Ceci|Ce|Esto|Esta|Este)\b|这|此|上述|以上|이는|이것|이와)", re.I)
@@ -156,9 +160,43 @@ def units(text: str, language: str = "en") -> list[str]:
                 out[-1] = f"{out[-1]} {sentence}"
             else:
                 out.append(sentence)
-    return [piece for s in out for piece in _cut(s)]
+    return [piece for s in _marks_joined(out) for piece in _cut(s)]
 
 
+_MARKS_ONLY = re.compile(r"^[*_→>#\s]{1,6}$")  # emphasis or an arrow, cut off what it opens
+
+
+def _marks_joined(found: list[str]) -> list[str]:
+    """Units of emphasis marks alone ("*→", "**", cut off before "Proof." or "例子 3.2.5")
+    and labels alone ("**定理 3.2.4 (介值定理)**") joined to the unit they open; a label
+    that ends the passage stays a unit of its own (its statement is in the next passage)."""
+    out: list[str] = []
+    carried = ""
+    for unit in found:
+        if _MARKS_ONLY.match(unit):
+            carried += unit
+            continue
+        if carried:
+            glued = bool(_MARKS_ONLY.match(carried)) and carried.endswith(("*", "_"))
+            unit = f"{carried}{unit}" if glued else f"{carried} {unit}"  # "**定理", "*→ Proof"
+            carried = ""
+        if _LABEL_ONLY.match(unit.strip("*_ →")):
+            carried = unit
+            continue
+        out.append(unit)
+    if carried and not _MARKS_ONLY.match(carried):
+        out.append(carried)
+    return out
+
+
+def opens_on_proof(text: str, language: str = "en") -> bool:
+    """Does the passage open on a proof, the statement it proves at the end of the passage
+    before?"""
+    found = units(text, language)
+    return bool(found) and bool(_PROOF_START.match(found[0]))
+
+
+_BULLET_ITEM = re.compile(r"^[-*•·]\s+")  # a bullet, not an exercise's part ("b) …")
 _SENTENCE_ENDS = (".", "!", "?", ";", "$$", "\\]", "\u3002", "\uff01", "\uff1f", "\uff1b")
 
 
@@ -171,7 +209,7 @@ def _statements(blocks: list[str]) -> list[str]:
         item = bool(_LIST_ITEM.match(block))
         # "Se:", or a lead-in cut before its list ("Siano" / "- α,β>0"): no sentence ended
         opened = bool(out) and (out[-1].rstrip().endswith((":", "\uff1a")) or (
-            item and not out[-1].rstrip().endswith(_SENTENCE_ENDS)))
+            bool(_BULLET_ITEM.match(block)) and out[-1].rstrip()[-1:].isalpha()))
         then = bool(_THEN.match(block))
         # what the hypotheses lead to, after hypotheses that ended no sentence ("- α<β" /
         # "allora ∃n: nα>β")
@@ -197,7 +235,7 @@ def ends_in_label(text: str, language: str = "en") -> bool:
     """Does the passage end on a theorem's or definition's label, its statement cut off
     into the next passage?"""
     found = units(text, language)
-    return bool(found) and bool(_LABEL_ONLY.match(found[-1].strip()))
+    return bool(found) and bool(_LABEL_ONLY.match(found[-1].strip("*_ →")))
 
 
 def _cut(sentence: str) -> list[str]:
@@ -267,10 +305,13 @@ def select(question: str, search: str, hits: Sequence[Hit], language: str, inten
     `search`: the question as searched in the course's language, "" when the same)."""
     candidates: list[tuple[int, int, str]] = []  # (passage, position, sentence)
     soup: set[int] = set()  # the candidates too garbled to restate
+    seen: set[str] = set()  # a sentence two passages hold (a proof's statement added to it)
     for p, hit in enumerate(hits[:PASSAGES]):
         for i, sentence in enumerate(units(hit.chunk.text, hit.chunk.language or language)):
-            if sum(c.isalnum() for c in sentence) < 12 or _heading(sentence, hit):
+            if sum(c.isalnum() for c in sentence) < 12 or _heading(sentence, hit) or \
+                    sentence in seen:
                 continue
+            seen.add(sentence)
             if garbled(sentence):
                 soup.add(len(candidates))
             candidates.append((p, i, sentence))

@@ -12,7 +12,7 @@ from ...types import Hit, MetaEvent, SearchFilters
 from ..citations import hit_citation
 from ..pipeline import Reply
 from ..replies import reply
-from ..sentences import PASSAGES, Selection, ends_in_label, select, units
+from ..sentences import PASSAGES, Selection, ends_in_label, opens_on_proof, select, units
 from .find import Found
 from .tools import Tools
 
@@ -51,17 +51,24 @@ def select_evidence(tools: Tools, f: Found) -> Selected | Reply:
 
 def continued(tools: Tools, course: str, hits: Sequence[Hit]) -> list[Hit]:
     """The passages read, each that ends on a bare label ("Teorema 56 (della media
-    integrale).") with the first sentence of the next passage of its document added: the
-    statement the label names."""
+    integrale).") with the first sentence of the next passage of its document added (the
+    statement the label names), and each that opens on a proof with the last sentence of the
+    passage before it (the statement it proves)."""
     out = list(hits)
     filters = SearchFilters(tools.ws.tenant, course)
     for n, hit in enumerate(out[:PASSAGES]):
         chunk = hit.chunk
-        if not ends_in_label(chunk.text, chunk.language):
-            continue
-        after = tools.ws.store.chunk_at(filters, chunk.document_id, chunk.ordinal + 1)
-        first = units(after.text, after.language)[:1] if after else []
-        if first:
-            out[n] = dataclasses.replace(hit, chunk=dataclasses.replace(
-                chunk, text=f"{chunk.text} {first[0]}"))
+        if ends_in_label(chunk.text, chunk.language):
+            after = tools.ws.store.chunk_at(filters, chunk.document_id, chunk.ordinal + 1)
+            first = units(after.text, after.language)[:1] if after else []
+            if first:
+                chunk = dataclasses.replace(chunk, text=f"{chunk.text} {first[0]}")
+        if chunk.ordinal > 0 and opens_on_proof(chunk.text, chunk.language):
+            # a proof with what it proves: "定理 3.2.4 (介值定理) …" before "Proof. 区间套 …"
+            before = tools.ws.store.chunk_at(filters, chunk.document_id, chunk.ordinal - 1)
+            last = units(before.text, before.language)[-1:] if before else []
+            if last:
+                chunk = dataclasses.replace(chunk, text=f"{last[0]}\n\n{chunk.text}")
+        if chunk is not hit.chunk:
+            out[n] = dataclasses.replace(hit, chunk=chunk)
     return out
