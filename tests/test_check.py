@@ -56,6 +56,16 @@ def test_a_latex_command_is_no_name() -> None:
     assert names(r"Allora $|x_1-x_2|<\delta\Rightarrow f$ per Cauchy") == ["Cauchy"]
 
 
+def test_a_german_noun_is_no_name_the_course_must_hold() -> None:
+    from coursetutor.tutor.claims import absent_names
+
+    passages = ["Bisection halves the interval; BFGS updates the Hessian."]
+    assert absent_names("Wie funktioniert das Bisektionsverfahren?", passages, "de") == []
+    assert absent_names("Was macht L-BFGS mit der Hesse-Matrix, und SR1?", passages,
+                        "de") == ["SR"]  # the word pattern stops at the digit
+    assert absent_names("Cosa afferma il teorema di Stokes?", passages, "it") == ["Stokes"]
+
+
 def test_claims_leave_out_questions() -> None:
     text = "Newton's method uses the Hessian [1]. What do you get at x = 2? Try it."
     assert claims(text) == ["Newton's method uses the Hessian [1]."]

@@ -913,6 +913,28 @@ def test_a_translated_question_is_searched_as_the_tutor_decides(
     assert queries[0] == searched, queries
 
 
+def test_a_mistranslated_question_is_graded_on_what_the_student_asked(
+        make_tutor: MakeTutor) -> None:
+    # the small model turned the question into another one: the student's own words, searched
+    # across languages, find the passages the translation misses
+    fake = ScriptedLLM(answer=["... [1]"], translate=["What is the capital of France?"])
+    tutor, _ = make_tutor(fake)
+    queries: list[str] = []
+    search = tutor.ws.search
+
+    def spy(query: str, *args: Any, **kwargs: Any) -> Any:
+        queries.append(query)
+        return search(query, *args, **kwargs)
+
+    tutor.ws.search = spy  # type: ignore[method-assign]
+    _, answer = run(tutor, "Wie funktioniert das Bisektionsverfahren?")
+    assert queries[:2] == ["What is the capital of France?",
+                           "Wie funktioniert das Bisektionsverfahren?"]
+    assert answer.covered and answer.grade != "incorrect"
+    assert any("bisection" in s.title.lower() or "bisection" in s.snippet.lower()
+               for s in answer.sources)
+
+
 def test_an_empty_translation_searches_the_original() -> None:
     from coursetutor.tutor.rewrite import translate_query
 

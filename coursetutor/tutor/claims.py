@@ -218,10 +218,11 @@ class SourceText:
         return len(key) >= 6 and any(w.startswith(stem) for w in self.words)
 
 
-def absent_names(question: str, texts: Iterable[str]) -> list[str]:
+def absent_names(question: str, texts: Iterable[str], language: str = "") -> list[str]:
     """The names a question asks about (Stokes, BFGS) that none of `texts` holds: a question
-    about a result the course never names is not covered, however close its other words."""
-    asked = names(question)
+    about a result the course never names is not covered, however close its other words.
+    German capitalises every noun, so there only acronyms count as names."""
+    asked = [n for n in names(question) if language != "de" or _ACRONYM.match(n)]
     if not asked:
         return []
     found = SourceText(texts)

@@ -84,7 +84,8 @@ class EvidenceFinder:
         return prefer(self.rerank(hits), preferred_types(intent)), score
 
     def find(self, query: str, course: str, types: tuple[DocType, ...], intent: str,
-             k: int = 6, pinned: Hit | None = None, language: str = "") -> Evidence:
+             k: int = 6, pinned: Hit | None = None, language: str = "",
+             asked: str = "") -> Evidence:
         """Search, grade, and on an ambiguous grade widen the search and decide again: by
         the grade model, or, when the passages are in another language than the question, by
         the answer model itself (`Evidence.deferred`). `language` is the question's as the
@@ -92,8 +93,17 @@ class EvidenceFinder:
 
         A `pinned` passage (the exercise the student names) comes first and makes the
         evidence sufficient: the question is about the course's own material.
+
+        `asked`, the question as the student wrote it when `query` is its translation, is
+        searched too, and the better graded of the two searches stands: the small model
+        mistranslates names ("뉴턴-랩슨" as "Newton-Laplace", "헤시안" as "Hamiltonian"),
+        and e5 matches the original across languages better than such a translation.
         """
         hits, score = self._search(query, course, types, k, intent)
+        if asked and asked != query:
+            other, other_score = self._search(asked, course, types, k, intent)
+            if other_score > score:
+                hits, score = other, other_score
         if pinned is not None:
             rest = [h for h in hits if h.chunk.id != pinned.chunk.id]
             return Evidence([pinned, *rest][:k], score, "correct")

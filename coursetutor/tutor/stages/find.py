@@ -53,7 +53,8 @@ def find(tools: Tools, u: Understood, reused: Evidence | None) -> Found:
         pinned = (find_exercise(ws, o.course, query, history, u.followup)
                   if cat.intent == "exercise" or cat.about_exercise else None)
         evidence = finder.find(query, o.course, o.allowed_types, cat.intent, pinned=pinned,
-                               language=cat.language)
+                               language=cat.language,
+                               asked=o.question if u.translated and not u.followup else "")
     if _about_an_exercise(cat, evidence):
         cat = dataclasses.replace(cat, intent="exercise")
     elif previous_intent(history) == "exercise" and not cat.about_exercise:
@@ -92,7 +93,11 @@ def covered(tools: Tools, f: Found) -> Found | Reply:
     o, cat, ev = f.understood.recalled.opened, f.cat, f.evidence
     if ev.grade == "incorrect" or not ev.hits:
         return not_covered(o.session_id, f, meta_sent=False)
-    if cat.intent != "exercise" and (absent := absent_names(o.question, _read(ev))):
+    # a name is looked for in passages of the question's language only ("Bisektionsverfahren"
+    # is no name an English course would write)
+    same = ev.hits[0].chunk.language in ("", cat.language)
+    if cat.intent != "exercise" and same and (
+            absent := absent_names(o.question, _read(ev), cat.language)):
         return dataclasses.replace(not_covered(o.session_id, f, meta_sent=False),
                                    note="the course never names " + ", ".join(absent))
     if not tools.router.enabled:
