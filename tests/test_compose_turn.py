@@ -151,6 +151,36 @@ def test_the_deadline_ends_the_turn_with_what_is_checked(make_tutor: MakeTutor) 
     assert "[1]" in answer.text
 
 
+def test_a_statement_is_shown_while_the_model_still_writes(make_tutor: MakeTutor) -> None:
+    log: list[str] = []
+
+    class Logged(ScriptedLLM):
+        """Writes one statement that restates its line, then another; logs what it does."""
+
+        def stream(self, messages: Sequence[Message], params: GenParams) -> Iterator[Delta]:
+            sid, text = evidence(messages[-1].content)[0]
+            if messages[0].role != "system":  # a judgement or a translation
+                log.append("asked")
+                yield from super().stream(messages, params)
+                return
+            log.append("writing")
+            yield Delta('{"statements": [' + json.dumps(
+                {"text": text.split(". ")[0], "evidence": [sid]}) + ", ")
+            log.append("second")
+            yield Delta(json.dumps({"text": text.split(". ")[0] + " again", "evidence": [sid]})
+                        + "]}")
+            log.append("done")
+
+    tutor, _ = make_tutor(Logged(), answer_check=True)
+    events = tutor.stream(CONCEPT, base.SAMPLE_COURSE)
+    for event in events:
+        if isinstance(event, TokenEvent):
+            log.append("shown")
+    # the first statement restates its line: shown before the model writes the next
+    assert log.index("shown") < log.index("second")
+    assert "asked" not in log[: log.index("done")]  # the model is never asked mid-writing
+
+
 def test_exercise_help_keeps_its_rungs(make_tutor: MakeTutor) -> None:
     tutor, fake = make_tutor(ScriptedLLM(answer=["Which formula gives the midpoint? [1]"]))
     events, answer = run(tutor, base.EXERCISE_2)

@@ -86,26 +86,20 @@ def compose(tools: Tools, s: Selected) -> Generator[StreamEvent, None, Reply]:
         if time.perf_counter() >= deadline:
             complete = False
             break
-        written, finished = _written(tools, s, attempt, deadline)
-        complete = complete and finished
-        for statement in written:
-            if repeats(statement.text, shown.said):  # small models loop on one sentence
-                removed.append(statement.text)
-                continue
-            statement = _whole(statement, lines, f"{o.question} {u.translated}",
-                               cat.language)
-            verdict = _checked(tools, statement, lines, o.question, cat.language)
-            shown.verdicts.append(verdict)
-            if not verdict.kept:
-                removed.append(statement.text)
-                continue
-            text = statement.text
-            if checked(cat.language) and not in_script(text, cat.language):
-                text = translate_reply(tools.router, text, language_name(cat.language),
-                                       tools.log) or text
-            first = first or time.perf_counter()
-            shown.said.append(statement.text)
-            yield TokenEvent(shown.add(text, statement.evidence))
+        writing = _Writing()
+        held: list[Statement] = []  # waiting for the model, which is still writing
+        for statement in _writing(tools, s, attempt, deadline, writing):
+            shown_now = not held and _show(tools, s, shown, statement, removed, busy=True)
+            if shown_now is None or held:
+                held.append(statement)  # the model must judge it: it and all after it wait
+            elif shown_now:
+                first = first or time.perf_counter()
+                yield TokenEvent(shown_now)
+        for statement in held:  # the model has finished writing: it judges them now
+            if text := _show(tools, s, shown, statement, removed, busy=False):
+                first = first or time.perf_counter()
+                yield TokenEvent(text)
+        complete = complete and writing.finished
     quoted = not shown.texts
     if quoted:  # nothing the model wrote held: the best sentence as the page says it
         line = s.selection.lines[0]
@@ -140,35 +134,78 @@ def _bare(text: str) -> str:
     return "".join(ch for ch in text.casefold() if ch.isalnum())
 
 
-def _written(tools: Tools, s: Selected, lines: Sequence[Line],
-             deadline: float) -> tuple[list[Statement], bool]:
-    """The statements the model wrote from `lines`, and whether it finished before the
+class _Busy(Exception):
+    """The model is still writing: a statement that needs it waits until it is done."""
+
+
+@dataclasses.dataclass
+class _Writing:
+    finished: bool = True  # the model ended before the deadline
+
+
+def _show(tools: Tools, s: Selected, shown: _Shown, statement: Statement,
+          removed: list[str], busy: bool) -> str | None:
+    """The statement as the student sees it once checked ("" when it is removed), or None
+    when deciding it needs the model while the model is `busy` writing (a yes/no judgement,
+    a translation into the student's script)."""
+    f = s.found
+    cat, u = f.cat, f.understood
+    question = u.recalled.opened.question
+    lines = {line.id: line for line in s.selection.lines}
+    if repeats(statement.text, shown.said):  # small models loop on one sentence
+        removed.append(statement.text)
+        return ""
+    statement = _whole(statement, lines, f"{question} {u.translated}", cat.language)
+    try:
+        verdict = _checked(tools, statement, lines, question, cat.language, busy)
+    except _Busy:
+        return None
+    text = statement.text
+    if verdict.kept and checked(cat.language) and not in_script(text, cat.language):
+        if busy:
+            return None
+        text = translate_reply(tools.router, text, language_name(cat.language),
+                               tools.log) or text
+    shown.verdicts.append(verdict)
+    if not verdict.kept:
+        removed.append(statement.text)
+        return ""
+    shown.said.append(statement.text)
+    return shown.add(text, statement.evidence)
+
+
+def _writing(tools: Tools, s: Selected, lines: Sequence[Line], deadline: float,
+             writing: _Writing) -> Iterator[Statement]:
+    """The statements the model writes from `lines`, each as soon as it is closed (the
+    model waits while it is checked); `writing.finished` says whether it ended before the
     deadline. A reply that is not the contract's JSON is asked for once more."""
     ids = [line.id for line in lines]
     most = min(MAX_STATEMENTS, 1 + len(lines))
     params = GenParams(temperature=tools.settings.llm_temperature,
                        max_tokens=TOKENS * most + 40, schema=schema(ids, most))
     stream = StatementStream(ids)
-    out: list[Statement] = []
-    finished = True
+    wrote = False
     try:
         for piece in _pieces(tools, _messages(tools, s, lines), params):
-            out.extend(stream.feed(piece))
+            for statement in stream.feed(piece):
+                wrote = True
+                yield statement
             if time.perf_counter() >= deadline:
-                finished = False
-                break
+                writing.finished = False
+                return
     except BackendError:
-        if not out:
+        if not wrote:
             raise
-        finished = False
-    if out or not finished:
-        return out, finished
+        writing.finished = False
+        return
+    if wrote:
+        return
     retry = prompts.render("statements_retry", evidence=_evidence(lines),
                            question=s.found.understood.recalled.opened.question,
                            most=most, language=language_name(s.found.cat.language))
     raw = tools.router.complete("answer", [Message("user", retry)], GenParams(
         temperature=0.0, max_tokens=params.max_tokens, json=True), tools.log).text
-    return parse(raw, ids) or [], True
+    yield from parse(raw, ids) or []
 
 
 def _pieces(tools: Tools, messages: Sequence[Message], params: GenParams) -> Iterator[str]:
@@ -214,10 +251,18 @@ def _whole(statement: Statement, lines: dict[str, Line], question: str,
 
 
 def _checked(tools: Tools, statement: Statement, lines: dict[str, Line], question: str,
-             language: str) -> StatementVerdict:
+             language: str, busy: bool = False) -> StatementVerdict:
+    """The statement's verdict; raises _Busy when it needs the model's judgement while the
+    model is `busy` writing."""
     settings = tools.settings
     if not settings.answer_check:
         return StatementVerdict(statement, True)
     judge = model_judge(tools.router, tools.log) if settings.answer_check_judge else None
+    if judge is not None and busy:
+        judge = _busy_judge
     return check_statements([statement], lines, question, language, tools.ws.embedder,
                             judge)[0]
+
+
+def _busy_judge(claim: str, evidence: str) -> bool | None:
+    raise _Busy
