@@ -5,7 +5,8 @@ starts with llama.cpp's prompt cache emptied; with --warm, each measured questio
 another student's question of the same kind), so a noisy neighbour slows both alike. The
 default run uses the local budget (1,500 tokens, sentence-trimmed sources); the baseline gives
 the same model the server budget (2,600 tokens). With --baseline refine, the default run reads
-the refined evidence (refine_context_tokens) and the baseline whole passages.
+the refined evidence (refine_context_tokens) and the baseline whole passages; with --baseline
+style, the default run answers in checked statements and the baseline in prose.
 """
 
 from __future__ import annotations
@@ -43,8 +44,8 @@ WARM_UP = {
     QUESTIONS[3]: "Che cos'è il metodo della secante?",
     QUESTIONS[4]: "Can you help me with exercise 1?",
 }
-STAGES = ("categorize", "translate", "retrieve_grade", "first_token", "generate", "check",
-          "total")
+STAGES = ("categorize", "translate", "retrieve_grade", "select", "compose", "first_token",
+          "generate", "check", "total")
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
@@ -61,6 +62,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     } if args.baseline == "budget" else {
         f"refined evidence ({base.refine_context_tokens})": base,
         "baseline: whole passages": dataclasses.replace(base, refine_context_tokens=0),
+    } if args.baseline == "refine" else {
+        "statements": dataclasses.replace(base, answer_style="statements"),
+        "baseline: prose": dataclasses.replace(base, answer_style="prose"),
     }
     tutors = {
         name: Tutor(_workspace(ws, s), Router(s, factory=lambda task, model: shared))
@@ -113,9 +117,10 @@ def report(result: dict[str, Any]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--baseline", choices=("budget", "refine"), default="budget",
+    parser.add_argument("--baseline", choices=("budget", "refine", "style"), default="budget",
                         help="budget: the server's context budget; refine: whole passages "
-                             "instead of the refined evidence")
+                             "instead of the refined evidence; style: statements against "
+                             "prose answers")
     parser.add_argument("--warm", action="store_true",
                         help="ask each question after another student's question of the "
                              "same kind: the system prompt and the task are in llama.cpp's "
