@@ -114,6 +114,18 @@ def test_the_command_on_xquadr(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) 
     assert 0.5 < held["overall"]["auroc"] <= 1.0
     assert out["chosen"]["drop"] <= out["chosen"]["keep"]
     assert out["reference"]["en-en"]["translation"] == 0
+    assert list(out["negation_flipped"]) == ["en-de", "en-zh", "de-zh"]
+    assert all(0 <= v <= 1 for shares in out["negation_flipped"].values()
+               for v in shares.values())
+
+
+def test_negation_shares_count_pairs_that_differ_on_negating() -> None:
+    from coursetutor.eval.across import Pair, negation_shares
+
+    pairs = [Pair("p", "translation", "It does not converge.", "Es konvergiert nicht."),
+             Pair("p", "translation", "It converges.", "Es konvergiert nicht."),
+             Pair("p", "other", "It converges.", "Es ist stetig.")]
+    assert negation_shares(pairs, "en", "de") == {"translation": 0.5, "other": 0.0}
 
 
 # translations, other sentences and questions of the held-out paragraphs, per pair and overall

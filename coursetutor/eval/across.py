@@ -240,6 +240,8 @@ def evaluate(folder: Path, embedder: EmbeddingModel, current: tuple[float, float
         raise InputError("no paragraph with the same sentence count in two languages on the "
                          "choosing half: raise --limit")
     keep, drop = choose_thresholds(positives, negatives)
+    negation = {name: negation_shares(ps, name[:2], name[3:]) for name, ps in pairs.items()
+                if name[:2] != name[3:]}
     reference = {k: v for k, v in halves["held_out"]["en-en"].items() if k != "translation"}
     return {
         "split": {"seed": seed, "choose": len(choose), "held_out": len(held),
@@ -252,4 +254,19 @@ def evaluate(folder: Path, embedder: EmbeddingModel, current: tuple[float, float
                    "chosen": rows(halves["choose"], keep, drop)},
         "reference": {"en-en": {"keep": same[0], "drop": same[1],
                                 **_row(reference, *same)}},
+        "negation_flipped": negation,
     }
+
+
+def negation_shares(pairs: Sequence[Pair], a: str, b: str) -> dict[str, float]:
+    """Per kind, the share of pairs whose two sides differ on whether they negate
+    (`wording.negates`): what the statement check sends to the model across languages. For a
+    correct translation every such pair is a false alarm."""
+    from ..tutor.wording import negates
+
+    out = {}
+    for kind in ("translation", "other"):
+        chosen = [p for p in pairs if p.kind == kind]
+        flipped = sum(negates(p.source, a) != negates(p.statement, b) for p in chosen)
+        out[kind] = round(flipped / len(chosen), 4) if chosen else 0.0
+    return out

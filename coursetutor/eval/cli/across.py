@@ -79,5 +79,9 @@ def table(result: dict[str, Any]) -> str:
     thresholds = f"{ref['keep']:.3f}/{ref['drop']:.3f}"
     lines.append(f"{'en-en':7}{thresholds:>12}{'':7}{'':21}"
                  f"{_cells(ref)[21:]}   (same language, reference)")
+    lines.append("negation differs (sent to the model across languages), all paragraphs:")
+    for name, shares in result.get("negation_flipped", {}).items():
+        lines.append(f"{name:7}  translations {shares['translation']:.3f}   "
+                     f"other claims {shares['other']:.3f}")
     lines.append(f"{result['seconds']} s")
     return "\n".join(lines)
