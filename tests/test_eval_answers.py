@@ -445,3 +445,19 @@ def test_a_split_of_the_question_set_names_known_questions() -> None:
     with pytest.raises(InputError, match="no split 'other' \\(splits: statements-heldout, "
                                          "statements-tuning\\)"):
         split_ids(questions, "other")
+
+
+@pytest.mark.parametrize(("text", "language", "empty"), [
+    ("[1] [2] [3]", "it", True),
+    ("Sì [1].", "it", True),
+    ("压缩映像证明了 $|a|<1$ 的情形。 [1]", "zh", False),  # ten characters say something
+    ("见 [1]。", "zh", True),
+    ("The method halves the interval [1].", "en", False),
+])
+def test_an_empty_reply_counts_letters_and_characters(text: str, language: str,
+                                                      empty: bool) -> None:
+    from coursetutor.eval.answers import _empty
+    from coursetutor.types import Answer
+
+    answer = Answer(text, (), "lecture", "concept", "correct", 0.6, language)
+    assert _empty(answer) is empty

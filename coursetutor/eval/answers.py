@@ -18,6 +18,7 @@ from ..ingest.pipeline import DraftDocument, Ingestor
 from ..llm import GenParams, Message
 from ..retrieval.grading import auroc
 from ..retrieval.language import detect_language
+from ..retrieval.tokenize import has_cjk
 from ..tutor import Tutor, prompts
 from ..tutor.evidence import parse_supported
 from ..tutor.leak import reveals, states_number
@@ -226,8 +227,10 @@ def score_answer(tutor: Tutor, scorer: AnswerScorer, course: str, qid: str, ques
 
 
 def _empty(a: Answer) -> bool:
-    """A reply that says nothing: bare markers, a framing line alone, a few letters."""
-    letters = sum(c.isalpha() for c in MARKER.sub(" ", a.text))
+    """A reply that says nothing: bare markers, a framing line alone, a few letters (a
+    Chinese, Japanese or Korean character counts as two: "压缩映像证明了…的情形" says
+    something in ten)."""
+    letters = sum((2 if has_cjk(c) else 1) for c in MARKER.sub(" ", a.text) if c.isalpha())
     return letters < 12 or a.text.strip().startswith(reply("passages", a.language))
 
 
