@@ -209,7 +209,7 @@ def _statements(blocks: list[str]) -> list[str]:
         item = bool(_LIST_ITEM.match(block))
         # "Se:", or a lead-in cut before its list ("Siano" / "- α,β>0"): no sentence ended
         opened = bool(out) and (out[-1].rstrip().endswith((":", "\uff1a")) or (
-            bool(_BULLET_ITEM.match(block)) and out[-1].rstrip()[-1:].isalpha()))
+            bool(_BULLET_ITEM.match(block)) and not out[-1].rstrip().endswith(_SENTENCE_ENDS)))
         then = bool(_THEN.match(block))
         # what the hypotheses lead to, after hypotheses that ended no sentence ("- α<β" /
         # "allora ∃n: nα>β")
