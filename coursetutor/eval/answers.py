@@ -204,6 +204,9 @@ def score_answer(tutor: Tutor, scorer: AnswerScorer, course: str, qid: str, ques
     if not tutor.router.enabled:  # the reply lists passages: no statement of its own
         return record
     sources = [_with_titles(chunks[i]) for i in (cited or list(a.context)) if i in chunks]
+    # and the lines the reply cites as shown to the student (an evidence line may hold the
+    # statement a proof proves, from the passage before: stages/select.continued)
+    sources += [c.snippet for c in a.sources if c.snippet and c.snippet not in sources]
     checks = scorer.check_claims(a.text, sources, question, a.language)
     supported = sum(c.supported for c in checks)
     missing = [m for c in checks for m in c.missing]
