@@ -10,6 +10,7 @@ from coursetutor.retrieval.language import ANY_STOPWORD
 from coursetutor.retrieval.tokenize import tokenize
 from coursetutor.tutor.sentences import NAMED_WEIGHT, garbled, named, steps_wanted, units
 from coursetutor.tutor.statements import Statement, StatementStream, parse, schema
+from coursetutor.types import Chunk, Locator
 
 ROLLE = ("7.1.7 Teorema di Rolle Teorema 42 (di Rolle). Sia f : [a, b] → R. Se: • f è continua "
          "in [a, b] • f è derivabile su (a, b) • f (a) = f (b) allora: ∃c ∈ (a, b): f ′ (c) = 0 "
@@ -104,18 +105,23 @@ def test_statements_stream_as_each_is_closed() -> None:
     assert seen[0][1] < raw.index('"b"')  # the first before the second is written
 
 
+def _chunk(ordinal: int, text: str, language: str, first_page: int) -> Chunk:
+    """One passage of a document of notes, on its own page."""
+    return Chunk(id=f"c{ordinal}", tenant="t", course="c", document_id="notes",
+                 document_title="Notes", doc_type="lecture", topic="", section_path=(),
+                 difficulty=0, language=language, locator=Locator(page=first_page + ordinal),
+                 text=text, content_hash=f"h{ordinal}", ordinal=ordinal)
+
+
 def test_a_passage_ending_on_a_label_is_continued_from_the_next() -> None:
     from types import SimpleNamespace
 
     from coursetutor.tutor.sentences import ends_in_label
     from coursetutor.tutor.stages.select import continued
-    from coursetutor.types import Chunk, Hit, Locator
+    from coursetutor.types import Hit, Locator
 
     def chunk(ordinal: int, text: str) -> Chunk:
-        return Chunk(id=f"c{ordinal}", tenant="t", course="c", document_id="notes",
-                     document_title="Analisi", doc_type="lecture", topic="", section_path=(),
-                     difficulty=0, language="it", locator=Locator(page=94 + ordinal),
-                     text=text, content_hash=f"h{ordinal}", ordinal=ordinal)
+        return _chunk(ordinal, text, "it", 94)
 
     label = "La media integrale si definisce così. Teorema 56 (della media integrale)."
     statement = "Sia f : [a, b] → R continua. Allora ∃c ∈ [a, b] tale che f (c) = 1/(b−a) ∫ f."
@@ -151,13 +157,10 @@ def test_a_passage_opening_on_a_proof_gets_the_statement_it_proves() -> None:
     from types import SimpleNamespace
 
     from coursetutor.tutor.stages.select import continued
-    from coursetutor.types import Chunk, Hit, Locator
+    from coursetutor.types import Hit, Locator
 
     def chunk(ordinal: int, text: str) -> Chunk:
-        return Chunk(id=f"c{ordinal}", tenant="t", course="c", document_id="notes",
-                     document_title="数学分析", doc_type="lecture", topic="", section_path=(),
-                     difficulty=0, language="zh", locator=Locator(page=30 + ordinal),
-                     text=text, content_hash=f"h{ordinal}", ordinal=ordinal)
+        return _chunk(ordinal, text, "zh", 30)
 
     before = {3: chunk(3, IVT)}
     store = SimpleNamespace(chunk_at=lambda filters, doc, n: before.get(n))

@@ -891,6 +891,19 @@ def test_a_question_in_a_language_the_course_has_is_searched_untranslated(
     assert answer.sources
 
 
+def searched_queries(tutor: Tutor) -> list[str]:
+    """The queries the tutor's workspace will be searched with, in order."""
+    queries: list[str] = []
+    search = tutor.ws.search
+
+    def spy(query: str, *args: Any, **kwargs: Any) -> Any:
+        queries.append(query)
+        return search(query, *args, **kwargs)
+
+    tutor.ws.search = spy  # type: ignore[method-assign]
+    return queries
+
+
 @pytest.mark.parametrize(("question", "searched"), [
     # no dictionary for German: the translation alone (the original lowers the evidence)
     ("Wie funktioniert das Bisektionsverfahren?", "How does bisection work?"),
@@ -901,14 +914,7 @@ def test_a_translated_question_is_searched_as_the_tutor_decides(
         make_tutor: MakeTutor, question: str, searched: str) -> None:
     fake = ScriptedLLM(answer=["... [1]"], translate=["How does bisection work?"])
     tutor, _ = make_tutor(fake)
-    queries: list[str] = []
-    search = tutor.ws.search
-
-    def spy(query: str, *args: Any, **kwargs: Any) -> Any:
-        queries.append(query)
-        return search(query, *args, **kwargs)
-
-    tutor.ws.search = spy  # type: ignore[method-assign]
+    queries = searched_queries(tutor)
     run(tutor, question)
     assert queries[0] == searched, queries
 
@@ -919,14 +925,7 @@ def test_a_mistranslated_question_is_graded_on_what_the_student_asked(
     # across languages, find the passages the translation misses
     fake = ScriptedLLM(answer=["... [1]"], translate=["What is the capital of France?"])
     tutor, _ = make_tutor(fake)
-    queries: list[str] = []
-    search = tutor.ws.search
-
-    def spy(query: str, *args: Any, **kwargs: Any) -> Any:
-        queries.append(query)
-        return search(query, *args, **kwargs)
-
-    tutor.ws.search = spy  # type: ignore[method-assign]
+    queries = searched_queries(tutor)
     _, answer = run(tutor, "Wie funktioniert das Bisektionsverfahren?")
     assert queries[:2] == ["What is the capital of France?",
                            "Wie funktioniert das Bisektionsverfahren?"]
