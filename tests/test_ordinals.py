@@ -113,3 +113,24 @@ def test_a_statement_that_negates_across_languages_goes_to_the_model() -> None:
     # without a model the cosine decides, as for any other statement
     kept = check_statements([flipped], lines, "?", "ko", _SameVector())  # type: ignore[arg-type]
     assert kept[0].kept
+
+
+@pytest.mark.parametrize(("text", "question", "language", "echo"), [
+    ("介值定理是用介值定理证明的。", "介值定理是用什么方法证明的？", "zh", True),
+    ("闭区间上的连续函数一致连续。", "为什么闭区间上的连续函数一致连续？", "zh", True),
+    ("介值定理是用区间套的方法证明的。", "介值定理是用什么方法证明的？", "zh", False),
+    ("No, Newton-Raphson does not converge from any starting point.",
+     "Does Newton-Raphson converge from any starting point?", "en", False),
+    ("La serie armonica diverge.", "La serie armonica converge?", "it", False),
+    ("La somma della serie di Mengoli è 1.", "Quanto vale la somma della serie di Mengoli?",
+     "it", False),
+])
+def test_a_statement_that_only_echoes_the_question_says_nothing(
+        text: str, question: str, language: str, echo: bool) -> None:
+    from coursetutor.tutor.statement_check import echoes
+
+    assert echoes(text, question, language) is echo
+    lines = _line("定理 3.2.4 (介值定理) … Proof. 区间套, 可以套出 f(c)=η.", "zh")
+    (verdict,) = check_statements([Statement(text, ("S1",))], lines, question, language,
+                                  _SameVector())  # type: ignore[arg-type]
+    assert (verdict.reason == "says nothing the question does not") is echo

@@ -6,7 +6,8 @@ every passage, where scattered words can back anything):
    (maths normalised: `claims.missing_terms`);
 2. the ranks it names ("second kind", "第二类", "제2종") must be its sentences' too: a
    statement of the second kind from a sentence defining the first shares every other word;
-3. a statement that says a phrase of its own twice is a loop, not a statement; one that
+3. a statement that says a phrase of its own twice is a loop, not a statement, and one
+   every word of which is the question's says nothing ("介值定理是用介值定理证明的"); one that
    stops before it says anything ("The rule is:", "è definita come", "defined as
    follows.") or holds no words is no statement (compose first completes one whose
    sentence has the formula it introduces: whole.py);
@@ -135,6 +136,21 @@ def negation_flipped(text: str, own: Sequence[Line], language: str) -> bool:
     return mine != any(theirs) if mine else all(theirs)
 
 
+def echoes(text: str, question: str, language: str) -> bool:
+    """Does the statement say nothing the question does not: every word of it (every
+    character, in Chinese or Japanese) is the question's, with no number, formula or
+    polarity word of its own ("介值定理是用介值定理证明的" for "介值定理是用什么方法证明的？",
+    "闭区间上的连续函数一致连续" for "为什么闭区间上的连续函数一致连续？")?"""
+    bare = MARKER.sub(" ", text)
+    if missing_terms(bare, [question]) or unbacked_polarity(bare, question, language):
+        return False
+    if has_cjk(bare):
+        mine = {c for c in bare if c.isalnum()}
+        return bool(mine) and mine <= set(question)
+    words = {w for w in tokenize(bare, language) if w not in ANY_STOPWORD}
+    return bool(words) and words <= set(tokenize(question, language))
+
+
 def repeats_itself(text: str) -> bool:
     """Does the statement say a phrase of its own twice (a small model's loop: "连续函数在区间上
     是连续的，而连续函数在区间上是连续的")? A run of REPEAT_CJK characters or REPEAT_WORDS words,
@@ -165,6 +181,8 @@ def _terms_and_form(statement: Statement, own: Sequence[Line], question: str,
         return StatementVerdict(statement, False, reason="says one thing over and over")
     if sum(c.isalpha() for c in text) < MIN_LETTERS or lead_in(text, language):
         return StatementVerdict(statement, False, reason="an incomplete sentence")
+    if echoes(text, question, language):
+        return StatementVerdict(statement, False, reason="says nothing the question does not")
     missing = missing_terms(text, [line.text for line in own], question)
     if missing:
         return StatementVerdict(statement, False,
