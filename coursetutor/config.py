@@ -269,8 +269,8 @@ def _validate(s: Settings) -> None:
         raise ConfigError(f"summary_model must be auto, on or off, got {s.summary_model!r}")
     if s.llm_repack not in ("auto", "on", "off"):
         raise ConfigError(f"llm_repack must be auto, on or off, got {s.llm_repack!r}")
-    if s.answer_style not in ("statements", "prose"):
-        raise ConfigError("answer_style must be statements or prose")
+    if s.answer_style not in ("auto", "statements", "prose"):
+        raise ConfigError("answer_style must be auto, statements or prose")
     if s.context_maths not in ("latex", "unicode"):
         raise ConfigError("context_maths must be latex or unicode")
     if s.answer_deadline_s <= 0:

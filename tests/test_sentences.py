@@ -261,3 +261,25 @@ def test_latex_in_a_statement_survives_its_json() -> None:
         "\"q\" è", ("S1",))]
     stream = StatementStream(["S1"])
     assert list(stream.feed(raw)) == parse(raw, ["S1"])
+
+
+@pytest.mark.parametrize(("style", "text", "intent", "statements"), [
+    ("auto", "Teorema 42 (di Rolle). Sia $f:[a,b]\\rightarrow \\mathbb{R}$ continua.", "concept",
+     True),
+    ("auto", "Newton-Raphson: x [t+1] = x [t] − (∇2f (x [t]))−1 ∇f (x [t])", "concept", False),
+    ("auto", "Sia $f:[a,b]\\rightarrow \\mathbb{R}$ continua.", "exercise", False),
+    ("prose", "Sia $f:[a,b]\\rightarrow \\mathbb{R}$ continua.", "concept", False),
+    ("statements", "Bisection halves the interval.", "concept", True),
+])
+def test_auto_answers_latex_maths_in_statements(style: str, text: str, intent: str,
+                                                 statements: bool) -> None:
+    from types import SimpleNamespace
+
+    from coursetutor.tutor.stages.select import applies
+    from coursetutor.types import Hit
+
+    hit = Hit(_chunk(0, text, "it", 1), 1.0, {}, {}, Locator(page=1))
+    found = SimpleNamespace(cat=SimpleNamespace(intent=intent),
+                            evidence=SimpleNamespace(deferred=False, hits=[hit]))
+    tools = SimpleNamespace(settings=SimpleNamespace(answer_style=style))
+    assert applies(tools, found) is statements  # type: ignore[arg-type]

@@ -6,6 +6,7 @@ page instead of being shown its glyphs."""
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Sequence
 
 from ...types import Hit, MetaEvent, SearchFilters
@@ -28,9 +29,18 @@ class Selected:
 
 def applies(tools: Tools, f: Found) -> bool:
     """Questions about the material are answered from sentences; exercise help keeps its
-    rungs (stages/write.py), and a course set to prose answers keeps the prose path."""
-    return (tools.settings.answer_style == "statements" and f.cat.intent != "exercise"
-            and not f.evidence.deferred)
+    rungs (stages/write.py), and a course set to prose answers keeps the prose path. With
+    `answer_style = "auto"` a question is answered from sentences when its best passage is
+    LaTeX maths (a teacher's source): the small model writes wrong maths from whole LaTeX
+    passages, and statements keep each formula as the page writes it."""
+    if f.cat.intent == "exercise" or f.evidence.deferred:
+        return False
+    style = tools.settings.answer_style
+    return style == "statements" or (style == "auto" and bool(f.evidence.hits) and bool(
+        _LATEX.search(f.evidence.hits[0].chunk.text)))
+
+
+_LATEX = re.compile(r"\\[(\[]|\$[^$\n]*\\[A-Za-z]+[^$\n]*\$")  # \( \[ or $…\cmd…$
 
 
 def select_evidence(tools: Tools, f: Found) -> Selected | Reply:
