@@ -79,11 +79,11 @@ class Settings:
     answer_check: bool = True  # every claim of an answer checked against its cited sources
     answer_check_judge: bool = True  # the model decides the claims the scores are unsure of
     answer_check_max_judged: int = 4  # model verdicts per answer at most
-    # how answers are written: prose (from whole passages, then checked) or statements (from
+    # how answers are written: prose (from whole passages, then checked), statements (from
     # the evidence sentences, each checked against the sentence it restates;
-    # tutor/stages/compose.py); prose stays the default until the course-pack eval shows
-    # statements ahead of it
-    answer_style: str = "prose"
+    # tutor/stages/compose.py), or auto: statements when the best passage is LaTeX maths (a
+    # teacher's source), where they are ahead of prose on the course pack, prose otherwise
+    answer_style: str = "auto"
     # how the model reads the sources' LaTeX: as written ("latex") or as Unicode maths
     # ("unicode": `\frac{1}{1-q}` as `1/(1−q)`); what the student is shown is unchanged
     context_maths: str = "latex"
