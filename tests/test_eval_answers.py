@@ -299,7 +299,9 @@ def test_without_sources_the_pack_goes_into_courses_of_its_own(
             {"id": "q2", "course": "other", "language": "en", "kind": "formula",
              "question": "What does the geometric series sum to?",
              "gold": [{"file": "notes/series.md", "pages": [1]}], "answer": "1/(1-q)"}]}))
-    tutor = scripted_tutor(answer=["It sums to 1/(1−q) when |q| < 1 [1]."])
+    # a prose reply: the notes are LaTeX maths, which `auto` would answer in statements
+    tutor = scripted_tutor({"answer_style": "prose"},
+                           answer=["It sums to 1/(1−q) when |q| < 1 [1]."])
     seen: list[tuple[str, list[str]]] = []
     ingest = tutor.ws.ingest
 
