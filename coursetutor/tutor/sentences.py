@@ -189,10 +189,10 @@ def _marks_joined(found: list[str]) -> list[str]:
     return out
 
 
-def opens_on_proof(text: str, language: str = "en") -> bool:
+def opens_on_proof(text: str, language: str = "en", found: list[str] | None = None) -> bool:
     """Does the passage open on a proof, the statement it proves at the end of the passage
-    before?"""
-    found = units(text, language)
+    before? (`found`: its units, when already cut.)"""
+    found = units(text, language) if found is None else found
     return bool(found) and bool(_PROOF_START.match(found[0]))
 
 
@@ -231,10 +231,10 @@ def _formula_only(line: str) -> bool:
     return bool(_RELATION.search(line)) and not _PROSE.search(line)
 
 
-def ends_in_label(text: str, language: str = "en") -> bool:
+def ends_in_label(text: str, language: str = "en", found: list[str] | None = None) -> bool:
     """Does the passage end on a theorem's or definition's label, its statement cut off
-    into the next passage?"""
-    found = units(text, language)
+    into the next passage? (`found`: its units, when already cut.)"""
+    found = units(text, language) if found is None else found
     return bool(found) and bool(_LABEL_ONLY.match(found[-1].strip("*_ →")))
 
 

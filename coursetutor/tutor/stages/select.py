@@ -68,12 +68,13 @@ def continued(tools: Tools, course: str, hits: Sequence[Hit]) -> list[Hit]:
     filters = SearchFilters(tools.ws.tenant, course)
     for n, hit in enumerate(out[:PASSAGES]):
         chunk = hit.chunk
-        if ends_in_label(chunk.text, chunk.language):
+        found = units(chunk.text, chunk.language)  # cut once for both questions below
+        if ends_in_label(chunk.text, chunk.language, found):
             after = tools.ws.store.chunk_at(filters, chunk.document_id, chunk.ordinal + 1)
             first = units(after.text, after.language)[:1] if after else []
             if first:
                 chunk = dataclasses.replace(chunk, text=f"{chunk.text} {first[0]}")
-        if chunk.ordinal > 0 and opens_on_proof(chunk.text, chunk.language):
+        if chunk.ordinal > 0 and opens_on_proof(chunk.text, chunk.language, found):
             # a proof with what it proves: "定理 3.2.4 (介值定理) …" before "Proof. 区间套 …"
             before = tools.ws.store.chunk_at(filters, chunk.document_id, chunk.ordinal - 1)
             last = units(before.text, before.language)[-1:] if before else []
