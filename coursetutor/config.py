@@ -84,6 +84,11 @@ class Settings:
     # tutor/stages/compose.py), or auto: statements when the best passage is LaTeX maths (a
     # teacher's source), where they are ahead of prose on the course pack, prose otherwise
     answer_style: str = "auto"
+    # a question asked in another language than the course's, answered in prose: written in
+    # the course's language from its question as translated, checked there against the
+    # sources, then translated for the student ("pivot"); or written in the student's
+    # language from the first ("direct")
+    answer_across: str = "pivot"
     # how the model reads the sources' LaTeX: as written ("latex") or as Unicode maths
     # ("unicode": `\frac{1}{1-q}` as `1/(1−q)`); what the student is shown is unchanged
     context_maths: str = "latex"
@@ -271,6 +276,8 @@ def _validate(s: Settings) -> None:
         raise ConfigError(f"llm_repack must be auto, on or off, got {s.llm_repack!r}")
     if s.answer_style not in ("auto", "statements", "prose"):
         raise ConfigError("answer_style must be auto, statements or prose")
+    if s.answer_across not in ("pivot", "direct"):
+        raise ConfigError("answer_across must be pivot or direct")
     if s.context_maths not in ("latex", "unicode"):
         raise ConfigError("context_maths must be latex or unicode")
     if s.answer_deadline_s <= 0:

@@ -93,8 +93,8 @@ def test_only_questions_in_another_language_are_translated(
     for mode in [*MODES, "hybrid_other_query"]:
         assert list(report[mode]) == METRICS
     # the same prompt as the tutor's, into the pool's language, for the Chinese questions only
-    assert model.prompts == [prompts.render("translate", language=language_name("en"), question=q)
-                             for q in CHINESE]
+    assert model.prompts == [prompts.render("translate", language=language_name("en"), question=q,
+                                            terms="") for q in CHINESE]
     translate = report["translate"]
     assert list(translate) == ["backend", "model", "translated", "unchanged",
                                "median_seconds", "seconds"]
@@ -137,7 +137,7 @@ def test_no_usable_translation_searches_the_original() -> None:
     # an English question in an Italian course is translated into Italian
     assert translator("How does bisection work?", "it") == "How does bisection work?"
     assert fake.prompts[-1] == prompts.render("translate", language=language_name("it"),
-                                              question="How does bisection work?")
+                                              question="How does bisection work?", terms="")
     report = translator.report()
     assert (report["translated"], report["unchanged"]) == (3, 2)
     assert len(translator.log) == 3 and {r.task for r in translator.log} == {"categorize"}

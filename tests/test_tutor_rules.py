@@ -626,7 +626,7 @@ PLACEHOLDERS = {
                    "question", "shape"},
     "statements_retry": {"evidence", "language", "most", "question"},
     "summarize": {"conversation", "facts", "previous", "words"},
-    "translate": {"language", "question"},
+    "translate": {"language", "question", "terms"},
     "translate_reply": {"language"},
 }
 prompt_names = sorted(

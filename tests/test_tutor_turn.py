@@ -426,12 +426,42 @@ def test_an_ambiguous_grade_across_languages_is_left_to_the_answer_model(
         make_tutor: MakeTutor) -> None:
     """Korean question, English sources, evidence between the bars: the grade model would read
     a machine translation, so the answer model (which reads the question as asked) decides."""
-    fake = ScriptedLLM(answer=["이분법은 구간을 반으로 나눕니다 [1]."],
-                       translate=["How does bisection work?"])
+    fake = ScriptedLLM(answer=["Bisection halves the bracket [1]."],
+                       translate=["How does bisection work?"],
+                       translate_reply=["이분법은 구간을 반으로 나눕니다 [1]."])
     tutor, _ = make_tutor(fake, grade_correct=0.999, grade_incorrect=0.0)
     _, answer = run(tutor, "이분법은 어떻게 작동하나요?")
     assert "grade" not in fake.kinds()
     assert answer.covered and answer.grade == "correct"
+
+
+def test_a_question_across_languages_is_answered_in_the_course_language_then_translated(
+        make_tutor: MakeTutor) -> None:
+    """`answer_across = "pivot"`: the model answers the question as translated, in the
+    course's language; the student sees nothing of it until it is checked and translated."""
+    fake = ScriptedLLM(answer=["Bisection halves the bracket [1]."],
+                       translate=["How does bisection work?"],
+                       translate_reply=["이분법은 구간을 반으로 나눕니다 [1]."])
+    tutor, _ = make_tutor(fake, answer_check=False)
+    events, answer = run(tutor, "이분법은 어떻게 작동하나요?")
+    asked = next(c for c in fake.calls if c.kind == "answer").messages[-1].content
+    assert "Student's question: How does bisection work?" in asked
+    assert "Reply in English only" in asked
+    tokens = [e.text for e in events if isinstance(e, TokenEvent)]
+    assert tokens == ["이분법은 구간을 반으로 나눕니다 [1]."]  # never the English draft
+    assert answer.text == tokens[0] and answer.covered
+    assert "translate_reply" in answer.timings
+
+
+def test_answers_across_languages_can_be_written_in_the_students_language(
+        make_tutor: MakeTutor) -> None:
+    fake = ScriptedLLM(answer=["이분법은 구간을 반으로 나눕니다 [1]."],
+                       translate=["How does bisection work?"])
+    tutor, _ = make_tutor(fake, answer_check=False, answer_across="direct")
+    _, answer = run(tutor, "이분법은 어떻게 작동하나요?")
+    asked = next(c for c in fake.calls if c.kind == "answer").messages[-1].content
+    assert "Student's question: 이분법은 어떻게 작동하나요?" in asked
+    assert "translate_reply" not in fake.kinds() and answer.text.startswith("이분법은")
 
 
 def test_a_deferred_grade_declined_by_the_answer_model_is_not_covered(
@@ -767,7 +797,7 @@ def test_follow_ups_stay_on_the_exercise_and_climb(make_tutor: MakeTutor) -> Non
 def test_the_reply_language_is_also_asked_for_in_that_language(
         make_tutor: MakeTutor, question: str, line: str) -> None:
     fake = ScriptedLLM(answer=["... [1]"], translate=["How does bisection work?"])
-    tutor, _ = make_tutor(fake)
+    tutor, _ = make_tutor(fake, answer_across="direct")  # the reply as the model writes it
     run(tutor, question)
     [call] = fake.answer_calls()
     last = call.messages[1].content.splitlines()[-1]
@@ -807,7 +837,7 @@ def test_a_reply_in_the_right_script_streams_untouched(make_tutor: MakeTutor) ->
     korean = Say(("이분법은 구간을 반으로 나누고 부호가 바뀌는 쪽을 남깁니다 [1]. ",
                   "그래서 구간에는 ", "항상 근이 있습니다."))
     fake = ScriptedLLM(translate=["How does the bisection method work?"], answer=[korean])
-    tutor, _ = make_tutor(fake)
+    tutor, _ = make_tutor(fake, answer_across="direct")  # the reply as the model writes it
     events, answer = run(tutor, KOREAN)
     assert len(tokens(events)) >= 2  # streamed once the first words were judged
     assert answer.text == "".join(tokens(events))
@@ -825,7 +855,7 @@ def test_a_translation_that_lost_its_citations_or_everything(
         make_tutor: MakeTutor, translation: str, sent: str) -> None:
     fake = ScriptedLLM(translate=["How does the bisection method work?"],
                        answer=[ENGLISH_REPLY], translate_reply=[translation])
-    tutor, _ = make_tutor(fake)
+    tutor, _ = make_tutor(fake, answer_across="direct")  # the reply as the model writes it
     events, answer = run(tutor, KOREAN)
     assert answer.text == sent
     assert tokens(events) == [answer.text] and len(answer.sources) == 1
@@ -913,10 +943,11 @@ def searched_queries(tutor: Tutor) -> list[str]:
 def test_a_translated_question_is_searched_as_the_tutor_decides(
         make_tutor: MakeTutor, question: str, searched: str) -> None:
     fake = ScriptedLLM(answer=["... [1]"], translate=["How does bisection work?"])
-    tutor, _ = make_tutor(fake)
+    tutor, _ = make_tutor(fake, answer_across="direct")  # the reply as the model writes it
     queries = searched_queries(tutor)
     run(tutor, question)
-    assert queries[0] == searched, queries
+    # the original first, for the names of the passages it finds (terms.py), then as searched
+    assert queries[:2] == [question, searched], queries
 
 
 def test_a_mistranslated_question_is_graded_on_what_the_student_asked(
@@ -924,11 +955,11 @@ def test_a_mistranslated_question_is_graded_on_what_the_student_asked(
     # the small model turned the question into another one: the student's own words, searched
     # across languages, find the passages the translation misses
     fake = ScriptedLLM(answer=["... [1]"], translate=["What is the capital of France?"])
-    tutor, _ = make_tutor(fake)
+    tutor, _ = make_tutor(fake, answer_across="direct")  # the reply as the model writes it
     queries = searched_queries(tutor)
     _, answer = run(tutor, "Wie funktioniert das Bisektionsverfahren?")
-    assert queries[:2] == ["What is the capital of France?",
-                           "Wie funktioniert das Bisektionsverfahren?"]
+    assert queries[1:3] == ["What is the capital of France?",
+                            "Wie funktioniert das Bisektionsverfahren?"]
     assert answer.covered and answer.grade != "incorrect"
     assert any("bisection" in s.title.lower() or "bisection" in s.snippet.lower()
                for s in answer.sources)

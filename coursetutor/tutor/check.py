@@ -162,7 +162,7 @@ class AnswerChecker:
             verdicts.append(verdict)
         removed = tuple(v.claim for v in verdicts if not v.supported)
         says = any(v.supported and not _introduces(v.claim) for v in verdicts)
-        if removed and (2 * len(removed) >= len(verdicts) or not says):
+        if removed and (2 * len(removed) > len(verdicts) or not says):
             return CheckResult(self._quote_first(inp, evidence, removed), removed,
                                tuple(verdicts), True)
         return self._result(inp.text, tuple(verdicts), evidence.content)
@@ -322,7 +322,11 @@ class AnswerChecker:
         # without one, the similarity) may remove such a claim
         across = any(s.hit.chunk.language and s.hit.chunk.language != inp.language
                      for s in among)
-        if not across and similarity < SIMILARITY_FLOOR and _worded(claim):
+        # a formula the passage gives, exactly, said with the passage's own words ("The
+        # update formula is given by x[t+1] = x[t] − (∇2f(x[t]))−1 ∇f(x[t])") scores low
+        # against a slide's run-on line, and says nothing new
+        stated = bool(formulas(claim)) and overlap >= OVERLAP_SURE
+        if not across and similarity < SIMILARITY_FLOOR and _worded(claim) and not stated:
             # the passage's words recombined into something it does not say
             return Verdict(claim, False, (), overlap, similarity, note=RECOMBINED), best
         if overlap >= OVERLAP_SURE or similarity >= SIMILARITY_SURE:

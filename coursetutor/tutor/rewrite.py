@@ -34,7 +34,8 @@ def rewrite_followup(router: Router, message: str, history: Sequence[Turn],
 
 
 def translate_query(router: Router, question: str, language_name: str,
-                    log: list[CallRecord], keep_original: bool = False) -> str:
+                    log: list[CallRecord], keep_original: bool = False,
+                    terms: Sequence[str] = ()) -> str:
     """The question in the course's language, searched instead of the original (which stays
     when the model gives no usable line).
 
@@ -44,20 +45,26 @@ def translate_query(router: Router, question: str, language_name: str,
     evidence 0.27 with it, 0.60 without), and on German questions against English sentences
     the translation alone ranked as well or better (docs/evaluation.md). `keep_original`
     appends it where a keyword dictionary reads it (Chinese in an English course: its
-    dictionary keywords make up for the small model's mistranslated names).
+    dictionary keywords make up for the small model's mistranslated names). `terms` are the
+    course's own spellings of the names its passages use (terms.py).
     """
-    text = translation(router, question, language_name, log)
+    text = translation(router, question, language_name, log, terms)
     if not text:
         return question
     return f"{text} {question}" if keep_original else text
 
 
 def translation(router: Router, question: str, language_name: str,
-                log: list[CallRecord]) -> str:
-    """The question in `language_name` alone, or "" when the model gave no usable line."""
+                log: list[CallRecord], terms: Sequence[str] = ()) -> str:
+    """The question in `language_name` alone, or "" when the model gave no usable line;
+    `terms`: the course's spellings of its names, for the model to write them so."""
     if not router.enabled:
         return ""
-    prompt = prompts.render("translate", language=language_name, question=question)
+    vocabulary = (f"\nThe course writes its terms like this: {', '.join(terms)}. When the "
+                  "question names one of them in another script, write it this way."
+                  if terms else "")
+    prompt = prompts.render("translate", language=language_name, question=question,
+                            terms=vocabulary)
     text = _one_line(router, prompt, 80, log)
     if asks(question) and not asks(text):
         return ""  # an answer in place of the translation ("Il concetto di roll è …")

@@ -15,6 +15,7 @@ from ..memory import asks_recap, recap
 from ..pipeline import Reply
 from ..replies import language_name, reply
 from ..rewrite import rewrite_followup, translate_query
+from ..terms import course_terms
 from .recall import Recalled
 from .tools import Tools
 
@@ -74,8 +75,16 @@ def rewrite(tools: Tools, u: Understood) -> Understood:
     return dataclasses.replace(u, query=query)
 
 
+TERM_PASSAGES = 4  # the passages the original question finds, whose names the translator reads
+
+
 def translate(tools: Tools, u: Understood) -> Understood:
-    """The query in the language the course is searched in."""
+    """The query in the language the course is searched in, its names spelled as the
+    passages the original finds spell them (terms.py)."""
+    o = u.recalled.opened
+    hits = tools.ws.search(u.query, o.course, k=TERM_PASSAGES, doc_types=o.allowed_types,
+                           state=o.state.search)
     query = translate_query(tools.router, u.query, language_name(u.searched), tools.log,
-                            keep_original=has_glossary(u.cat.language, u.searched))
+                            keep_original=has_glossary(u.cat.language, u.searched),
+                            terms=course_terms(hits))
     return dataclasses.replace(u, query=query, translated=query)

@@ -1,10 +1,13 @@
 """Stage: verify. The reply as the student may read it: a refusal replaced by the rung's own
 help or by the sources' words, echoes and loops tidied away, markers to unknown sources
 dropped, a reply in the wrong language translated, exercise help checked for a leaked result
-(guard.py), and every claim checked against the sources it cites (check.py)."""
+(guard.py), and every claim checked against the sources it cites (check.py). A reply written
+in the course's language (write.py, `answer_across = "pivot"`) is checked there, against the
+sources in their own words, and translated for the student last."""
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Generator
 
@@ -35,6 +38,10 @@ def verify(tools: Tools, w: Written) -> Generator[StreamEvent, None, Reply]:
     f, ctx, level = p.found, p.ctx, p.level
     u, cat, ev = f.understood, f.cat, f.evidence
     o = u.recalled.opened
+    # what the reply is written in and answers: the course's language and the question as
+    # translated into it when the reply pivots through it, else the student's
+    wcat = dataclasses.replace(cat, language=p.pivot) if p.pivot else cat
+    asked = u.translated if p.pivot else o.question
     laps: dict[str, float] = {}
     since = time.perf_counter()
     said = draft.text
@@ -51,7 +58,7 @@ def verify(tools: Tools, w: Written) -> Generator[StreamEvent, None, Reply]:
     elif draft.declined:
         return not_covered(o.session_id, f, meta_sent=True)
     # quoted lines are the sources' own: tidying could take one for a copied header
-    written = said.strip() if quoted else _tidied(said.strip(), o.question, ctx, cat, level)
+    written = said.strip() if quoted else _tidied(said.strip(), asked, ctx, wcat, level)
     text, cited = check_citations(written, ctx.sources)
     if not cited and ctx.sources and written:
         text, cited = _attribute(text, ctx)
@@ -89,10 +96,23 @@ def verify(tools: Tools, w: Written) -> Generator[StreamEvent, None, Reply]:
         laps["first_token"] = _ms(o.started)
         yield TokenEvent(text)
     else:
-        check = CheckResult(text, (), ()) if quoted else _check(tools, u, text, ctx, cat, level)
+        check = CheckResult(text, (), ()) if quoted else _check(tools, u, text, ctx, wcat,
+                                                                 level, asked)
         if check.changed:
             text, cited = check_citations(check.text, ctx.sources)
-    if check.verdicts:
+        if p.pivot and not quoted:
+            if check.quote_first:  # the sources' own lines, as quoted in any language
+                framing = reply("quote_first", wcat.language)
+                text = reply("quote_first", cat.language) + text.removeprefix(framing)
+            else:
+                since = _lap(laps, "check", since)
+                text = translate_reply(tools.router, text, language_name(cat.language),
+                                       tools.log) or text
+                text, cited = check_citations(text, ctx.sources)
+                since = _lap(laps, "translate_reply", since)
+            laps["first_token"] = _ms(o.started)
+            yield TokenEvent(text)
+    if check.verdicts and "check" not in laps:
         _lap(laps, "check", since)
     tail: tuple[str, ...] = ()
     if not draft.complete:
@@ -107,7 +127,7 @@ def verify(tools: Tools, w: Written) -> Generator[StreamEvent, None, Reply]:
 
 
 def _check(tools: Tools, u: Understood, text: str, ctx: Context, cat: Categorization,
-           level: Level | None) -> CheckResult:
+           level: Level | None, asked: str = "") -> CheckResult:
     """The reply's claims against its sources. Exercise help below the solution words
     its hints its own way: only its numbers, formulas and names are checked (against
     the sources and what the student wrote), and an analogous example, which must use
@@ -122,7 +142,7 @@ def _check(tools: Tools, u: Understood, text: str, ctx: Context, cat: Categoriza
     judge = model_judge(tools.router, tools.log) if settings.answer_check_judge else None
     checker = AnswerChecker(tools.ws.embedder, judge, settings.answer_check_max_judged,
                             reply("quote_first", cat.language))
-    return checker.check(CheckInput(text, u.recalled.opened.question, ctx.sources,
+    return checker.check(CheckInput(text, asked or u.recalled.opened.question, ctx.sources,
                                     cat.language, search=u.translated))
 
 

@@ -44,11 +44,20 @@ class Prompted:
     messages: tuple[Message, ...]
     laps: dict[str, float] = dataclasses.field(default_factory=dict)
     solution: str | None = None  # the exercise's hidden solution, once the plan read it
+    # the course's language when the reply is written in it, from the question as
+    # translated, checked there and translated for the student (verify.py); else ""
+    pivot: str = ""
 
     @property
     def buffered(self) -> bool:
         """Exercise help below the solution: checked whole before it is shown."""
         return self.level is not None and self.level != "solution"
+
+    @property
+    def hidden(self) -> bool:
+        """Nothing is shown while the model writes: exercise help (checked for a leak
+        first), or a reply written in the course's language (translated once checked)."""
+        return self.buffered or bool(self.pivot)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -84,7 +93,24 @@ def prepare(tools: Tools, f: Found) -> Prompted:
         earlier = ws.store.count_exercise_turns(ws.tenant, o.course, o.student,
                                                 key) if key else 0
         level = scaffold_level(earlier, o.allow_solutions, cat.wants_answer)
-    return Prompted(f, ctx, level, key, messages(tools, f, ctx, level), laps)
+    pivot = pivot_language(tools, f, ctx) if level is None else ""
+    return Prompted(f, ctx, level, key, messages(tools, f, ctx, level, pivot=pivot), laps,
+                    pivot=pivot)
+
+
+def pivot_language(tools: Tools, f: Found, ctx: Context) -> str:
+    """The course's language when the answer is written in it (`answer_across = "pivot"`):
+    the question was translated into it for the search, and the first sources are all in
+    it. The small model reads English slides and writes a correct English answer where its
+    Korean one from the same slides is wrong, off-target or a refusal; its answer is then
+    checked against the sources in their own language, which is the reliable check, and
+    translated for the student last. "" when the answer is written in the student's
+    language."""
+    u = f.understood
+    if tools.settings.answer_across != "pivot" or not u.translated or not u.translates:
+        return ""
+    first = [s.hit.chunk.language for s in ctx.sources[:3]]
+    return u.searched if first and all(lang == u.searched for lang in first) else ""
 
 
 def generate(tools: Tools, p: Prompted) -> Generator[StreamEvent, None, Written]:
@@ -95,28 +121,30 @@ def generate(tools: Tools, p: Prompted) -> Generator[StreamEvent, None, Written]
     params = GenParams(temperature=tools.settings.llm_temperature,
                        max_tokens=max_tokens(p.level, tools.settings.llm_max_tokens), stop=STOP)
     # a reply in the wrong script is never shown: held until its first words tell
-    gate = Gate() if checked(cat.language) and not p.buffered else None
+    gate = Gate() if checked(cat.language) and not p.hidden else None
     draft = Draft()
     pieces = stream_answer(tools.router, list(p.messages), params, tools.log, draft, o.started,
-                           emit=not p.buffered,
+                           emit=not p.hidden,
                            deadline=o.started + tools.settings.answer_deadline_s)
     shown: float | None = None
     for piece in gated(pieces, cat.language, gate) if gate else pieces:
         shown = shown or time.perf_counter()
         yield TokenEvent(piece)
     laps = {}
-    if draft.first_token_ms is not None and not p.buffered:
+    if draft.first_token_ms is not None and not p.hidden:
         laps["first_token"] = round(
             (shown - o.started) * 1000 if gate and shown else draft.first_token_ms, 1)
     return Written(p, draft, gate, laps)
 
 
 def messages(tools: Tools, f: Found, ctx: Context, level: Level | None,
-             plan: str = "") -> tuple[Message, ...]:
+             plan: str = "", pivot: str = "") -> tuple[Message, ...]:
     """The answer's prompt: the task of the intent (or rung), the sources, what the tutor
-    remembers, and for a hint the next step of the exercise's solution (`plan`)."""
+    remembers, and for a hint the next step of the exercise's solution (`plan`). With a
+    `pivot` language the question is given as translated into it, and answered in it."""
     r, cat = f.understood.recalled, f.cat
     o = r.opened
+    language = pivot or cat.language
     history = f"\nEarlier in this conversation:\n{ctx.history}\n" if ctx.history else ""
     memory = f"\n{ctx.notes}\n" if ctx.notes else ""
     user = prompts.render(
@@ -124,9 +152,10 @@ def messages(tools: Tools, f: Found, ctx: Context, level: Level | None,
                                                               tools.settings.context_maths),
         history=history, memory=memory,
         task=prompts.load(task_prompt(cat.intent, level, cat.about_exercise)),
-        level=r.level, level_hint=level_hint(r.level), language=language_name(cat.language),
-        question=o.question, reminder=EXERCISE_REMINDER if level else "",
-        native=native_instruction(cat.language), reference=tools.reuse.reference(),
+        level=r.level, level_hint=level_hint(r.level), language=language_name(language),
+        question=f.understood.translated if pivot else o.question,
+        reminder=EXERCISE_REMINDER if level else "",
+        native=native_instruction(language), reference=tools.reuse.reference(),
         plan=plan,
     )
     return Message("system", prompts.load("system")), Message("user", user)

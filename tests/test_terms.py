@@ -1,0 +1,42 @@
+"""The course's own spellings of its names, given to the question's translator (terms.py)."""
+
+from __future__ import annotations
+
+from coursetutor.tutor.terms import course_terms
+from coursetutor.types import Chunk, Hit, Locator
+
+SLIDES = [
+    "LIMITATIONS Problem 1: In general, d[t] is not a descent direction But: If Hessian is "
+    "positive definite, d[t] is descent direction. For initial steps, Hessian is often not "
+    "positive definite and Newton-Raphson may give non-descending update directions",
+    "NEWTON-RAPHSON Note: Relaxed/Damped Newton-Raphson: use step size α > 0 to satisfy "
+    "Wolfe conditions (or just Armijo rule). The descent direction of GD is the gradient.",
+    "Teorema 42 (di Rolle). Sia $f:[a,b]\\rightarrow \\mathbb{R}$ continua, allora vale la "
+    "tesi del teorema di Rolle.",
+]
+
+
+def _hit(n: int, text: str) -> Hit:
+    chunk = Chunk(id=f"c{n}", tenant="t", course="c", document_id="slides",
+                  document_title="Newton-Raphson", doc_type="lecture", topic="",
+                  section_path=("NEWTON-RAPHSON",), difficulty=2, language="en",
+                  locator=Locator(page=n), text=text, content_hash=f"h{n}", ordinal=n)
+    return Hit(chunk, 1.0, {}, {}, Locator(page=n))
+
+
+def test_names_come_first_then_the_phrases_the_passages_repeat() -> None:
+    terms = course_terms([_hit(n, text) for n, text in enumerate(SLIDES)])
+    assert terms[0] == "Hessian"  # the most frequent first
+    assert {"Newton-Raphson", "Wolfe", "Armijo", "GD", "Rolle"} <= set(terms)
+    assert {"descent direction", "positive definite"} <= set(terms)  # said twice or more
+    # a sentence's or a slide's first word, a shouted title, LaTeX: no names
+    assert not {"LIMITATIONS", "NEWTON-RAPHSON", "Problem", "But", "Note", "Teorema", "Sia",
+                "For", "rightarrow", "mathbb"} & set(terms)
+
+
+def test_terms_are_capped_and_spelled_once() -> None:
+    text = " ".join(f"the Name{n} and the Name{n}" for n in range(40))
+    terms = course_terms([_hit(0, text), _hit(1, "the newton raphson and the Newton-Raphson")],
+                         most=10)
+    assert len(terms) == 10 and len({t.lower() for t in terms}) == 10
+    assert course_terms([]) == []
