@@ -453,6 +453,18 @@ def test_a_question_across_languages_is_answered_in_the_course_language_then_tra
     assert "translate_reply" in answer.timings
 
 
+def test_a_translation_that_lost_a_name_is_followed_by_the_checked_reply(
+        make_tutor: MakeTutor) -> None:
+    fake = ScriptedLLM(answer=["Bisection keeps the Bolzano bracket [1]."],
+                       translate=["How does bisection work?"],
+                       translate_reply=["이분법은 볼차노 구간을 유지합니다 [1]."])
+    tutor, _ = make_tutor(fake, answer_check=False)
+    _, answer = run(tutor, "이분법은 어떻게 작동하나요?")
+    assert answer.text == ("이분법은 볼차노 구간을 유지합니다 [1].\n\n"
+                           f"{reply('in_course_language', 'ko')} "
+                           "Bisection keeps the Bolzano bracket [1].")
+
+
 def test_answers_across_languages_can_be_written_in_the_students_language(
         make_tutor: MakeTutor) -> None:
     fake = ScriptedLLM(answer=["이분법은 구간을 반으로 나눕니다 [1]."],
@@ -821,14 +833,17 @@ def test_a_reply_in_the_wrong_script_is_never_shown_but_translated(make_tutor: M
     translated = "이분법은 구간을 반으로 나누고 부호가 바뀌는 쪽을 남깁니다 [1]."
     fake = ScriptedLLM(translate=["How does the bisection method work?"], answer=[english],
                        translate_reply=[translated])
-    tutor, _ = make_tutor(fake)
+    tutor, _ = make_tutor(fake, answer_across="direct")
     events, answer = run(tutor, KOREAN)
     assert tokens(events) == [translated]
     assert answer.text == tokens(events)[0]
     assert [s.number for s in answer.sources] == [1]
     assert fake.kinds() == ["translate", "answer", "translate_reply"]
-    system, user = fake.calls[-1].messages
+    system, *example, user = fake.calls[-1].messages
     assert system.role == "system" and "Korean (한국어)" in system.content
+    # one worked example first (translate_examples.toml): names kept, terms in parentheses
+    assert [m.role for m in example] == ["user", "assistant"]
+    assert "(gradient descent)" in example[1].content
     assert user.content.startswith("Bisection halves the bracket")
     assert "translate_reply" in answer.timings and "first_token" in answer.timings
 

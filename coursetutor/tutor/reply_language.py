@@ -11,12 +11,16 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import tomllib
 from collections.abc import Iterator
+from importlib import resources
 
 from ..llm import GenParams, Message
 from ..llm.router import CallRecord, Router
+from ..retrieval.language import LANGUAGE_NAMES
 from . import prompts
 from .citations import MARKER, cited_numbers
+from .claims import claim_numbers, names
 from .tidy import unstutter
 
 CHECK_LETTERS = 24  # letters held back before the script is judged
@@ -78,7 +82,8 @@ def translate_reply(router: Router, text: str, language_name: str,
     system = prompts.render("translate_reply", language=language_name)
     # room for a translation twice the text's length, not for a model stuck on a phrase
     budget = min(MAX_TRANSLATION_TOKENS, 64 + len(text))
-    out = router.complete("answer", [Message("system", system), Message("user", text)],
+    out = router.complete("answer", [Message("system", system),
+                                     *_worked_example(language_name), Message("user", text)],
                           GenParams(temperature=0.0, max_tokens=budget), log).text.strip()
     if unstutter(out) != out:
         return ""  # "금융의 금융의 금융의 ...": the reply as written is better
@@ -86,3 +91,26 @@ def translate_reply(router: Router, text: str, language_name: str,
     if out and cited and not cited_numbers(out):
         out = f"{out} {' '.join(f'[{n}]' for n in cited)}"
     return out
+
+
+def _worked_example(language_name: str) -> list[Message]:
+    """One sentence and its translation into the language, as an earlier exchange."""
+    table = tomllib.loads((resources.files("coursetutor.tutor") / "translate_examples.toml")
+                          .read_text(encoding="utf-8"))
+    code = next((c for c, name in LANGUAGE_NAMES.items() if name == language_name), "")
+    translation = table["translations"].get(code)
+    if not translation:
+        return []
+    return [Message("user", table["source"]), Message("assistant", translation)]
+
+
+def keeps_terms(original: str, translated: str) -> bool:
+    """Does the translation keep the original's names (Hessian, Wikipedia, BFGS) and
+    numbers? The bundled model, translating into Korean, turned "Hessian" into "허스턴" and
+    "the English Wikipedia" into "영어 웹사이트": a translation that lost one may have lost
+    what the sentence says."""
+    kept = translated.casefold()
+    languages = {n.split(" (")[0] for n in LANGUAGE_NAMES.values()}  # "English": 영어
+    return all(name.casefold() in kept for name in names(original)
+               if name not in languages) and (
+        claim_numbers(original) <= claim_numbers(translated))

@@ -24,7 +24,7 @@ from ..markers import MARKER, content_brackets
 from ..pedagogy import Level, task_prompt
 from ..pipeline import Reply
 from ..replies import language_name, reply
-from ..reply_language import checked, in_script, translate_reply
+from ..reply_language import checked, in_script, keeps_terms, translate_reply
 from ..rungs import MIN_HELP
 from ..tidy import tidy
 from .find import not_covered
@@ -106,8 +106,7 @@ def verify(tools: Tools, w: Written) -> Generator[StreamEvent, None, Reply]:
                 text = reply("quote_first", cat.language) + text.removeprefix(framing)
             else:
                 since = _lap(laps, "check", since)
-                text = translate_reply(tools.router, text, language_name(cat.language),
-                                       tools.log) or text
+                text = _translated(tools, text, cat.language)
                 text, cited = check_citations(text, ctx.sources)
                 since = _lap(laps, "translate_reply", since)
             laps["first_token"] = _ms(o.started)
@@ -144,6 +143,18 @@ def _check(tools: Tools, u: Understood, text: str, ctx: Context, cat: Categoriza
                             reply("quote_first", cat.language))
     return checker.check(CheckInput(text, asked or u.recalled.opened.question, ctx.sources,
                                     cat.language, search=u.translated))
+
+
+def _translated(tools: Tools, text: str, language: str) -> str:
+    """A checked reply in the course's language, translated for the student; when the
+    translation lost a name or a number of it (the small model's Korean turns "Hessian" into
+    "허스턴"), the checked reply follows it under "In the course's own language:"."""
+    translated = translate_reply(tools.router, text, language_name(language), tools.log)
+    if not translated:
+        return text
+    if keeps_terms(text, translated):
+        return translated
+    return f"{translated}\n\n{reply('in_course_language', language)} {text}"
 
 
 def _quote(tools: Tools, u: Understood, cat: Categorization, ctx: Context) -> str:
