@@ -458,3 +458,31 @@ def test_a_claim_of_another_kind_than_its_source_is_removed(embedder) -> None:  
     assert result.removed == ("A discontinuity of the second kind has both one-sided limits, "
                               "and they differ [1].",)
     assert "rank 2" in result.verdicts[1].reason
+
+
+RUN_ON = ("NEWTON-RAPHSON Assumption: f ∈ C2 Aim: Find stationary point x ∗, i.e., ∇f (x ∗) = 0 "
+          "Idea: Find root of first order Taylor approx of ∇f (x): ∇f (x) ≈ ∇f (x [t]) + ∇2f "
+          "(x [t])(x − x [t]) = 0 ∇2f (x [t])(x − x [t]) = −∇f (x [t]) x [t+1] = x [t] − ( ∇2f "
+          "(x [t]) )−1 ∇f (x [t]) Update scheme: x [t+1] = x [t] + d[t] with d[t] = − ( ∇2f "
+          "(x [t]) )−1 ∇f (x [t])")
+
+
+def test_a_formula_stated_exactly_is_no_recombination(embedder) -> None:  # type: ignore[no-untyped-def]
+    # a slide's one run-on line holds the formula word for word; the claim scores under the
+    # recombination floor against it, and says nothing the slide does not
+    text = ("The update formula for the Newton-Raphson method is given by [1] x [t+1] = x [t] "
+            "− ( ∇2f (x [t]) )−1 ∇f (x [t]).")
+    result = AnswerChecker(embedder).check(CheckInput(
+        text, "What is the update formula for the Newton-Raphson method?",
+        [_source(1, RUN_ON)], "en"))
+    assert result.removed == () and not result.quote_first
+
+
+def test_one_claim_of_two_removed_leaves_the_other(embedder) -> None:  # type: ignore[no-untyped-def]
+    kept = "The Hessian must be positive definite for a descent direction [1]."
+    invented = "This is stated on page 9 of the slides, where 42 iterations are shown [1]."
+    checker = AnswerChecker(embedder, framing="The course material puts it this way:")
+    result = checker.check(CheckInput(f"{kept} {invented}", QUESTION, [_source(1, SLIDE)],
+                                      "en"))
+    assert result.removed == (invented,)
+    assert not result.quote_first and result.text == kept
