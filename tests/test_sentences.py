@@ -283,3 +283,18 @@ def test_auto_answers_latex_maths_in_statements(style: str, text: str, intent: s
                             evidence=SimpleNamespace(deferred=False, hits=[hit]))
     tools = SimpleNamespace(settings=SimpleNamespace(answer_style=style))
     assert applies(tools, found) is statements  # type: ignore[arg-type]
+
+
+def test_a_statement_loses_the_numbers_and_ids_the_reply_adds_itself() -> None:
+    raw = ('{"statements": [{"text": "1. 1. 区间套, 可以套出 $f(c)=\\\\eta$. [S2]", '
+           '"evidence": ["S2"]}, {"text": "2) Then [S1, S2] it stops.", "evidence": ["S1"]}]}')
+    assert parse(raw, ["S1", "S2"]) == [Statement("区间套, 可以套出 $f(c)=\\eta$.", ("S2",)),
+                                        Statement("Then it stops.", ("S1",))]
+
+
+def test_a_proof_question_asks_for_the_proof_not_the_theorem() -> None:
+    from coursetutor.tutor.sentences import asks_proof
+
+    assert asks_proof("介值定理是用什么方法证明的？", "concept")
+    assert asks_proof("How is Rolle's theorem proved?", "concept")
+    assert not asks_proof("Cosa dice il teorema di Rolle?", "concept")

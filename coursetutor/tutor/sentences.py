@@ -411,6 +411,11 @@ def steps_wanted(question: str, intent: str) -> bool:
     return _cue_kind(question, intent) in _STEPS or intent in ("explain", "compare")
 
 
+def asks_proof(question: str, intent: str) -> bool:
+    """A question about how a result is proved ("介值定理是用什么方法证明的？")."""
+    return _cue_kind(question, intent) == "proof"
+
+
 def _cue_kind(question: str, intent: str) -> str:
     """What kind of sentence the question asks for: definition, why, proof, how or ""."""
     q = question.lower()

@@ -72,10 +72,21 @@ def parse(raw: str, ids: Sequence[str]) -> list[Statement] | None:
         cited = [cited] if isinstance(cited, str) else cited if isinstance(cited, list) else []
         evidence = tuple(dict.fromkeys(str(e).strip().upper() for e in cited
                                        if str(e).strip().upper() in known))
-        text = " ".join(item["text"].split())
+        text = _bare(" ".join(item["text"].split()))
         if text and evidence:
             out.append(Statement(text, evidence))
     return out
+
+
+# what the model writes that the reply adds itself: a list number ("1. 区间套…", the reply
+# numbers steps), an evidence id in the text ("… 导数为 0. [S2]", the reply cites it as [n])
+_ENUMERATED = re.compile(r"^(?:\d{1,2}[.)]\s+)+")
+_IDS = re.compile(r"\s*\[\s*S\d{1,2}(?:\s*,\s*S\d{1,2})*\s*\]", re.I)
+
+
+def _bare(text: str) -> str:
+    """A statement's text without the list numbers and evidence ids the model wrote in it."""
+    return _IDS.sub("", _ENUMERATED.sub("", text)).strip()
 
 
 def latex_safe(raw: str) -> str:

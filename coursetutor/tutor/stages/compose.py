@@ -22,7 +22,7 @@ from ..pedagogy import level_hint
 from ..pipeline import Reply
 from ..replies import language_name, reply
 from ..reply_language import checked, in_script, translate_reply
-from ..sentences import Line, steps_wanted
+from ..sentences import Line, asks_proof, steps_wanted
 from ..statement_check import StatementVerdict, check_statements
 from ..statements import MAX_STATEMENTS, Statement, StatementStream, parse, schema
 from ..whole import complete
@@ -31,6 +31,12 @@ from .tools import Tools
 from .write import native_instruction
 
 TOKENS = 60  # completion tokens per statement the model may write
+# a "how was it proved" question: the small model restated the theorem ("介值定理是用定理 3.2.4
+# 的证明方法证明的") where the evidence's proof line says how ("Proof. 区间套, …")
+PROOF_SHAPE = ("The student asks how a result is proved: restate the steps of the proof (the "
+               "evidence sentence that begins with Proof, Dimostrazione or 证明), in order, as 1 "
+               "to 4 statements, "
+               "with the method it uses first. Do not restate the theorem itself.")
 
 
 @dataclasses.dataclass
@@ -224,7 +230,8 @@ def _messages(tools: Tools, s: Selected, lines: Sequence[Line]) -> list[Message]
     o = r.opened
     earlier = "".join(f"Student: {h.question}\n" for h in r.history[-2:])
     steps = steps_wanted(o.question, cat.intent)
-    shape = ("Explain it as 2 to 5 statements that are the steps of the explanation, in the "
+    shape = (PROOF_SHAPE if asks_proof(o.question, cat.intent) else
+             "Explain it as 2 to 5 statements that are the steps of the explanation, in the "
              "order the evidence gives them." if steps else
              "Answer with 1 to 3 short statements: what the evidence says that answers the "
              "question, first the direct answer.")
