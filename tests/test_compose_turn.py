@@ -229,3 +229,32 @@ def test_a_lead_in_gets_the_formula_its_line_introduces(make_tutor: MakeTutor) -
     # the lead-in is not removed as an incomplete sentence: it is completed from its line
     assert answer.text == f"Newton's iteration is: {iteration} [1]"
     assert not answer.removed
+
+
+def test_statements_across_languages_are_written_in_the_course_language_then_translated(
+        make_tutor: MakeTutor) -> None:
+    fake = ScriptedLLM(answer=[restating()], translate=["How does bisection work?"],
+                       translate_reply=["이분법은 구간을 반으로 나눕니다."])
+    tutor, _ = make_tutor(fake)
+    events, answer = run(tutor, "이분법은 어떻게 작동하나요?")
+    asked = next(c for c in fake.calls if c.kind == "answer").messages[-1].content
+    assert "Student's question: How does bisection work?" in asked
+    assert "statements in English" in asked
+    shown = [e.text for e in events if isinstance(e, TokenEvent)]
+    assert shown == ["1. 이분법은 구간을 반으로 나눕니다. [1]"]  # a how question: steps
+    assert answer.text == shown[0] and len(answer.sources) == 1
+
+
+def test_a_translated_statement_that_lost_a_name_keeps_the_checked_one(
+        make_tutor: MakeTutor) -> None:
+    def write(prompt: str) -> str:
+        sid = evidence(prompt)[0][0]
+        return json.dumps({"statements": [{"text": "Bisection rests on the Bolzano theorem.",
+                                           "evidence": [sid]}]})
+    fake = ScriptedLLM(answer=[Say(write=write)], translate=["How does bisection work?"],
+                       translate_reply=["이분법은 볼차노 정리에 기반합니다."])
+    tutor, _ = make_tutor(fake)
+    _, answer = run(tutor, "이분법은 어떻게 작동하나요?")
+    # "Bolzano" is lost in the translation: the checked statement follows it
+    assert answer.text == ("1. 이분법은 볼차노 정리에 기반합니다. "
+                           "(Bisection rests on the Bolzano theorem.) [1]")

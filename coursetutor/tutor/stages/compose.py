@@ -21,7 +21,7 @@ from ..citations import hit_citation
 from ..pedagogy import level_hint
 from ..pipeline import Reply
 from ..replies import language_name, reply
-from ..reply_language import checked, in_script, translate_reply
+from ..reply_language import checked, in_script, keeps_terms, translate_reply
 from ..sentences import Line, asks_proof, steps_wanted
 from ..statement_check import StatementVerdict, check_statements
 from ..statements import MAX_STATEMENTS, Statement, StatementStream, parse, schema
@@ -81,6 +81,7 @@ def compose(tools: Tools, s: Selected) -> Generator[StreamEvent, None, Reply]:
     yield MetaEvent(o.session_id, cat.category, cat.intent, "", ev.grade, cat.language)
     lines = {line.id: line for line in s.selection.lines}
     shown = _Shown(lines, steps_wanted(o.question, cat.intent) and len(lines) > 1)
+    pivot = _pivot(tools, s)
     deadline = o.started + tools.settings.answer_deadline_s
     laps: dict[str, float] = {}
     complete = True
@@ -94,15 +95,15 @@ def compose(tools: Tools, s: Selected) -> Generator[StreamEvent, None, Reply]:
             break
         writing = _Writing()
         held: list[Statement] = []  # waiting for the model, which is still writing
-        for statement in _writing(tools, s, attempt, deadline, writing):
-            shown_now = not held and _show(tools, s, shown, statement, removed, busy=True)
+        for statement in _writing(tools, s, attempt, deadline, writing, pivot):
+            shown_now = not held and _show(tools, s, shown, statement, removed, True, pivot)
             if shown_now is None or held:
                 held.append(statement)  # the model must judge it: it and all after it wait
             elif shown_now:
                 first = first or time.perf_counter()
                 yield TokenEvent(shown_now)
         for statement in held:  # the model has finished writing: it judges them now
-            if text := _show(tools, s, shown, statement, removed, busy=False):
+            if text := _show(tools, s, shown, statement, removed, False, pivot):
                 first = first or time.perf_counter()
                 yield TokenEvent(text)
         complete = complete and writing.finished
@@ -149,29 +150,46 @@ class _Writing:
     finished: bool = True  # the model ended before the deadline
 
 
+def _pivot(tools: Tools, s: Selected) -> str:
+    """The course's language when the statements are written in it and translated once
+    checked (`answer_across = "pivot"`): the question was translated into it, and every
+    evidence sentence is in it. "" when they are written in the student's language."""
+    u = s.found.understood
+    if tools.settings.answer_across != "pivot" or not u.translated or not u.translates:
+        return ""
+    same = all(line.language == u.searched for line in s.selection.lines)
+    return u.searched if s.selection.lines and same else ""
+
+
 def _show(tools: Tools, s: Selected, shown: _Shown, statement: Statement,
-          removed: list[str], busy: bool) -> str | None:
+          removed: list[str], busy: bool, pivot: str = "") -> str | None:
     """The statement as the student sees it once checked ("" when it is removed), or None
     when deciding it needs the model while the model is `busy` writing (a yes/no judgement,
-    a translation into the student's script)."""
+    a translation into the student's script). A statement written in the course's language
+    (`pivot`) is checked against its sentences in that language, then translated; a
+    translation that lost a name or a number keeps the checked statement after it."""
     f = s.found
     cat, u = f.cat, f.understood
-    question = u.recalled.opened.question
+    question = u.translated if pivot else u.recalled.opened.question
+    written = pivot or cat.language
     lines = {line.id: line for line in s.selection.lines}
     if repeats(statement.text, shown.said):  # small models loop on one sentence
         removed.append(statement.text)
         return ""
-    statement = _whole(statement, lines, f"{question} {u.translated}", cat.language)
+    statement = _whole(statement, lines, f"{question} {u.translated}", written)
     try:
-        verdict = _checked(tools, statement, lines, question, cat.language, busy)
+        verdict = _checked(tools, statement, lines, question, written, busy)
     except _Busy:
         return None
     text = statement.text
-    if verdict.kept and checked(cat.language) and not in_script(text, cat.language):
+    if verdict.kept and (pivot or (checked(cat.language)
+                                   and not in_script(text, cat.language))):
         if busy:
             return None
-        text = translate_reply(tools.router, text, language_name(cat.language),
-                               tools.log) or text
+        translated = translate_reply(tools.router, text, language_name(cat.language),
+                                     tools.log)
+        text = text if not translated else translated if not pivot or keeps_terms(
+            text, translated) else f"{translated} ({text})"
     shown.verdicts.append(verdict)
     if not verdict.kept:
         removed.append(statement.text)
@@ -181,7 +199,7 @@ def _show(tools: Tools, s: Selected, shown: _Shown, statement: Statement,
 
 
 def _writing(tools: Tools, s: Selected, lines: Sequence[Line], deadline: float,
-             writing: _Writing) -> Iterator[Statement]:
+             writing: _Writing, pivot: str = "") -> Iterator[Statement]:
     """The statements the model writes from `lines`, each as soon as it is closed (the
     model waits while it is checked); `writing.finished` says whether it ended before the
     deadline. A reply that is not the contract's JSON is asked for once more."""
@@ -192,7 +210,7 @@ def _writing(tools: Tools, s: Selected, lines: Sequence[Line], deadline: float,
     stream = StatementStream(ids)
     wrote = False
     try:
-        for piece in _pieces(tools, _messages(tools, s, lines), params):
+        for piece in _pieces(tools, _messages(tools, s, lines, pivot), params):
             for statement in stream.feed(piece):
                 wrote = True
                 yield statement
@@ -207,8 +225,9 @@ def _writing(tools: Tools, s: Selected, lines: Sequence[Line], deadline: float,
     if wrote:
         return
     retry = prompts.render("statements_retry", evidence=_evidence(lines),
-                           question=s.found.understood.recalled.opened.question,
-                           most=most, language=language_name(s.found.cat.language))
+                           question=(s.found.understood.translated if pivot else
+                                     s.found.understood.recalled.opened.question),
+                           most=most, language=language_name(pivot or s.found.cat.language))
     raw = tools.router.complete("answer", [Message("user", retry)], GenParams(
         temperature=0.0, max_tokens=params.max_tokens, json=True), tools.log).text
     yield from parse(raw, ids) or []
@@ -224,10 +243,12 @@ def _pieces(tools: Tools, messages: Sequence[Message], params: GenParams) -> Ite
         deltas.close()  # a deadline stops the model now, freeing it for the next turn
 
 
-def _messages(tools: Tools, s: Selected, lines: Sequence[Line]) -> list[Message]:
+def _messages(tools: Tools, s: Selected, lines: Sequence[Line],
+              pivot: str = "") -> list[Message]:
     f = s.found
     r, cat = f.understood.recalled, f.cat
     o = r.opened
+    language = pivot or cat.language
     earlier = "".join(f"Student: {h.question}\n" for h in r.history[-2:])
     steps = steps_wanted(o.question, cat.intent)
     shape = (PROOF_SHAPE if asks_proof(o.question, cat.intent) else
@@ -238,8 +259,9 @@ def _messages(tools: Tools, s: Selected, lines: Sequence[Line]) -> list[Message]
     user = prompts.render(
         "statements", evidence=_evidence(lines),
         history=f"\nEarlier in this conversation:\n{earlier}" if earlier else "",
-        question=o.question, shape=shape, level=r.level, level_hint=level_hint(r.level),
-        language=language_name(cat.language), native=native_instruction(cat.language))
+        question=f.understood.translated if pivot else o.question, shape=shape,
+        level=r.level, level_hint=level_hint(r.level), language=language_name(language),
+        native=native_instruction(language))
     return [Message("system", prompts.load("statements_system")), Message("user", user)]
 
 
