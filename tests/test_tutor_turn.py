@@ -486,6 +486,19 @@ def test_a_deferred_grade_declined_by_the_answer_model_is_not_covered(
     assert not answer.covered and answer.text.startswith(reply("not_covered", "ko"))
 
 
+def test_a_deferred_grade_whose_answer_the_sources_do_not_hold_is_not_covered(
+        make_tutor: MakeTutor) -> None:
+    # asked in the course's language, the small model answers from what it knows; nothing
+    # of that is in the passages, and they were to be judged by this answer: not covered
+    fake = ScriptedLLM(answer=["Q-learning updates a table of Q-values with the Bellman "
+                               "equation after every reward of the environment [1]."],
+                       translate=["How does Q-learning work in reinforcement learning?"])
+    tutor, _ = make_tutor(fake, grade_correct=0.999, grade_incorrect=0.0, answer_check=True)
+    _, answer = run(tutor, "강화 학습에서 Q-러닝은 어떻게 작동하나요?")
+    assert not answer.covered and answer.text.startswith(reply("not_covered", "ko"))
+    assert "translate_reply" not in fake.kinds()
+
+
 def test_an_ambiguous_grade_in_one_language_asks_the_grade_model(make_tutor: MakeTutor) -> None:
     fake = ScriptedLLM(answer=["Bisection halves the bracket [1]."])
     tutor, _ = make_tutor(fake, grade_correct=0.999, grade_incorrect=0.0)

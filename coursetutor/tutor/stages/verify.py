@@ -101,6 +101,11 @@ def verify(tools: Tools, w: Written) -> Generator[StreamEvent, None, Reply]:
         if check.changed:
             text, cited = check_citations(check.text, ctx.sources)
         if p.pivot and not quoted:
+            if ev.deferred and check.verdicts and not any(v.supported for v in check.verdicts):
+                # the answer model was to decide whether the passages cover the question, and
+                # nothing it said is in them: it answered from elsewhere ("How does the
+                # Q-learning algorithm work?" over Newton-Raphson slides)
+                return not_covered(o.session_id, f, meta_sent=True)
             if check.quote_first:  # the sources' own lines, as quoted in any language
                 framing = reply("quote_first", wcat.language)
                 text = reply("quote_first", cat.language) + text.removeprefix(framing)
