@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+from typing import Any
+
 from coursetutor.tutor.terms import course_terms
 from coursetutor.types import Chunk, Hit, Locator
 
@@ -40,3 +43,31 @@ def test_terms_are_capped_and_spelled_once() -> None:
                          most=10)
     assert len(terms) == 10 and len({t.lower() for t in terms}) == 10
     assert course_terms([]) == []
+
+
+def test_the_names_of_the_courses_results_are_read_once_per_version() -> None:
+    from coursetutor.tutor import terms
+
+    class Counting:
+        """A store that counts the chunks it is asked for."""
+
+        def __init__(self, texts: list[str], version: str = "v1") -> None:
+            self.texts, self.version, self.reads = texts, version, 0
+
+        def list_documents(self, tenant: str, course: str) -> list[SimpleNamespace]:
+            return [SimpleNamespace(id="notes", content_hash=self.version)]
+
+        def export_chunks(self, tenant: str, course: str, document_id: str) -> list[Any]:
+            self.reads += 1
+            return [SimpleNamespace(text=t) for t in self.texts]
+
+    store = Counting([
+        "Teorema 42 (di Rolle). Sia $f$ continua. Teorema 43 (di Lagrange). Vale anche il "
+        "criterio.", "Teorema 12 (Criterio del Rapporto). Il criterio del rapporto dice.",
+        "**定理 5.1.2 (Rolle 中值)** 设 $f\\in C[a,b]$"])
+    assert terms.result_names(store, "t", "c") == ["Rolle", "Lagrange"]  # type: ignore[arg-type]
+    terms.result_names(store, "t", "c")  # type: ignore[arg-type]
+    assert store.reads == 1  # read once while the documents stay as they are
+    store.version = "v2"
+    terms.result_names(store, "t", "c")  # type: ignore[arg-type]
+    assert store.reads == 2

@@ -17,6 +17,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from ..retrieval.language import ANY_STOPWORD
+from ..store import Store
 from ..types import Hit
 
 MAX_TERMS = 24  # terms given to the translator at most
@@ -60,3 +61,35 @@ def course_terms(hits: Sequence[Hit], most: int = MAX_TERMS) -> list[str]:
             seen.add(key)
             out.append(term)
     return out[:most]
+
+
+# a labelled result and its name: "Teorema 42 (di Rolle)", "定理 5.1.2 (Rolle 中值)"
+_RESULT = re.compile(
+    r"(?:Teorema|Definizione|Corollario|Lemma|Proposizione|Theorem|Definition|Corollary|"
+    r"Proposition|Satz|Théorème|定理|定义|引理|推论)\s*\d*(?:\.\d+)*\s*[(（]"
+    r"([^)）]{1,60})[)）]")
+_NAMES_KEPT = 64  # courses whose result names are kept in memory
+_named: dict[tuple[str, str, str], list[str]] = {}
+
+
+def result_names(store: Store, tenant: str, course: str) -> list[str]:
+    """The people's names the course's labelled results carry ("Teorema 42 (di Rolle)":
+    Rolle; "定理 5.1.2 (Rolle 中值)": Rolle), most frequent first: the name of a result a
+    question asks about ("롤의 정리") may be in no passage the original finds. Read once per
+    version of the course's documents."""
+    documents = store.list_documents(tenant, course)
+    key = (tenant, course, "|".join(sorted(f"{d.id}:{d.content_hash}" for d in documents)))
+    if key not in _named:
+        counts: Counter[str] = Counter()
+        lower: set[str] = set()  # "Criterio del Rapporto" is no name: "criterio" is a word
+        for document in documents:
+            for row in store.export_chunks(tenant, course, document.id):
+                text = _LATEX.sub(" ", row.text)
+                lower.update(w for w in _WORD.findall(text) if w.islower())
+                for label in _RESULT.finditer(text):
+                    counts.update(n for n in _NAME.findall(label.group(1))
+                                  if len(n) >= 3 and not n.isupper())
+        if len(_named) >= _NAMES_KEPT:
+            _named.pop(next(iter(_named)))
+        _named[key] = [n for n, _ in counts.most_common() if n.lower() not in lower]
+    return _named[key]

@@ -15,7 +15,7 @@ from ..memory import asks_recap, recap
 from ..pipeline import Reply
 from ..replies import language_name, reply
 from ..rewrite import rewrite_followup, translate_query
-from ..terms import course_terms
+from ..terms import course_terms, result_names
 from .recall import Recalled
 from .tools import Tools
 
@@ -76,15 +76,19 @@ def rewrite(tools: Tools, u: Understood) -> Understood:
 
 
 TERM_PASSAGES = 4  # the passages the original question finds, whose names the translator reads
+RESULT_NAMES = 16  # and at most this many names of the course's results ("di Rolle")
 
 
 def translate(tools: Tools, u: Understood) -> Understood:
     """The query in the language the course is searched in, its names spelled as the
-    passages the original finds spell them (terms.py)."""
+    passages the original finds spell them and as the course names its results (terms.py)."""
     o = u.recalled.opened
     hits = tools.ws.search(u.query, o.course, k=TERM_PASSAGES, doc_types=o.allowed_types,
                            state=o.state.search)
+    found = course_terms(hits)
+    named = [n for n in result_names(tools.ws.store, tools.ws.tenant, o.course)
+             if n not in found][:RESULT_NAMES]
     query = translate_query(tools.router, u.query, language_name(u.searched), tools.log,
                             keep_original=has_glossary(u.cat.language, u.searched),
-                            terms=course_terms(hits))
+                            terms=[*found, *named])
     return dataclasses.replace(u, query=query, translated=query)
