@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 from coursetutor.retrieval.language import ANY_STOPWORD
@@ -298,3 +299,35 @@ def test_a_proof_question_asks_for_the_proof_not_the_theorem() -> None:
     assert asks_proof("介值定理是用什么方法证明的？", "concept")
     assert asks_proof("How is Rolle's theorem proved?", "concept")
     assert not asks_proof("Cosa dice il teorema di Rolle?", "concept")
+
+
+def test_overlapping_passages_give_a_labelled_statement_once() -> None:
+    from types import SimpleNamespace
+
+    from coursetutor.tutor.sentences import select
+    from coursetutor.tutor.stages.select import continued
+    from coursetutor.types import Hit, Locator
+
+    # the passage ends on the label, and the next one (overlapping it) opens with it again
+    before = "到此可以声明区间套定理与 Dedekind 定理等价.\n\n**定理 2.4.2 (区间套)**"
+    statement = ("** 定理 2.4.2 (区间套)** 若有一列 $[a_1,b_1]\\supset [a_2,b_2]\\supset\\cdots$ "
+                 "且 $b_n-a_n\\to 0$, 则存在唯一的 $c$ 属于每一个区间.")
+    following = {1: _chunk(1, statement, "zh", 7)}
+    store = SimpleNamespace(chunk_at=lambda filters, doc, n: following.get(n))
+    tools = SimpleNamespace(ws=SimpleNamespace(tenant="t", store=store))
+    (hit,) = continued(tools, "c", [Hit(_chunk(0, before, "zh", 7), 1.0, {}, {}, Locator(page=7))])  # type: ignore[arg-type]
+    assert hit.chunk.text.count("定理 2.4.2") == 1
+    assert hit.chunk.text.endswith("若有一列 $[a_1,b_1]\\supset [a_2,b_2]\\supset\\cdots$ 且 "
+                                   "$b_n-a_n\\to 0$, 则存在唯一的 $c$ 属于每一个区间.")
+
+    class Embedder:
+        def embed_passages(self, texts):  # type: ignore[no-untyped-def]
+            return np.ones((len(list(texts)), 2)) / np.sqrt(2)
+
+        def embed_query(self, text):  # type: ignore[no-untyped-def]
+            return np.ones(2) / np.sqrt(2)
+
+    other = Hit(following[1], 1.0, {}, {}, Locator(page=7))
+    picked = select("哪些定理与区间套定理等价？", "", [hit, other], "zh", "concept", Embedder())  # type: ignore[arg-type]
+    # the statement as each passage prints it ("**定理" and "** 定理") is one evidence line
+    assert sum("若有一列" in line.text for line in picked.lines) == 1

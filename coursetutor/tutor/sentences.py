@@ -308,10 +308,11 @@ def select(question: str, search: str, hits: Sequence[Hit], language: str, inten
     seen: set[str] = set()  # a sentence two passages hold (a proof's statement added to it)
     for p, hit in enumerate(hits[:PASSAGES]):
         for i, sentence in enumerate(units(hit.chunk.text, hit.chunk.language or language)):
+            key = _markless(sentence)
             if sum(c.isalnum() for c in sentence) < 12 or _heading(sentence, hit) or \
-                    sentence in seen:
+                    key in seen:
                 continue
-            seen.add(sentence)
+            seen.add(key)
             if garbled(sentence):
                 soup.add(len(candidates))
             candidates.append((p, i, sentence))
@@ -365,6 +366,13 @@ def select(question: str, search: str, hits: Sequence[Hit], language: str, inten
     lines = tuple(Line(f"S{n}", hits[candidates[i][0]], candidates[i][2], round(scores[i], 4))
                   for n, i in enumerate(chosen, start=1))
     return Selection(lines, float(cosines[top]))
+
+
+def _markless(text: str) -> str:
+    """A sentence without its emphasis marks and spaces: the same statement as two
+    overlapping passages print it ("**定理 2.4.2 (区间套)** 若…" and "** 定理 2.4.2
+    (区间套)** 若…")."""
+    return "".join(c for c in text if not c.isspace() and c not in "*_")
 
 
 def _with_antecedents(chosen: list[int], candidates: Sequence[tuple[int, int, str]],

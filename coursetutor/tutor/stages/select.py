@@ -73,7 +73,8 @@ def continued(tools: Tools, course: str, hits: Sequence[Hit]) -> list[Hit]:
             after = tools.ws.store.chunk_at(filters, chunk.document_id, chunk.ordinal + 1)
             first = units(after.text, after.language)[:1] if after else []
             if first:
-                chunk = dataclasses.replace(chunk, text=f"{chunk.text} {first[0]}")
+                chunk = dataclasses.replace(chunk, text=_continued(chunk.text, found[-1],
+                                                                   first[0]))
         if chunk.ordinal > 0 and opens_on_proof(chunk.text, chunk.language, found):
             # a proof with what it proves: "定理 3.2.4 (介值定理) …" before "Proof. 区间套 …"
             before = tools.ws.store.chunk_at(filters, chunk.document_id, chunk.ordinal - 1)
@@ -83,3 +84,14 @@ def continued(tools: Tools, course: str, hits: Sequence[Hit]) -> list[Hit]:
         if chunk is not hit.chunk:
             out[n] = dataclasses.replace(hit, chunk=chunk)
     return out
+
+
+def _continued(text: str, label: str, first: str) -> str:
+    """A passage that ends on `label`, with `first`, the next passage's first sentence; when
+    the passages overlap and that sentence opens with the label again ("**定理 2.4.2
+    (区间套)**" twice), the passage's own copy of the label gives way to it."""
+    core = label.strip("*_ →")
+    at = text.rfind(core)
+    if core and at >= 0 and core in first:
+        return f"{text[:at].rstrip(' *_→')} {first}".strip()
+    return f"{text} {first}"
