@@ -486,3 +486,10 @@ def test_one_claim_of_two_removed_leaves_the_other(embedder) -> None:  # type: i
                                       "en"))
     assert result.removed == (invented,)
     assert not result.quote_first and result.text == kept
+
+
+def test_a_formula_ends_where_korean_or_chinese_prose_begins() -> None:
+    # Korean particles cling to the formula before them; a short CJK word is prose
+    assert formulas("구간 [a, b]에 있고 f(a) = f(b)인 경우, f'(c) = 0이라는 점이 있다") == [
+        "f(a) = f(b)", "f'(c) = 0"]
+    assert formulas("若 f(a)<f(b), 则存在 ξ 使 f(ξ)=η.") == ["f(a)<f(b)", "f(ξ)=η"]

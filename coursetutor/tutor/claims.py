@@ -142,14 +142,24 @@ def _mathy(token: str) -> bool:
             and len(core) <= 40) or (has_digit and any(c in core for c in "/*"))
 
 
+_EAST_ASIAN = "\uac00-\ud7af\u3040-\u30ff\u3400-\u9fff"
+_CLINGING = re.compile(rf"([A-Za-z0-9)\]}}′'’|])([{_EAST_ASIAN}])")
+_EAST_ASIAN_WORD = re.compile(rf"[{_EAST_ASIAN}]")
+
+
 def formulas(claim: str) -> list[str]:
     """The formulas of a claim: runs of maths tokens that hold an operator or relation."""
     body = normalize_math(_QUOTE.sub("", MARKER.sub(" ", claim)))
+    # Korean and Japanese particles cling to the formula before them ("f(b)인 경우", "= 0이라는"):
+    # the formula ends where the script changes
+    body = _CLINGING.sub(r"\1 \2", body)
     tokens = body.split(" ")
     spans: list[list[str]] = []
     run: list[str] = []
     for token in [*tokens, ""]:
-        short = len(token.strip(".,;:")) <= 2 and bool(token.strip(".,;:"))
+        # (a Korean, Japanese or Chinese word is prose, however short: "인", "경우", "则")
+        short = len(token.strip(".,;:")) <= 2 and bool(token.strip(".,;:")) and not (
+            _EAST_ASIAN_WORD.search(token))
         # "e", "o", "di", "of" between two formulas is prose ("(a,b) e f(a)=f(b)"), unless
         # an operator before it makes it a term ("b - a")
         prose = token.casefold() in _CONNECTORS and not (run and run[-1] in _JOINING)
