@@ -34,9 +34,9 @@ TOKENS = 60  # completion tokens per statement the model may write
 # a "how was it proved" question: the small model restated the theorem ("介值定理是用定理 3.2.4
 # 的证明方法证明的") where the evidence's proof line says how ("Proof. 区间套, …")
 PROOF_SHAPE = ("The student asks how a result is proved: restate the steps of the proof (the "
-               "evidence sentence that begins with Proof, Dimostrazione or 证明), in order, as 1 "
-               "to 4 statements, "
-               "with the method it uses first. Do not restate the theorem itself.")
+               "evidence sentence that begins with Proof, Dimostrazione or 证明), in order, "
+               "as 1 to 4 statements, with the method it uses first. Do not restate the "
+               "theorem itself.")
 
 
 @dataclasses.dataclass
@@ -186,16 +186,25 @@ def _show(tools: Tools, s: Selected, shown: _Shown, statement: Statement,
                                    and not in_script(text, cat.language))):
         if busy:
             return None
-        translated = translate_reply(tools.router, text, language_name(cat.language),
-                                     tools.log)
-        text = text if not translated else translated if not pivot or keeps_terms(
-            text, translated) else f"{translated} ({text})"
+        text = _translated(tools, text, cat.language, pivot)
     shown.verdicts.append(verdict)
     if not verdict.kept:
         removed.append(statement.text)
         return ""
     shown.said.append(statement.text)
     return shown.add(text, statement.evidence)
+
+
+def _translated(tools: Tools, text: str, language: str, pivot: str) -> str:
+    """A kept statement in the student's language (as written when the model gives no
+    translation); one written in the course's language (`pivot`) whose translation lost a
+    name or a number keeps itself after the translation, in parentheses."""
+    translated = translate_reply(tools.router, text, language_name(language), tools.log)
+    if not translated:
+        return text
+    if pivot and not keeps_terms(text, translated):
+        return f"{translated} ({text})"
+    return translated
 
 
 def _writing(tools: Tools, s: Selected, lines: Sequence[Line], deadline: float,
