@@ -10,10 +10,12 @@ model finish unseen and translates its reply, citation markers kept.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 import tomllib
 from collections.abc import Iterator
 from importlib import resources
+from typing import Any
 
 from ..llm import GenParams, Message
 from ..llm.router import CallRecord, Router
@@ -93,10 +95,15 @@ def translate_reply(router: Router, text: str, language_name: str,
     return out
 
 
+@functools.cache
+def _examples() -> dict[str, Any]:
+    return tomllib.loads((resources.files("coursetutor.tutor") / "translate_examples.toml")
+                         .read_text(encoding="utf-8"))
+
+
 def _worked_example(language_name: str) -> list[Message]:
     """One sentence and its translation into the language, as an earlier exchange."""
-    table = tomllib.loads((resources.files("coursetutor.tutor") / "translate_examples.toml")
-                          .read_text(encoding="utf-8"))
+    table = _examples()
     code = next((c for c, name in LANGUAGE_NAMES.items() if name == language_name), "")
     translation = table["translations"].get(code)
     if not translation:

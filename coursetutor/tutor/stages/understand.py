@@ -83,11 +83,13 @@ def translate(tools: Tools, u: Understood) -> Understood:
     """The query in the language the course is searched in, its names spelled as the
     passages the original finds spell them and as the course names its results (terms.py)."""
     o = u.recalled.opened
-    hits = tools.ws.search(u.query, o.course, k=TERM_PASSAGES, doc_types=o.allowed_types,
-                           state=o.state.search)
-    found = course_terms(hits)
-    named = [n for n in result_names(tools.ws.store, tools.ws.tenant, o.course)
-             if n not in found][:RESULT_NAMES]
+    found: list[str] = []
+    named: list[str] = []
+    if tools.router.enabled:  # (without a model the original is searched as it is)
+        found = course_terms(tools.ws.search(u.query, o.course, k=TERM_PASSAGES,
+                                             doc_types=o.allowed_types, state=o.state.search))
+        named = [n for n in result_names(tools.ws.store, tools.ws.tenant, o.course)
+                 if n not in found][:RESULT_NAMES]
     query = translate_query(tools.router, u.query, language_name(u.searched), tools.log,
                             keep_original=has_glossary(u.cat.language, u.searched),
                             terms=[*found, *named])
