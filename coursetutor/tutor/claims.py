@@ -13,6 +13,7 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 
 from ..ingest.tex_unicode import to_unicode
+from ..retrieval.tokenize import has_cjk
 from .markers import MARKER
 
 # a sentence: up to . ! ? followed by a space (not "5.2" or "e.g.") or a CJK full stop, or a line
@@ -142,9 +143,8 @@ def _mathy(token: str) -> bool:
             and len(core) <= 40) or (has_digit and any(c in core for c in "/*"))
 
 
-_EAST_ASIAN = "\uac00-\ud7af\u3040-\u30ff\u3400-\u9fff"
-_CLINGING = re.compile(rf"([A-Za-z0-9)\]}}′'’|])([{_EAST_ASIAN}])")
-_EAST_ASIAN_WORD = re.compile(rf"[{_EAST_ASIAN}]")
+# a Korean particle or a Chinese or Japanese word written against a formula's last sign
+_CLINGING = re.compile(r"([A-Za-z0-9)\]}′'’|])([\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af])")
 
 
 def formulas(claim: str) -> list[str]:
@@ -159,7 +159,7 @@ def formulas(claim: str) -> list[str]:
     for token in [*tokens, ""]:
         # (a Korean, Japanese or Chinese word is prose, however short: "인", "경우", "则")
         short = len(token.strip(".,;:")) <= 2 and bool(token.strip(".,;:")) and not (
-            _EAST_ASIAN_WORD.search(token))
+            has_cjk(token))
         # "e", "o", "di", "of" between two formulas is prose ("(a,b) e f(a)=f(b)"), unless
         # an operator before it makes it a term ("b - a")
         prose = token.casefold() in _CONNECTORS and not (run and run[-1] in _JOINING)
