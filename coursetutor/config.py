@@ -83,7 +83,7 @@ class Settings:
     # the evidence sentences, each checked against the sentence it restates;
     # tutor/stages/compose.py), or auto: statements when the best passage is LaTeX maths (a
     # teacher's source), where they are ahead of prose on the course pack, prose otherwise
-    answer_style: str = "auto"
+    answer_style: str = "statements"
     # a question asked in another language than the course's, answered in prose: written in
     # the course's language from its question as translated, checked there against the
     # sources, then translated for the student ("pivot"); or written in the student's

@@ -107,6 +107,11 @@ _REFERS_BACK = re.compile(
     r"^(?:\*\*)?(?:(?:This|These|That|Those|Questo|Questa|Questi|Queste|Ciò|Dies|Diese|"
     r"Dieser|Cela|Ceci|Ce|Esto|Esta|Este)\b|这|此|上述|以上|이는|이것|이와)", re.I)
 _CJK_WORD = re.compile(r"[\u3400-\u9fff\uff0c\u3002]+")
+# a caption's sound cue: "(air whooshing)", "[Music]", "(audience laughing)"
+_CUE = re.compile(
+    r"[(\[](?:[a-z]+\s){0,3}(?:music|whooshing|whoosh|applause|laughter|laughing|laughs|"
+    r"inaudible|silence|sighs|chuckles|coughs|noise|static|beeps?|clapping)(?:\s[a-z]+){0,2}"
+    r"[)\]]\s*(?:-\s+)?", re.I)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -156,7 +161,9 @@ def units(text: str, language: str = "en") -> list[str]:
             # what a sentence introduced, and what a label or a set-up says of ("Sia f : [a,
             # b] → R. Se: ...")
             short = SHORT_CJK if has_cjk(sentence) else SHORT
-            if out and (out[-1].rstrip().endswith((":", "\uff1a")) or len(out[-1]) < short):
+            # (a formula alone states a result: it does not take in the proof after it)
+            if out and (out[-1].rstrip().endswith((":", "\uff1a")) or (
+                    len(out[-1]) < short and not _formula_only(out[-1]))):
                 out[-1] = f"{out[-1]} {sentence}"
             else:
                 out.append(sentence)
@@ -308,11 +315,14 @@ def select(question: str, search: str, hits: Sequence[Hit], language: str, inten
     seen: set[str] = set()  # a sentence two passages hold (a proof's statement added to it)
     for p, hit in enumerate(hits[:PASSAGES]):
         for i, sentence in enumerate(units(hit.chunk.text, hit.chunk.language or language)):
+            sentence = uncued(sentence)
             key = _markless(sentence)
             if sum(c.isalnum() for c in sentence) < 12 or _heading(sentence, hit) or \
                     key in seen:
                 continue
             seen.add(key)
+            if i == 0 and _formula_only(sentence):
+                sentence = _headed(sentence, hit)
             if garbled(sentence):
                 soup.add(len(candidates))
             candidates.append((p, i, sentence))
@@ -360,12 +370,33 @@ def select(question: str, search: str, hits: Sequence[Hit], language: str, inten
         if after and after[0] not in chosen:
             chosen = [*chosen[: MAX_SENTENCES - 1], after[0]]
     if steps_wanted(question, intent):
+        chosen = _with_proof(chosen, candidates, hits, set(order))
+    if steps_wanted(question, intent):
         # the best passage's sentences first, in reading order (steps as the page gives them)
         chosen.sort(key=lambda i: (order.index(i) if candidates[i][0] != candidates[top][0]
                                    else -1, candidates[i][0], candidates[i][1]))
     lines = tuple(Line(f"S{n}", hits[candidates[i][0]], candidates[i][2], round(scores[i], 4))
                   for n, i in enumerate(chosen, start=1))
     return Selection(lines, float(cosines[top]))
+
+
+_NUMBERING = re.compile(r"^\s*(?:\$\\S[\d.]*\$|§?\d[\d.]*(?=\s))\s*")  # "5.2.2 ", "$\\S3.3$ "
+
+
+def _headed(formula: str, hit: Hit) -> str:
+    """A passage's opening formula with no sentence of its own (a section that states its
+    result as "$$\\sum 1/(n(n+1)) = 1$$"), under its section's title: the title says what
+    the formula is about ("Serie di Mengoli (o Telescopica): $$…$$")."""
+    if not hit.chunk.section_path:
+        return formula
+    title = _NUMBERING.sub("", hit.chunk.section_path[-1]).strip()
+    return f"{title}: {formula}" if title else formula
+
+
+def uncued(sentence: str) -> str:
+    """A transcript's sentence without its captions' sound cues ("(air whooshing) - What is
+    transfer learning? …" → "What is transfer learning? …")."""
+    return _CUE.sub("", sentence).strip() or sentence
 
 
 def _markless(text: str) -> str:
@@ -390,6 +421,43 @@ def _with_antecedents(chosen: list[int], candidates: Sequence[tuple[int, int, st
             out.append(before)
         out.append(n)
     return out[:MAX_SENTENCES]
+
+
+def _with_proof(chosen: list[int], candidates: Sequence[tuple[int, int, str]],
+                hits: Sequence[Hit], readable: set[int]) -> list[int]:
+    """For a why or proof question, the first chosen result with its proof: the first
+    proof after it in its document, in its passage or the passage that follows it ("定理
+    3.3.4 (一致连续性) …" in one passage, "*→ Proof.* 考虑有限开覆盖的 Lebesgue 数即可." in
+    the next), when no other label comes between (a definition has none). The proof takes
+    the place of the last chosen sentence when there are already MAX_SENTENCES."""
+    for result in (n for n in chosen if _LABEL.match(candidates[n][2])):
+        proof = _proof_of(result, candidates, hits, readable)
+        if proof is None:
+            continue
+        if proof in chosen:
+            return chosen
+        kept = chosen if len(chosen) < MAX_SENTENCES else chosen[:-1]
+        at = kept.index(result) + 1 if result in kept else len(kept)
+        return [*kept[:at], proof, *kept[at:]]
+    return chosen
+
+
+def _proof_of(result: int, candidates: Sequence[tuple[int, int, str]], hits: Sequence[Hit],
+              readable: set[int]) -> int | None:
+    """The candidate that opens the proof of the labelled result `result`, if it is read."""
+    p, i, _ = candidates[result]
+    doc, ordinal = hits[p].chunk.document_id, hits[p].chunk.ordinal
+    following = sorted(
+        (0 if q == p else 1, j, n) for n, (q, j, _) in enumerate(candidates)
+        if n in readable and hits[q].chunk.document_id == doc
+        and ((q == p and j > i) or hits[q].chunk.ordinal == ordinal + 1))
+    for _, _, n in following:
+        sentence = candidates[n][2]
+        if _PROOF_START.match(sentence):
+            return n
+        if _LABEL.match(sentence) or _LABEL_ONLY.match(sentence.strip("*_ →")):
+            return None  # the next result's, not this one's
+    return None
 
 
 def _names_section(hit: Hit, wanted: list[set[str]], language: str) -> bool:

@@ -38,6 +38,13 @@ PROOF_SHAPE = ("The student asks how a result is proved: restate the steps of th
                "as 1 to 4 statements, with the method it uses first. Do not restate the "
                "theorem itself.")
 
+# the second attempt, from the best sentence alone: the model's own paraphrase of it was
+# removed ("a technique … used to improve its performance on a different task" for "leverage
+# the knowledge acquired … on another task"), so it is asked to keep the sentence's words
+CLOSE_SHAPE = ("Answer with 1 or 2 statements that say what the evidence sentence says, in "
+               "its own words as far as the language allows: keep its terms, numbers and "
+               "formulas as written and add nothing of your own.")
+
 
 @dataclasses.dataclass
 class _Shown:
@@ -87,7 +94,7 @@ def compose(tools: Tools, s: Selected) -> Generator[StreamEvent, None, Reply]:
     complete = True
     first: float | None = None
     removed: list[str] = []
-    for attempt in (tuple(lines.values()), tuple(lines.values())[:1]):
+    for attempt, close in ((tuple(lines.values()), False), (tuple(lines.values())[:1], True)):
         if shown.texts:
             break
         if time.perf_counter() >= deadline:
@@ -95,7 +102,7 @@ def compose(tools: Tools, s: Selected) -> Generator[StreamEvent, None, Reply]:
             break
         writing = _Writing()
         held: list[Statement] = []  # waiting for the model, which is still writing
-        for statement in _writing(tools, s, attempt, deadline, writing, pivot):
+        for statement in _writing(tools, s, attempt, deadline, writing, pivot, close):
             shown_now = not held and _show(tools, s, shown, statement, removed, True, pivot)
             if shown_now is None or held:
                 held.append(statement)  # the model must judge it: it and all after it wait
@@ -208,10 +215,12 @@ def _translated(tools: Tools, text: str, language: str, pivot: str) -> str:
 
 
 def _writing(tools: Tools, s: Selected, lines: Sequence[Line], deadline: float,
-             writing: _Writing, pivot: str = "") -> Iterator[Statement]:
+             writing: _Writing, pivot: str = "", close: bool = False) -> Iterator[Statement]:
     """The statements the model writes from `lines`, each as soon as it is closed (the
     model waits while it is checked); `writing.finished` says whether it ended before the
-    deadline. A reply that is not the contract's JSON is asked for once more."""
+    deadline. A reply that is not the contract's JSON is asked for once more. `close`: the
+    second attempt, after every statement of the first was removed, asks for the sentence
+    in its own words."""
     ids = [line.id for line in lines]
     most = min(MAX_STATEMENTS, 1 + len(lines))
     params = GenParams(temperature=tools.settings.llm_temperature,
@@ -219,7 +228,7 @@ def _writing(tools: Tools, s: Selected, lines: Sequence[Line], deadline: float,
     stream = StatementStream(ids)
     wrote = False
     try:
-        for piece in _pieces(tools, _messages(tools, s, lines, pivot), params):
+        for piece in _pieces(tools, _messages(tools, s, lines, pivot, close), params):
             for statement in stream.feed(piece):
                 wrote = True
                 yield statement
@@ -252,15 +261,15 @@ def _pieces(tools: Tools, messages: Sequence[Message], params: GenParams) -> Ite
         deltas.close()  # a deadline stops the model now, freeing it for the next turn
 
 
-def _messages(tools: Tools, s: Selected, lines: Sequence[Line],
-              pivot: str = "") -> list[Message]:
+def _messages(tools: Tools, s: Selected, lines: Sequence[Line], pivot: str = "",
+              close: bool = False) -> list[Message]:
     f = s.found
     r, cat = f.understood.recalled, f.cat
     o = r.opened
     language = pivot or cat.language
     earlier = "".join(f"Student: {h.question}\n" for h in r.history[-2:])
     steps = steps_wanted(o.question, cat.intent)
-    shape = (PROOF_SHAPE if asks_proof(o.question, cat.intent) else
+    shape = (CLOSE_SHAPE if close else PROOF_SHAPE if asks_proof(o.question, cat.intent) else
              "Explain it as 2 to 5 statements that are the steps of the explanation, in the "
              "order the evidence gives them." if steps else
              "Answer with 1 to 3 short statements: what the evidence says that answers the "
