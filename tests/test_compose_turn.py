@@ -107,6 +107,9 @@ def test_when_every_statement_fails_the_best_line_is_quoted(make_tutor: MakeTuto
     # the second try reads the best sentence alone; then the sentence itself is shown
     assert len(fake.answer_calls()) == 2
     assert len(evidence(fake.answer_calls()[1].messages[-1].content)) == 1
+    # ... and asks for it in its own words, where the first try asked for an answer
+    assert "in its own words" in fake.answer_calls()[1].messages[-1].content
+    assert "in its own words" not in fake.answer_calls()[0].messages[-1].content
     assert answer.text.startswith("The course material puts it this way:\n> ")
     assert "1817" not in answer.text and answer.sources
 

@@ -331,3 +331,73 @@ def test_overlapping_passages_give_a_labelled_statement_once() -> None:
     picked = select("哪些定理与区间套定理等价？", "", [hit, other], "zh", "concept", Embedder())  # type: ignore[arg-type]
     # the statement as each passage prints it ("**定理" and "** 定理") is one evidence line
     assert sum("若有一列" in line.text for line in picked.lines) == 1
+
+
+class _FlatEmbedder:
+    """Every text the same vector: the selection then rests on terms, cues and structure."""
+
+    def embed_passages(self, texts):  # type: ignore[no-untyped-def]
+        return np.ones((len(list(texts)), 2)) / np.sqrt(2)
+
+    def embed_query(self, text):  # type: ignore[no-untyped-def]
+        return np.ones(2) / np.sqrt(2)
+
+
+def test_a_formula_that_opens_a_section_is_evidence_under_its_title() -> None:
+    import dataclasses
+
+    from coursetutor.tutor.sentences import select
+    from coursetutor.types import Hit
+
+    text = ("$$\\sum_{n=1}^{+\\infty} \\frac{1}{n(n+1)} = 1$$\n\nDimostrazione. Si ha che "
+            "$\\frac{1}{n(n+1)}=\\frac{1}{n}-\\frac{1}{n+1}$, e quindi la somma telescopica.")
+    # the proof is not taken into the formula's unit: the formula states the result alone
+    assert units(text, "it")[0] == "$$\\sum_{n=1}^{+\\infty} \\frac{1}{n(n+1)} = 1$$"
+    chunk = dataclasses.replace(_chunk(0, text, "it", 45),
+                                section_path=("5 Serie", "5.2.2 Serie di Mengoli (o Telescopica)"))
+    picked = select("Quanto vale la somma della serie di Mengoli?", "",
+                    [Hit(chunk, 1.0, {}, {}, Locator(page=45))], "it", "concept",
+                    _FlatEmbedder())  # type: ignore[arg-type]
+    assert any(line.text == "Serie di Mengoli (o Telescopica): $$\\sum_{n=1}^{+\\infty} "
+               "\\frac{1}{n(n+1)} = 1$$" for line in picked.lines)
+
+
+def test_a_why_question_gets_the_theorems_proof_from_the_next_passage() -> None:
+    from coursetutor.tutor.sentences import select
+    from coursetutor.types import Hit
+
+    theorem = ("**定义 3.3.3 (一致连续)**\n\n称 $f$ 在 $I$ 上一致连续, 当且仅当对任意 $\\varepsilon>0$ "
+               "存在 $\\delta>0$ 使得 $|f(x_1)-f(x_2)|<\\varepsilon$.\n\n**定理 3.3.4 (一致连续性)**"
+               "\n\n若 $f\\in C[a,b]$, 则 $f$ 在 $[a,b]$ 上一致连续.")
+    proof = ("*→ Proof.* 考虑有限开覆盖的 Lebesgue 数即可.\n\n**定理 3.3.6 (介值)**\n\n"
+             "*→ Proof.* 区间套, 可以套出 $f(c)=\\eta$ 的一个点.")
+    hits = [Hit(_chunk(n, t, "zh", 12), 1.0, {}, {}, Locator(page=12))
+            for n, t in enumerate([theorem, proof])]
+    picked = select("为什么闭区间上的连续函数一致连续？", "", hits, "zh", "concept",
+                    _FlatEmbedder())  # type: ignore[arg-type]
+    texts = [line.text for line in picked.lines]
+    assert any("Lebesgue" in t for t in texts)  # the proof that follows the theorem
+    assert not any("区间套" in t for t in texts)  # not the next theorem's
+
+
+def test_a_captions_sound_cues_are_not_evidence() -> None:
+    from coursetutor.tutor.sentences import uncued
+
+    assert uncued("(air whooshing) - What is transfer learning? The idea is") == (
+        "What is transfer learning? The idea is")
+    assert uncued("[Music] Hello") == "Hello"
+    assert uncued("converges (i.e., for starting points close enough)") == (
+        "converges (i.e., for starting points close enough)")
+
+
+@pytest.mark.parametrize(("question", "which"), [
+    ("哪些定理与区间套定理等价？", True),
+    ("감쇠 뉴턴-랩슨 방법에서 스텝 크기는 어떤 조건을 만족해야 하나요?", True),
+    ("Quali sono le ipotesi del teorema di Rolle?", True),
+    ("What is transfer learning?", False),
+    ("Cosa dice il teorema di Rolle?", False),
+])
+def test_a_question_that_asks_for_every_member_of_a_list(question: str, which: bool) -> None:
+    from coursetutor.tutor.sentences import asks_which
+
+    assert asks_which(question) is which

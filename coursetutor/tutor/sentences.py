@@ -487,6 +487,16 @@ def steps_wanted(question: str, intent: str) -> bool:
     return _cue_kind(question, intent) in _STEPS or intent in ("explain", "compare")
 
 
+_WHICH = re.compile(r"\b(?:which|what are the|quali|welche|quels|quelles|cuáles|"
+                    r"what conditions?)\b|哪些|哪几|哪两|어떤|무엇들|どの|どれ", re.I)
+
+
+def asks_which(question: str) -> bool:
+    """Does the question ask for the members of a list ("哪些定理…", "which conditions",
+    "어떤 조건")?"""
+    return bool(_WHICH.search(question))
+
+
 def asks_proof(question: str, intent: str) -> bool:
     """A question about how a result is proved ("介值定理是用什么方法证明的？")."""
     return _cue_kind(question, intent) == "proof"

@@ -22,7 +22,7 @@ from ..pedagogy import level_hint
 from ..pipeline import Reply
 from ..replies import language_name, reply
 from ..reply_language import checked, in_script, keeps_terms, translate_reply
-from ..sentences import Line, asks_proof, steps_wanted
+from ..sentences import Line, asks_proof, asks_which, steps_wanted
 from ..statement_check import StatementVerdict, check_statements
 from ..statements import MAX_STATEMENTS, Statement, StatementStream, parse, schema
 from ..whole import complete
@@ -45,6 +45,9 @@ CLOSE_SHAPE = ("Answer with 1 or 2 statements that say what the evidence sentenc
                "its own words as far as the language allows: keep its terms, numbers and "
                "formulas as written and add nothing of your own.")
 
+# "哪些定理与区间套定理等价？": the model named one of the five its sentence lists
+ALL_SHAPE = (" The question asks which ones: name every one the evidence gives, each "
+             "condition or item as written.")
 
 @dataclasses.dataclass
 class _Shown:
@@ -273,7 +276,7 @@ def _messages(tools: Tools, s: Selected, lines: Sequence[Line], pivot: str = "",
              "Explain it as 2 to 5 statements that are the steps of the explanation, in the "
              "order the evidence gives them." if steps else
              "Answer with 1 to 3 short statements: what the evidence says that answers the "
-             "question, first the direct answer.")
+             "question, first the direct answer." + (ALL_SHAPE if asks_which(o.question) else ""))
     user = prompts.render(
         "statements", evidence=_evidence(lines),
         history=f"\nEarlier in this conversation:\n{earlier}" if earlier else "",
