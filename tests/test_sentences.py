@@ -366,9 +366,9 @@ def test_a_why_question_gets_the_theorems_proof_from_the_next_passage() -> None:
     from coursetutor.tutor.sentences import select
     from coursetutor.types import Hit
 
-    theorem = ("**定义 3.3.3 (一致连续)**\n\n称 $f$ 在 $I$ 上一致连续, 当且仅当对任意 $\\varepsilon>0$ "
-               "存在 $\\delta>0$ 使得 $|f(x_1)-f(x_2)|<\\varepsilon$.\n\n**定理 3.3.4 (一致连续性)**"
-               "\n\n若 $f\\in C[a,b]$, 则 $f$ 在 $[a,b]$ 上一致连续.")
+    theorem = ("**定义 3.3.3 (一致连续)**\n\n称 $f$ 在 $I$ 上一致连续, 当且仅当对任意 "
+               "$\\varepsilon>0$ 存在 $\\delta>0$ 使得 $|f(x_1)-f(x_2)|<\\varepsilon$.\n\n"
+               "**定理 3.3.4 (一致连续性)**\n\n若 $f\\in C[a,b]$, 则 $f$ 在 $[a,b]$ 上一致连续.")
     proof = ("*→ Proof.* 考虑有限开覆盖的 Lebesgue 数即可.\n\n**定理 3.3.6 (介值)**\n\n"
              "*→ Proof.* 区间套, 可以套出 $f(c)=\\eta$ 的一个点.")
     hits = [Hit(_chunk(n, t, "zh", 12), 1.0, {}, {}, Locator(page=12))
@@ -401,3 +401,19 @@ def test_a_question_that_asks_for_every_member_of_a_list(question: str, which: b
     from coursetutor.tutor.sentences import asks_which
 
     assert asks_which(question) is which
+
+
+def test_a_why_question_gets_the_result_its_best_sentence_follows() -> None:
+    from coursetutor.tutor.sentences import select
+    from coursetutor.types import Hit
+
+    text = ("**定理 3.2.4 (介值定理)** 若 $f\\in C[a,b]$ 满足 $f(a)<f(b)$, 则存在 $\\xi$ 使 "
+            "$f(\\xi)=\\eta$.\n\n*→ Proof.* 区间套, 可以套出 $f(c)=\\eta$.\n\n例如, 这也说明, "
+            "任何奇数次多项式方程都有至少一个实根.")
+    hits = [Hit(_chunk(0, text, "zh", 11), 1.0, {}, {}, Locator(page=11))]
+    picked = select("为什么奇数次多项式方程至少有一个实根？", "", hits, "zh", "concept",
+                    _FlatEmbedder())  # type: ignore[arg-type]
+    texts = [line.text for line in picked.lines]
+    odd = next(n for n, t in enumerate(texts) if "奇数次" in t)
+    ivt = next(n for n, t in enumerate(texts) if "介值定理" in t)
+    assert ivt < odd  # the theorem that gives the reason, before what it shows

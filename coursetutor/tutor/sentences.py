@@ -370,7 +370,8 @@ def select(question: str, search: str, hits: Sequence[Hit], language: str, inten
         if after and after[0] not in chosen:
             chosen = [*chosen[: MAX_SENTENCES - 1], after[0]]
     if steps_wanted(question, intent):
-        chosen = _with_proof(chosen, candidates, hits, set(order))
+        chosen = _with_result(_with_proof(chosen, candidates, hits, set(order)), top,
+                              candidates, set(order))
     if steps_wanted(question, intent):
         # the best passage's sentences first, in reading order (steps as the page gives them)
         chosen.sort(key=lambda i: (order.index(i) if candidates[i][0] != candidates[top][0]
@@ -439,6 +440,27 @@ def _with_proof(chosen: list[int], candidates: Sequence[tuple[int, int, str]],
         kept = chosen if len(chosen) < MAX_SENTENCES else chosen[:-1]
         at = kept.index(result) + 1 if result in kept else len(kept)
         return [*kept[:at], proof, *kept[at:]]
+    return chosen
+
+
+def _with_result(chosen: list[int], top: int, candidates: Sequence[tuple[int, int, str]],
+                 readable: set[int]) -> list[int]:
+    """For a why question whose best sentence comes after a labelled result in its passage
+    (the result's proof, an example it gives: "这也说明, 任何奇数次多项式方程都有至少一个实根"
+    after "定理 3.2.4 (介值定理) …"), that result before it: the reason it gives."""
+    p, i, _ = candidates[top]
+    before = {j: n for n, (q, j, _) in enumerate(candidates) if q == p and j < i and n in readable}
+    for j in sorted(before, reverse=True):
+        n = before[j]
+        sentence = candidates[n][2]
+        if _LABEL.match(sentence):
+            if n in chosen:
+                return chosen
+            kept = chosen if len(chosen) < MAX_SENTENCES else chosen[:-1]
+            at = kept.index(top) if top in kept else 0
+            return [*kept[:at], n, *kept[at:]]
+        if _LABEL_ONLY.match(sentence.strip("*_ →")):
+            return chosen
     return chosen
 
 
