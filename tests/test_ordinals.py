@@ -135,33 +135,3 @@ def test_a_statement_that_only_echoes_the_question_says_nothing(
                                   _SameVector())  # type: ignore[arg-type]
     assert (verdict.reason == "says nothing the question does not") is echo
 
-
-ROLLE_LINE = ("Teorema 42 (di Rolle). Sia $f:[a,b]\\rightarrow \\mathbb{R}$. Se: - $f$ è continua "
-              "in $[a,b]$ - $f$ è derivabile su $(a,b)$ - $f(a)=f(b)$ allora: $$\\exists c\\in "
-              "(a,b) \\mbox{: } f^{'}(c)=0$$")
-IN_WORDS = ("Il teorema di Rolle afferma che se una funzione continua e derivabile ha lo stesso "
-            "valore agli estremi, allora esiste un punto intermedio in cui la derivata è zero.")
-
-
-@pytest.mark.parametrize(("said", "kept"), [(True, True), (False, False), (None, False)])
-def test_a_formula_said_in_words_is_the_models_to_judge(said: bool | None, kept: bool) -> None:
-    asked: list[tuple[str, str]] = []
-
-    def judge(claim: str, evidence: str) -> bool | None:
-        asked.append((claim, evidence))
-        return said
-
-    (verdict,) = check_statements([Statement(IN_WORDS, ("S1",))], _line(ROLLE_LINE, "it"),
-                                  "Cosa afferma il teorema di Rolle?", "it", _SameVector(),  # type: ignore[arg-type]
-                                  judge)
-    # its words are not the sentence's, which says it in formulas: only the model's yes keeps it
-    assert len(asked) == 1 and verdict.kept is kept and verdict.judged
-
-
-def test_prose_said_in_other_words_is_removed_without_the_model() -> None:
-    line = _line("Problem 2: Hessian can be computationally expensive to calculate.", "en")
-    (verdict,) = check_statements(
-        [Statement("Newton-Raphson finds the roots of a function quickly.", ("S1",))], line,
-        "Why is Newton-Raphson expensive?", "en", _SameVector(),  # type: ignore[arg-type]
-        lambda claim, evidence: True)
-    assert not verdict.kept and not verdict.judged

@@ -46,7 +46,7 @@ from .markers import MARKER
 from .ordinals import unbacked_ordinals
 from .sentences import Line
 from .statements import Statement
-from .whole import lead_in, line_formulas
+from .whole import lead_in
 from .wording import dropped_negation, negates, unbacked_polarity
 
 # e5 cosines, statement to its own sentence (course pack and sample course, docs/tutor.md)
@@ -63,16 +63,6 @@ REPEAT_CJK = 8  # characters of a phrase said twice
 REPEAT_WORDS = 5  # words of a phrase said twice
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 OVERLAP_LOW = 0.5  # share of a same-language statement's words in its sentences: below, removed
-FEW_WORDS = "most of its words are not in its sentences"
-MATHS_SHARE = 0.3  # sentences with this share of their characters in formulas state maths
-
-
-def states_maths(own: Sequence[Line]) -> bool:
-    """Do the sentences state their content in formulas (a theorem as the notes write it:
-    "Se: - $f$ è continua in $[a,b]$ - … allora: $$\\exists c\\in (a,b): f^{'}(c)=0$$")?"""
-    text = " ".join(line.text for line in own)
-    inside = sum(len(f) for line in own for _, f in line_formulas(line.text))
-    return bool(text) and inside >= MATHS_SHARE * len(text)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -98,16 +88,6 @@ def check_statements(statements: Sequence[Statement], lines: Mapping[str, Line],
     for statement, vector in zip(statements, vectors, strict=True):
         own = [lines[i] for i in statement.evidence if i in lines]
         verdict = _terms_and_form(statement, own, question, language)
-        if verdict is not None and verdict.reason == FEW_WORDS and judge is not None \
-                and judged < max_judged and states_maths(own):
-            # a formula said in words ("la derivata della funzione in c è zero" for
-            # "f'(c)=0"): the words are not the sentence's, so the model decides, and only
-            # its yes keeps the statement
-            judged += 1
-            kept = judge(statement.text, " ".join(line.text for line in own)) is True
-            verdict = StatementVerdict(statement, kept, 0.0,
-                                       "" if kept else f"{FEW_WORDS}, and the model judged it "
-                                       "unsupported", judged=True)
         if verdict is None:
             sims = embedder.embed_passages(line.text for line in own) @ vector
             similarity = float(np.max(sims))
@@ -214,7 +194,8 @@ def _terms_and_form(statement: Statement, own: Sequence[Line], question: str,
     words = {w for w in tokenize(text, language) if w not in ANY_STOPWORD}
     found = set(tokenize(" ".join(x.text for x in same) + " " + question, language))
     if same and words and len(words & found) < OVERLAP_LOW * len(words):
-        return StatementVerdict(statement, False, reason=FEW_WORDS)
+        return StatementVerdict(statement, False, reason="most of its words are not in its "
+                                                         "sentences")
     said = " ".join(x.text for x in same)
     if same and has_cjk(text) and (dropped := dropped_negation(text, said)):
         return StatementVerdict(statement, False, reason="drops the negation of its "
