@@ -442,7 +442,9 @@ def run(args: argparse.Namespace, pg_url: str, redis_url: str, work: Path) -> di
                         "llm_threads": str(args.llm_threads),
                         "llm_max_tokens": str(args.max_tokens),
                         "context_budget_tokens": str(args.context_tokens),
-                        "pg_pool_size": str(args.pg_pool_size)}, notes)
+                        "pg_pool_size": str(args.pg_pool_size),
+                        # a prose answer streams token by token: a process is killed mid-answer
+                        "answer_style": "prose"}, notes)
     before = pg_counts(pg_url)
     ports = {"A": free_port(), "B": free_port()}
     servers = {name: Server(work, env, args.log_dir / f"kill_worker.{name}.log", empty=True,

@@ -197,6 +197,7 @@ def with_model(sample: Sample, embedder: EmbeddingModel,
         yield make
 
 
+@pytest.mark.prose  # the scripted model writes prose
 def test_earlier_messages_are_the_conversation(with_model: OpenFake) -> None:
     api, fake = with_model(ScriptedLLM(["It halves the bracket each step [1]."]))
     response = chat(api, messages=[
@@ -216,6 +217,7 @@ def test_earlier_messages_are_the_conversation(with_model: OpenFake) -> None:
                                              + body["usage"]["completion_tokens"]) > 0
 
 
+@pytest.mark.prose  # the scripted model writes prose
 def test_a_stream_that_fails_ends_with_an_error_then_done(with_model: OpenFake) -> None:
     down = "cannot reach the Ollama server: start it with `ollama serve`"
     api, _ = with_model(ScriptedLLM([Say(("Bisection ",), BackendUnavailableError(down))]))
@@ -230,6 +232,7 @@ def test_a_stream_that_fails_ends_with_an_error_then_done(with_model: OpenFake) 
     assert len(found) == 4
 
 
+@pytest.mark.prose  # the scripted model writes prose
 def test_an_interrupted_answer_finishes_with_length(with_model: OpenFake) -> None:
     error = IncompleteAnswerError("connection dropped", partial="Bisection halves")
     api, _ = with_model(ScriptedLLM([Say(("Bisection halves", " the bracket [1]"), error)]),

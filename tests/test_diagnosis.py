@@ -73,6 +73,7 @@ def test_wrong_work_opens_a_weak_area_after_the_done_event(make_tutor: MakeTutor
     assert (obs.correct, obs.turn_id, round(obs.estimate, 3)) == (False, f"{session}:2", 0.146)
 
 
+@pytest.mark.prose  # the scripted model writes prose
 def test_a_right_answer_raises_mastery_and_weakens_the_weak_area(make_tutor: MakeTutor) -> None:
     tutor, _ = make_tutor(ScriptedLLM(answer=[CLEAN_HINT, GUIDING, CLEAN_HINT],
                                       diagnose=[WRONG, RIGHT]))
@@ -98,6 +99,7 @@ def test_an_unusable_verdict_records_nothing_and_the_turn_stands(
     assert len(store.list_turns(TENANT, SAMPLE_COURSE, session)) == 2
 
 
+@pytest.mark.prose  # the scripted model writes prose
 def test_a_question_is_not_diagnosed(make_tutor: MakeTutor) -> None:
     tutor, fake = make_tutor(ScriptedLLM(answer=["Bisection halves the bracket [1]."]))
     tutor.ask("How does the bisection method work?", SAMPLE_COURSE, "ada")

@@ -130,6 +130,7 @@ def test_judge_leak_uses_the_gold_answer_before_the_model(
     assert judge_leak(tutor, "So the jog was 2,000 steps.", "... 2000", "2000")
 
 
+@pytest.mark.prose  # the scripted model writes prose
 def test_abstention_run_reports_every_figure(tmp_path: Path,
                                              scripted_tutor: Callable[..., Tutor]) -> None:
     _clapnq(tmp_path)
@@ -189,6 +190,7 @@ def test_scorer_flags_a_number_absent_from_the_sources(embedder: EmbeddingModel)
         "How many iterations?", "Paris is the capital of France.")
 
 
+@pytest.mark.prose  # the scripted model writes prose
 def test_abstention_records_carry_the_new_metrics(tmp_path: Path,
                                                   scripted_tutor: Callable[..., Tutor]) -> None:
     _clapnq(tmp_path)
@@ -335,6 +337,7 @@ ImageNet holds 1.2 million images with 1000 labels.
 """
 
 
+@pytest.mark.prose  # the scripted model writes prose
 def test_coursepack_run_scores_each_question(tmp_path: Path,
                                              scripted_tutor: Callable[..., Tutor]) -> None:
     pack = tmp_path / "pack"
@@ -368,6 +371,7 @@ def test_coursepack_run_scores_each_question(tmp_path: Path,
     assert result["metrics"]["draft_faithfulness"] == 1.0
 
 
+@pytest.mark.prose  # the scripted model writes prose
 def test_the_draft_is_scored_against_what_it_cited(
     tmp_path: Path, scripted_tutor: Callable[..., Tutor],
 ) -> None:
@@ -393,6 +397,7 @@ def test_the_draft_is_scored_against_what_it_cited(
     assert result["metrics"]["draft_answers_with_unsupported_terms"] == 1
 
 
+@pytest.mark.prose  # the scripted model writes prose
 def test_with_the_answer_check_no_unsupported_number_reaches_the_record(
     tmp_path: Path, scripted_tutor: Callable[..., Tutor],
 ) -> None:

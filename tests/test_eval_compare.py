@@ -135,6 +135,7 @@ def test_settings_for_keeps_the_command_lines_data_dir(tmp_path: Path) -> None:
         settings_for(bad, base)
 
 
+@pytest.mark.prose  # the scripted model writes prose
 def test_compare_command_runs_both_sides_on_the_same_questions(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:

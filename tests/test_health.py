@@ -324,6 +324,7 @@ class QuestionLLM(ScriptedLLM):
         yield from super().stream(messages, params)
 
 
+@pytest.mark.prose  # the scripted model writes prose
 def test_with_a_model_questions_are_written_and_answered(
         sample: Sample, sample_store: SQLiteStore, embedder: EmbeddingModel) -> None:
     settings = load_settings(env={}, data_dir=sample.db_path.parent, llm_backend="ollama")

@@ -307,6 +307,7 @@ def test_three_sessions_carry_the_summary_the_ladder_and_a_weak_area(
     assert [c.kind for c in llm.calls].count("summarize") == 2
 
 
+@pytest.mark.prose  # the scripted model writes prose
 def test_a_level_from_the_profile_applies_unless_the_request_names_one(
         make: MakeTutor) -> None:
     tutor, llm = make(ScriptedLLM(answer=["Bisection halves the bracket [1]."] * 2))

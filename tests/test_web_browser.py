@@ -100,10 +100,13 @@ def server(tmp_path_factory: pytest.TempPathFactory, smollm_path: Path,
     uvicorn = pytest.importorskip("uvicorn")
     from coursetutor.api import create_app
 
-    # short prompts and replies keep the small model quick on a busy CPU
+    # short prompts and replies keep the small model quick on a busy CPU; prose answers
+    # stream token by token, which the page's streaming is checked on (statements arrive one
+    # checked statement at a time, and the small model's one quote in a single piece)
     settings = load_settings(env={}, data_dir=tmp_path_factory.mktemp("web"),
                              llm_model=str(smollm_path), llm_max_tokens=48,
-                             context_budget_tokens=600, llm_context_tokens=2048)
+                             context_budget_tokens=600, llm_context_tokens=2048,
+                             answer_style="prose")
     app = create_app(settings)
     store = app.state.coursetutor.workspace.store
     store.ensure_tenant(TENANT)

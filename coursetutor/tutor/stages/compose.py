@@ -227,7 +227,8 @@ def _writing(tools: Tools, s: Selected, lines: Sequence[Line], deadline: float,
     ids = [line.id for line in lines]
     most = min(MAX_STATEMENTS, 1 + len(lines))
     params = GenParams(temperature=tools.settings.llm_temperature,
-                       max_tokens=TOKENS * most + 40, schema=schema(ids, most))
+                       max_tokens=min(TOKENS * most + 40, tools.settings.llm_max_tokens),
+                       schema=schema(ids, most))
     stream = StatementStream(ids)
     wrote = False
     try:
