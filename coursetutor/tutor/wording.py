@@ -107,14 +107,12 @@ def causal(text: str, language: str) -> set[str]:
 
 def unbacked_polarity(claim: str, passage: str, language: str) -> set[str]:
     """The polarity words of `claim` that `passage` does not have, its causal words when
-    `passage` gives no reason at all (any causal word backs any other: "因为" and "因此"; a
-    passage's "since" or "so" backs a "because" too, though it is no causal word of a claim),
-    and
+    `passage` gives no reason at all (any causal word backs any other: "因为" and "因此"), and
     the words `passage` says the opposite of (`opposed`)."""
     out = polarity(claim, language) - polarity(passage, language)
     out |= opposed(claim, passage, language)
     reasons = causal(claim, language)
-    if reasons and not causal(passage, language) and not _find(passage, language, "reason"):
+    if reasons and not causal(passage, language):
         out |= reasons
     return out
 
