@@ -84,6 +84,10 @@ def test_terms_of_a_claim() -> None:
     ("Se f è derivabile su (a,b) e f(a)=f(b), allora f'(c)=0.", ["f(a)=f(b)", "f'(c)=0"]),
     ("If f(a) < 0 and f(b) > 0 then f(c) = 0 for some c.", ["f(a) < 0", "f(b) > 0", "f(c) = 0"]),
     ("The interval shrinks to (b - a) / 2 = h after one step.", ["(b - a) / 2 = h"]),
+    # Chinese prose glued to the formula after it, or to the one before it, is no part of it
+    ("定理 3.2.4 (介值定理) 说明了连续函数至少有一个零点：$\\exist\\xi\\in(a,b),~f(\\xi)=\\eta$",
+     ["\\existξ∈(a,b), f(ξ)=η"]),
+    ("则f(ξ)=η成立", ["f(ξ)=η"]),
 ])
 def test_a_short_word_between_two_formulas_joins_neither(claim: str, found: list[str]) -> None:
     assert formulas(claim) == found

@@ -135,3 +135,20 @@ def test_a_statement_that_only_echoes_the_question_says_nothing(
                                   _SameVector())  # type: ignore[arg-type]
     assert (verdict.reason == "says nothing the question does not") is echo
 
+
+
+def test_a_statement_that_names_the_wrong_sentence_is_kept_with_the_one_it_restates() -> None:
+    theorem = ("定理 5.1.2 (Rolle 中值) 设 f 在 [a,b] 上连续, 在 (a,b) 上可导, 且 f(a)=f(b), "
+               "则存在 ξ 使 f'(ξ)=0.")
+    proof = "证明. 研究函数最大最小值, 对非常数函数, 最大最小值必有至少一者在 (a,b) 中."
+    lines = {**_line(theorem, "zh"), "S3": _line(proof, "zh")["S1"]}
+    said = Statement("研究函数最大最小值，对非常数函数，最大最小值必有至少一者在 (a,b) 中。",
+                     ("S1",))
+    (verdict,) = check_statements([said], lines, "Rolle 中值定理是怎么证明的？", "zh",
+                                  _SameVector())  # type: ignore[arg-type]
+    assert verdict.kept and verdict.statement.evidence == ("S3",)
+    # a statement no sentence holds stays removed
+    invented = Statement("Rolle 中值定理由 Cauchy 于 1821 年证明。", ("S1",))
+    (verdict,) = check_statements([invented], lines, "Rolle 中值定理是怎么证明的？", "zh",
+                                  _SameVector())  # type: ignore[arg-type]
+    assert not verdict.kept

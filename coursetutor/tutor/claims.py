@@ -144,7 +144,11 @@ def _mathy(token: str) -> bool:
 
 
 # a Korean particle or a Chinese or Japanese word written against a formula's last sign
-_CLINGING = re.compile(r"([A-Za-z0-9)\]}′'’|])([\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af])")
+_CLINGING = re.compile(r"([A-Za-z0-9)\]}′'’|\u0370-\u03ff\u2200-\u22ff])"
+                       r"([\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af])")
+# ... and prose ends where a formula begins ("零点：∀η∈(f(a),f(b))", "则f(ξ)=η")
+_CLUNG = re.compile(r"([\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uff1a\uff0c\u3001\u3002])"
+                    r"([^\s\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uff1a\uff0c\u3001\u3002])")
 
 
 def formulas(claim: str) -> list[str]:
@@ -152,7 +156,7 @@ def formulas(claim: str) -> list[str]:
     body = normalize_math(_QUOTE.sub("", MARKER.sub(" ", claim)))
     # Korean and Japanese particles cling to the formula before them ("f(b)인 경우", "= 0이라는"):
     # the formula ends where the script changes
-    body = _CLINGING.sub(r"\1 \2", body)
+    body = _CLUNG.sub(r"\1 \2", _CLINGING.sub(r"\1 \2", body))
     tokens = body.split(" ")
     spans: list[list[str]] = []
     run: list[str] = []
@@ -164,7 +168,7 @@ def formulas(claim: str) -> list[str]:
         # an operator before it makes it a term ("b - a")
         prose = token.casefold() in _CONNECTORS and not (run and run[-1] in _JOINING)
         joins = token in _OPERATORS or token == "=" or (short and bool(run) and not prose)
-        if token and (_mathy(token) or joins):
+        if token and (_mathy(token) or joins) and not has_cjk(token):  # "(介值定理)" is prose
             run.append(token)
             continue
         if run:

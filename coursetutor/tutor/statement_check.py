@@ -122,8 +122,36 @@ def check_statements(statements: Sequence[Statement], lines: Mapping[str, Line],
                 kept = similarity >= (keep + drop) / 2
                 verdict = StatementVerdict(statement, kept, similarity,
                                            "" if kept else "too far from its sentences")
+        if not verdict.kept and verdict.reason.startswith(_ELSEWHERE):
+            verdict = _recited(statement, vector, lines, question, language,
+                               embedder) or verdict
         out.append(verdict)
     return out
+
+
+# the reasons a statement may have been compared with the wrong sentence: what it says is
+# not in the sentences it names (not a loop, a lead-in or an echo of the question)
+_ELSEWHERE = ("not in its sentences", "most of its words", "says something else",
+              "too far from")
+
+
+def _recited(statement: Statement, vector: np.ndarray, lines: Mapping[str, Line],
+             question: str, language: str, embedder: EmbeddingModel
+             ) -> StatementVerdict | None:
+    """The statement kept with the one other evidence sentence it restates, when it named
+    the wrong one (the model cited the theorem, S1, for the proof's words, S3): that sentence
+    must pass every check alone, its cosine at KEEP, without the model's judgement."""
+    for sid, line in lines.items():
+        if sid in statement.evidence:
+            continue
+        other = dataclasses.replace(statement, evidence=(sid,))
+        if _terms_and_form(other, [line], question, language) is not None:
+            continue
+        across = bool(line.language) and line.language != language
+        similarity = float(embedder.embed_passages([line.text])[0] @ vector)
+        if similarity >= (KEEP_ACROSS if across else KEEP):
+            return StatementVerdict(other, True, similarity)
+    return None
 
 
 def negation_flipped(text: str, own: Sequence[Line], language: str) -> bool:

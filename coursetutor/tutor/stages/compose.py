@@ -202,7 +202,7 @@ def _show(tools: Tools, s: Selected, shown: _Shown, statement: Statement,
         removed.append(statement.text)
         return ""
     shown.said.append(statement.text)
-    return shown.add(text, statement.evidence)
+    return shown.add(text, verdict.statement.evidence)  # as re-cited by the check
 
 
 def _translated(tools: Tools, text: str, language: str, pivot: str) -> str:
