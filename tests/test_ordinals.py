@@ -152,3 +152,13 @@ def test_a_statement_that_names_the_wrong_sentence_is_kept_with_the_one_it_resta
     (verdict,) = check_statements([invented], lines, "Rolle 中值定理是怎么证明的？", "zh",
                                   _SameVector())  # type: ignore[arg-type]
     assert not verdict.kept
+
+
+def test_a_statement_is_not_re_cited_to_a_sentence_that_names_no_rank() -> None:
+    removable = "若 $x_0$ 处的左右极限相等但不等于 $f(x_0)$, 则称 $x_0$ 为可去间断点."
+    closed = "若定义在 $[a,b]$ 的 $f$ 在 $(a,b)$ 内任意一点都连续, 则 $f\\in C[a,b]$."
+    lines = {**_line(closed, "zh"), "S4": _line(removable, "zh")["S1"]}
+    wrong = Statement("第二类间断点是指左右极限相等但不等于函数值的点。", ("S1",))
+    (verdict,) = check_statements([wrong], lines, "第二类间断点是怎么定义的？", "zh",
+                                  _SameVector())  # type: ignore[arg-type]
+    assert not verdict.kept

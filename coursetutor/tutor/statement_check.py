@@ -140,12 +140,16 @@ def _recited(statement: Statement, vector: np.ndarray, lines: Mapping[str, Line]
              ) -> StatementVerdict | None:
     """The statement kept with the one other evidence sentence it restates, when it named
     the wrong one (the model cited the theorem, S1, for the proof's words, S3): that sentence
-    must pass every check alone, its cosine at KEEP, without the model's judgement."""
+    must pass every check alone, its cosine at KEEP, without the model's judgement, and with
+    nothing taken from the question (a rank the question names is restated only from a
+    sentence of that rank: "第二类间断点是指…左右极限存在，但不相等" re-cited to the sentence on
+    removable discontinuities, which names no rank, passed the rank check by the question's
+    "第二类")."""
     for sid, line in lines.items():
         if sid in statement.evidence:
             continue
         other = dataclasses.replace(statement, evidence=(sid,))
-        if _terms_and_form(other, [line], question, language) is not None:
+        if _terms_and_form(other, [line], "", language) is not None:
             continue
         across = bool(line.language) and line.language != language
         similarity = float(embedder.embed_passages([line.text])[0] @ vector)
