@@ -318,8 +318,8 @@ def select(question: str, search: str, hits: Sequence[Hit], language: str, inten
             sentence = uncued(sentence)
             key = _markless(sentence)
             if sum(c.isalnum() for c in sentence) < 12 or _heading(sentence, hit) or \
-                    key in seen:
-                continue
+                    key in seen or _LABEL_ONLY.match(sentence.strip("*_ →")):
+                continue  # (a label alone, its statement not read, names and says nothing)
             seen.add(key)
             if i == 0 and _formula_only(sentence):
                 sentence = _headed(sentence, hit)
