@@ -262,27 +262,3 @@ def test_a_translated_statement_that_lost_a_name_keeps_the_checked_one(
     assert answer.text == ("1. 이분법은 볼차노 정리에 기반합니다. "
                            "(Bisection rests on the Bolzano theorem.) [1]")
 
-
-def test_a_theorem_said_without_its_formulas_is_shown_with_its_line() -> None:
-    from coursetutor.tutor.sentences import Line
-    from coursetutor.tutor.stages.compose import _formulas_left_out, _Shown
-    from coursetutor.tutor.statements import Statement
-    from coursetutor.types import Chunk, Hit, Locator
-
-    leibniz = ("Teorema 21 (criterio di Leibniz). Sia $$\\sum_{n=1}^{+\\infty} (-1)^{n+1}\\cdot "
-               "a_n$$ . Se: - $a_n \\geq 0$ - $a_n \\geq a_{n+1}$ - $a_n\\rightarrow 0$ allora "
-               "la serie converge")
-    chunk = Chunk(id="c1", tenant="t", course="c", document_id="d", document_title="Analisi",
-                  doc_type="lecture", topic="", section_path=(), difficulty=0, language="it",
-                  locator=Locator(page=51), text=leibniz, content_hash="h", ordinal=0)
-    lines = {"S1": Line("S1", Hit(chunk, 1.0, {}, {}, Locator(page=51)), leibniz, 1.0)}
-    shown = _Shown(lines, steps=False)
-    vague = Statement("Il criterio di Leibniz afferma che se una serie oscillante ha le "
-                      "condizioni specifiche, la serie converge.", ("S1",))
-    shown.add(vague.text, vague.evidence)
-    assert [line.id for line in _formulas_left_out(vague, lines, shown)] == ["S1"]
-    assert _formulas_left_out(vague, lines, shown) == []  # each line once
-    # a statement that keeps a formula, or a step of an explanation, is shown alone
-    exact = Statement("Se $a_n \\geq 0$ e $a_n\\rightarrow 0$ la serie converge.", ("S1",))
-    assert _formulas_left_out(exact, lines, _Shown(lines, steps=False)) == []
-    assert _formulas_left_out(vague, lines, _Shown(lines, steps=True)) == []

@@ -417,3 +417,15 @@ def test_a_why_question_gets_the_result_its_best_sentence_follows() -> None:
     odd = next(n for n, t in enumerate(texts) if "奇数次" in t)
     ivt = next(n for n, t in enumerate(texts) if "介值定理" in t)
     assert ivt < odd  # the theorem that gives the reason, before what it shows
+
+
+def test_a_label_alone_is_never_evidence() -> None:
+    from coursetutor.tutor.sentences import select
+    from coursetutor.types import Hit
+
+    text = ("若 $f$ 在 $[a,b]$ 上满足压缩条件, 则存在唯一不动点 $x_*$ 使 $f(x_*)=x_*$.\n\n"
+            "**定理 5.1.3 (Lagrange 中值)**")
+    picked = select("What does the Lagrange theorem say?", "", [Hit(_chunk(0, text, "zh", 16),
+                    1.0, {}, {}, Locator(page=16))], "zh", "concept",
+                    _FlatEmbedder())  # type: ignore[arg-type]
+    assert picked.lines and not any("定理 5.1.3" in line.text for line in picked.lines)

@@ -25,13 +25,12 @@ from ..reply_language import checked, in_script, keeps_terms, translate_reply
 from ..sentences import Line, asks_proof, asks_which, steps_wanted
 from ..statement_check import StatementVerdict, check_statements
 from ..statements import MAX_STATEMENTS, Statement, StatementStream, parse, schema
-from ..whole import complete, line_formulas
+from ..whole import complete
 from .select import Selected
 from .tools import Tools
 from .write import native_instruction
 
 TOKENS = 60  # completion tokens per statement the model may write
-MATHS_SHARE = 0.3  # a sentence with this share of its characters in formulas states maths
 # a "how was it proved" question: the small model restated the theorem ("介值定理是用定理 3.2.4
 # 的证明方法证明的") where the evidence's proof line says how ("Proof. 区间套, …")
 PROOF_SHAPE = ("The student asks how a result is proved: restate the steps of the proof (the "
@@ -60,7 +59,6 @@ class _Shown:
     texts: list[str] = dataclasses.field(default_factory=list)
     said: list[str] = dataclasses.field(default_factory=list)  # the kept statements, bare
     verdicts: list[StatementVerdict] = dataclasses.field(default_factory=list)
-    quoted: set[str] = dataclasses.field(default_factory=set)  # lines shown under a statement
 
     def add(self, text: str, evidence: Sequence[str]) -> str:
         """The statement as shown, with its markers; numbers lines in order of first use."""
@@ -76,12 +74,6 @@ class _Shown:
             out = piece if not self.texts else f" {piece}"
         self.texts.append(piece)
         return out
-
-    def quote(self, line: str) -> str:
-        """A line shown as the page writes it, under the last statement."""
-        piece = f"\n> {line}\n\n"  # a blank line ends the quote
-        self.texts[-1] += piece
-        return piece
 
     @property
     def text(self) -> str:
@@ -210,31 +202,7 @@ def _show(tools: Tools, s: Selected, shown: _Shown, statement: Statement,
         removed.append(statement.text)
         return ""
     shown.said.append(statement.text)
-    out = shown.add(text, verdict.statement.evidence)  # as re-cited by the check
-    for line in _formulas_left_out(verdict.statement, lines, shown):
-        out += shown.quote(line.text)
-    return out
-
-
-def _formulas_left_out(statement: Statement, lines: dict[str, Line],
-                       shown: _Shown) -> list[Line]:
-    """The sentences a statement restates that state their content in formulas, when it
-    keeps none of them ("Il criterio di Leibniz afferma che se una serie oscillante ha le
-    condizioni specifiche, la serie converge" for a theorem whose conditions are `a_n \\geq 0`,
-    `a_n \\geq a_{n+1}`, `a_n\\rightarrow 0`): they are shown under it as the page writes them,
-    each once (not for the steps of an explanation, whose lines are the steps)."""
-    if shown.steps or line_formulas(statement.text):
-        return []
-    out = []
-    for sid in statement.evidence:
-        line = lines.get(sid)
-        if line is None or sid in shown.quoted:
-            continue
-        inside = sum(len(f) for _, f in line_formulas(line.text))
-        if inside >= MATHS_SHARE * len(line.text):
-            shown.quoted.add(sid)
-            out.append(line)
-    return out
+    return shown.add(text, verdict.statement.evidence)  # as re-cited by the check
 
 
 def _translated(tools: Tools, text: str, language: str, pivot: str) -> str:
