@@ -435,12 +435,19 @@ def _with_proof(chosen: list[int], candidates: Sequence[tuple[int, int, str]],
         proof = _proof_of(result, candidates, hits, readable)
         if proof is None:
             continue
-        if proof in chosen:
-            return chosen
-        kept = chosen if len(chosen) < MAX_SENTENCES else chosen[:-1]
-        at = kept.index(result) + 1 if result in kept else len(kept)
-        return [*kept[:at], proof, *kept[at:]]
+        return _inserted(chosen, proof, after=result)
     return chosen
+
+
+def _inserted(chosen: list[int], n: int, after: int = -1, before: int = -1) -> list[int]:
+    """`chosen` with `n` right after (or before) another chosen sentence, in place of the
+    last one when there are already MAX_SENTENCES (unchanged when `n` is chosen already)."""
+    if n in chosen:
+        return chosen
+    kept = chosen if len(chosen) < MAX_SENTENCES else chosen[:-1]
+    at = (kept.index(after) + 1 if after in kept else len(kept)) if before < 0 else (
+        kept.index(before) if before in kept else 0)
+    return [*kept[:at], n, *kept[at:]]
 
 
 def _with_result(chosen: list[int], top: int, candidates: Sequence[tuple[int, int, str]],
@@ -454,11 +461,7 @@ def _with_result(chosen: list[int], top: int, candidates: Sequence[tuple[int, in
         n = before[j]
         sentence = candidates[n][2]
         if _LABEL.match(sentence):
-            if n in chosen:
-                return chosen
-            kept = chosen if len(chosen) < MAX_SENTENCES else chosen[:-1]
-            at = kept.index(top) if top in kept else 0
-            return [*kept[:at], n, *kept[at:]]
+            return _inserted(chosen, n, before=top)
         if _LABEL_ONLY.match(sentence.strip("*_ →")):
             return chosen
     return chosen
