@@ -429,3 +429,16 @@ def test_a_label_alone_is_never_evidence() -> None:
                     1.0, {}, {}, Locator(page=16))], "zh", "concept",
                     _FlatEmbedder())  # type: ignore[arg-type]
     assert picked.lines and not any("定理 5.1.3" in line.text for line in picked.lines)
+
+
+def test_a_labelled_best_sentence_does_not_bring_the_result_before_it() -> None:
+    from coursetutor.tutor.sentences import select
+    from coursetutor.types import Hit
+
+    text = ("**定理 3.3.2 (最值定理)** 若 $f\\in C[a,b]$, 则 $f$ 在 $[a,b]$ 上取到最大值.\n\n"
+            "**定义 3.3.3 (一致连续)** 称 $f$ 在 $I$ 上一致连续, 当且仅当对任意 $\\varepsilon>0$ "
+            "存在 $\\delta>0$.")
+    hits = [Hit(_chunk(0, text, "zh", 12), 1.0, {}, {}, Locator(page=12))]
+    picked = select("为什么一致连续的定义是这样？", "", hits, "zh", "concept",
+                    _FlatEmbedder())  # type: ignore[arg-type]
+    assert not any("最值定理" in line.text for line in picked.lines)

@@ -454,8 +454,11 @@ def _with_result(chosen: list[int], top: int, candidates: Sequence[tuple[int, in
                  readable: set[int]) -> list[int]:
     """For a why question whose best sentence comes after a labelled result in its passage
     (the result's proof, an example it gives: "这也说明, 任何奇数次多项式方程都有至少一个实根"
-    after "定理 3.2.4 (介值定理) …"), that result before it: the reason it gives."""
-    p, i, _ = candidates[top]
+    after "定理 3.2.4 (介值定理) …"), that result before it: the reason it gives. A best
+    sentence that is a labelled result itself is its own reason."""
+    p, i, best = candidates[top]
+    if _LABEL.match(best):
+        return chosen
     before = {j: n for n, (q, j, _) in enumerate(candidates) if q == p and j < i and n in readable}
     for j in sorted(before, reverse=True):
         n = before[j]
