@@ -343,6 +343,18 @@ class _FlatEmbedder:
         return np.ones(2) / np.sqrt(2)
 
 
+def _evidence(question: str, *passages: str, page: int = 1) -> list[str]:
+    """The evidence lines `select` picks for `question` from consecutive passages of one
+    document of Chinese notes (every text embedded alike)."""
+    from coursetutor.tutor.sentences import select
+    from coursetutor.types import Hit
+
+    hits = [Hit(_chunk(n, t, "zh", page), 1.0, {}, {}, Locator(page=page))
+            for n, t in enumerate(passages)]
+    picked = select(question, "", hits, "zh", "concept", _FlatEmbedder())  # type: ignore[arg-type]
+    return [line.text for line in picked.lines]
+
+
 def test_a_formula_that_opens_a_section_is_evidence_under_its_title() -> None:
     import dataclasses
 
@@ -363,19 +375,12 @@ def test_a_formula_that_opens_a_section_is_evidence_under_its_title() -> None:
 
 
 def test_a_why_question_gets_the_theorems_proof_from_the_next_passage() -> None:
-    from coursetutor.tutor.sentences import select
-    from coursetutor.types import Hit
-
     theorem = ("**定义 3.3.3 (一致连续)**\n\n称 $f$ 在 $I$ 上一致连续, 当且仅当对任意 "
                "$\\varepsilon>0$ 存在 $\\delta>0$ 使得 $|f(x_1)-f(x_2)|<\\varepsilon$.\n\n"
                "**定理 3.3.4 (一致连续性)**\n\n若 $f\\in C[a,b]$, 则 $f$ 在 $[a,b]$ 上一致连续.")
     proof = ("*→ Proof.* 考虑有限开覆盖的 Lebesgue 数即可.\n\n**定理 3.3.6 (介值)**\n\n"
              "*→ Proof.* 区间套, 可以套出 $f(c)=\\eta$ 的一个点.")
-    hits = [Hit(_chunk(n, t, "zh", 12), 1.0, {}, {}, Locator(page=12))
-            for n, t in enumerate([theorem, proof])]
-    picked = select("为什么闭区间上的连续函数一致连续？", "", hits, "zh", "concept",
-                    _FlatEmbedder())  # type: ignore[arg-type]
-    texts = [line.text for line in picked.lines]
+    texts = _evidence("为什么闭区间上的连续函数一致连续？", theorem, proof, page=12)
     assert any("Lebesgue" in t for t in texts)  # the proof that follows the theorem
     assert not any("区间套" in t for t in texts)  # not the next theorem's
 
@@ -404,41 +409,25 @@ def test_a_question_that_asks_for_every_member_of_a_list(question: str, which: b
 
 
 def test_a_why_question_gets_the_result_its_best_sentence_follows() -> None:
-    from coursetutor.tutor.sentences import select
-    from coursetutor.types import Hit
-
     text = ("**定理 3.2.4 (介值定理)** 若 $f\\in C[a,b]$ 满足 $f(a)<f(b)$, 则存在 $\\xi$ 使 "
             "$f(\\xi)=\\eta$.\n\n*→ Proof.* 区间套, 可以套出 $f(c)=\\eta$.\n\n例如, 这也说明, "
             "任何奇数次多项式方程都有至少一个实根.")
-    hits = [Hit(_chunk(0, text, "zh", 11), 1.0, {}, {}, Locator(page=11))]
-    picked = select("为什么奇数次多项式方程至少有一个实根？", "", hits, "zh", "concept",
-                    _FlatEmbedder())  # type: ignore[arg-type]
-    texts = [line.text for line in picked.lines]
+    texts = _evidence("为什么奇数次多项式方程至少有一个实根？", text, page=11)
     odd = next(n for n, t in enumerate(texts) if "奇数次" in t)
     ivt = next(n for n, t in enumerate(texts) if "介值定理" in t)
     assert ivt < odd  # the theorem that gives the reason, before what it shows
 
 
 def test_a_label_alone_is_never_evidence() -> None:
-    from coursetutor.tutor.sentences import select
-    from coursetutor.types import Hit
-
     text = ("若 $f$ 在 $[a,b]$ 上满足压缩条件, 则存在唯一不动点 $x_*$ 使 $f(x_*)=x_*$.\n\n"
             "**定理 5.1.3 (Lagrange 中值)**")
-    picked = select("What does the Lagrange theorem say?", "", [Hit(_chunk(0, text, "zh", 16),
-                    1.0, {}, {}, Locator(page=16))], "zh", "concept",
-                    _FlatEmbedder())  # type: ignore[arg-type]
-    assert picked.lines and not any("定理 5.1.3" in line.text for line in picked.lines)
+    texts = _evidence("What does the Lagrange theorem say?", text, page=16)
+    assert texts and not any("定理 5.1.3" in t for t in texts)
 
 
 def test_a_labelled_best_sentence_does_not_bring_the_result_before_it() -> None:
-    from coursetutor.tutor.sentences import select
-    from coursetutor.types import Hit
-
     text = ("**定理 3.3.2 (最值定理)** 若 $f\\in C[a,b]$, 则 $f$ 在 $[a,b]$ 上取到最大值.\n\n"
             "**定义 3.3.3 (一致连续)** 称 $f$ 在 $I$ 上一致连续, 当且仅当对任意 $\\varepsilon>0$ "
             "存在 $\\delta>0$.")
-    hits = [Hit(_chunk(0, text, "zh", 12), 1.0, {}, {}, Locator(page=12))]
-    picked = select("为什么一致连续的定义是这样？", "", hits, "zh", "concept",
-                    _FlatEmbedder())  # type: ignore[arg-type]
-    assert not any("最值定理" in line.text for line in picked.lines)
+    texts = _evidence("为什么一致连续的定义是这样？", text, page=12)
+    assert not any("最值定理" in t for t in texts)

@@ -123,8 +123,7 @@ def check_statements(statements: Sequence[Statement], lines: Mapping[str, Line],
                 verdict = StatementVerdict(statement, kept, similarity,
                                            "" if kept else "too far from its sentences")
         if not verdict.kept and verdict.reason.startswith(_ELSEWHERE):
-            verdict = _recited(statement, vector, lines, question, language,
-                               embedder) or verdict
+            verdict = _recited(statement, vector, lines, language, embedder) or verdict
         out.append(verdict)
     return out
 
@@ -136,8 +135,7 @@ _ELSEWHERE = ("not in its sentences", "most of its words", "says something else"
 
 
 def _recited(statement: Statement, vector: np.ndarray, lines: Mapping[str, Line],
-             question: str, language: str, embedder: EmbeddingModel
-             ) -> StatementVerdict | None:
+             language: str, embedder: EmbeddingModel) -> StatementVerdict | None:
     """The statement kept with the one other evidence sentence it restates, when it named
     the wrong one (the model cited the theorem, S1, for the proof's words, S3): that sentence
     must pass every check alone, its cosine at KEEP, without the model's judgement, and with
@@ -145,16 +143,17 @@ def _recited(statement: Statement, vector: np.ndarray, lines: Mapping[str, Line]
     sentence of that rank: "第二类间断点是指…左右极限存在，但不相等" re-cited to the sentence on
     removable discontinuities, which names no rank, passed the rank check by the question's
     "第二类")."""
-    for sid, line in lines.items():
-        if sid in statement.evidence:
-            continue
-        other = dataclasses.replace(statement, evidence=(sid,))
-        if _terms_and_form(other, [line], "", language) is not None:
-            continue
+    passing = [(dataclasses.replace(statement, evidence=(sid,)), line)
+               for sid, line in lines.items() if sid not in statement.evidence]
+    passing = [(other, line) for other, line in passing
+               if _terms_and_form(other, [line], "", language) is None]
+    if not passing:
+        return None
+    sims = embedder.embed_passages(line.text for _, line in passing) @ vector  # one batch
+    for (other, line), similarity in zip(passing, sims, strict=True):
         across = bool(line.language) and line.language != language
-        similarity = float(embedder.embed_passages([line.text])[0] @ vector)
-        if similarity >= (KEEP_ACROSS if across else KEEP):
-            return StatementVerdict(other, True, similarity)
+        if float(similarity) >= (KEEP_ACROSS if across else KEEP):
+            return StatementVerdict(other, True, float(similarity))
     return None
 
 
