@@ -162,3 +162,29 @@ def test_a_statement_is_not_re_cited_to_a_sentence_that_names_no_rank() -> None:
     (verdict,) = check_statements([wrong], lines, "第二类间断点是怎么定义的？", "zh",
                                   _SameVector())  # type: ignore[arg-type]
     assert not verdict.kept
+
+
+def test_a_statement_that_leaves_out_the_variant_its_slide_item_is_about() -> None:
+    # "Relaxed/Damped Newton-Raphson: …" on a slide titled NEWTON-RAPHSON is about a variant;
+    # stated as "the Newton-Raphson update rule", its αd[t] answered the wrong question
+    damped = ("Relaxed/Damped Newton-Raphson: Use step size α > 0 with x [t+1] = x [t] + αd[t] "
+              "to satisfy Wolfe conditions (or just Armijo rule)")
+    chunk = Chunk(id="c1", tenant="t", course="c", document_id="d1", document_title="T",
+                  doc_type="lecture", topic="", section_path=("NEWTON-RAPHSON",), difficulty=0,
+                  language="en", locator=Locator(page=4), text=damped, content_hash="h1",
+                  ordinal=1)
+    lines = {"S1": Line("S1", Hit(chunk, 1.0, {}, {}, Locator(page=4)), damped, 1.0)}
+    unqualified = Statement("The Newton-Raphson update rule is x [t+1] = x [t] + αd[t]", ("S1",))
+    qualified = Statement("Damped Newton-Raphson uses a step size α > 0 with "
+                          "x [t+1] = x [t] + αd[t].", ("S1",))
+    verdicts = check_statements([unqualified, qualified], lines, "What is the update rule?",
+                                "en", _SameVector())  # type: ignore[arg-type]
+    assert [v.kept for v in verdicts] == [False, True]
+    assert "variant" in verdicts[0].reason and "damp" in verdicts[0].reason
+    # a generic label ("Update scheme:", "Disadvantage:") names no variant
+    from coursetutor.tutor.sentences import variant_words
+
+    for text in ("Update scheme: x [t+1] = x [t] + d[t]",
+                 "Disadvantage: For bad starting points: Newton-Raphson may diverge"):
+        assert variant_words(Line("S1", Hit(chunk, 1.0, {}, {}, Locator(page=4)), text,
+                                  1.0)) == set()

@@ -9,7 +9,7 @@ import pytest
 
 from coursetutor.retrieval.language import ANY_STOPWORD
 from coursetutor.retrieval.tokenize import tokenize
-from coursetutor.tutor.sentences import NAMED_WEIGHT, garbled, named, steps_wanted, units
+from coursetutor.tutor.sentences import NAMED_WEIGHT, WHOLE, garbled, named, steps_wanted, units
 from coursetutor.tutor.statements import Statement, StatementStream, parse, schema
 from coursetutor.types import Chunk, Locator
 
@@ -42,6 +42,38 @@ def test_a_slides_labels_in_a_long_run_start_new_sentences() -> None:
     assert found[-1] == ("Update scheme: x [t+1] = x [t] + d[t] with d[t] = − ( ∇2f (x [t]) "
                          ")−1 ∇f (x [t])")
     assert not any(garbled(u) for u in found)
+
+
+def test_a_short_slides_labelled_items_are_units_of_their_own() -> None:
+    # read as one unit, the note's words ("method") made the damped step answer "the update
+    # rule", and the advantage hid the disadvantage ("may diverge")
+    slide = ("NEWTON-RAPHSON Note: In practice, we get d[t] by solving the linear system ∇2f "
+             "(x [t])d[t] = −∇f (x [t]) with direct (matrix decompositions) or iterative "
+             "methods Relaxed/Damped Newton-Raphson: Use step size α > 0 with x [t+1] = x [t] "
+             "+ αd[t] to satisfy Wolfe conditions (or just Armijo rule)")
+    assert len(slide) <= WHOLE
+    note, damped = units(slide, "en")
+    assert note.startswith("NEWTON-RAPHSON Note: In practice") and note.endswith("methods")
+    assert damped.startswith("Relaxed/Damped Newton-Raphson: Use step size α > 0")
+    discussion = ("DISCUSSION Advantage: For f sufficiently smooth: Newton-Raphson converges "
+                  "locally quadratically Disadvantage: For “bad” starting points: "
+                  "Newton-Raphson may diverge")
+    assert units(discussion, "en")[1] == ("Disadvantage: For “bad” starting points: "
+                                          "Newton-Raphson may diverge")
+
+
+@pytest.mark.parametrize("text", [
+    # a theorem's set-up is no item of its own
+    "Teorema 42 (di Rolle). Sia f : [a, b] → R una funzione. Se: • f è continua in [a, b] "
+    "• f è derivabile su (a, b) • f (a) = f (b) allora: ∃c ∈ (a, b): f ′ (c) = 0",
+    # a short label's item (under SHORT letters) does not stand alone
+    "Note: see the lecture. Aim: Find quasi-second order methods not relying on exact Hessians",
+    # maths markup: a teacher's source keeps its block
+    "Definition 2 (descent). Note: $d^T \\nabla f(x) < 0$ holds for every direction we use "
+    "Remark: the step $\\alpha$ is positive",
+])
+def test_blocks_that_are_no_run_of_items_stay_whole(text: str) -> None:
+    assert units(text, "en") == [text]
 
 
 def test_bullets_in_a_long_run_start_new_sentences() -> None:

@@ -96,6 +96,10 @@ def test_a_statement_gets_the_formula_it_leaves_out(statement: str, lines: list[
     ("几何级数收敛于：", [GEOMETRIC], ""),
     # the definition is there already
     ("The rule is x[t+1] = x[t] + d[t] with d[t] = −(∇²f(x[t]))⁻¹∇f(x[t]).", [SCHEME], ASKED),
+    # ... in the page's own notation, which the formula reader cuts at ")−1": the statement
+    # defines d[t] itself (it was given its definition a second time, then removed as a loop)
+    ("The update rule is given by the equation x [t+1] = x [t] + d[t], where d[t] = − ( ∇2f "
+     "(x [t]) )−1 ∇f (x [t])", [SCHEME], ASKED),
     # an exercise's blank is no formula
     ("The iteration is:", ["Write down Newton's iteration `x_{n+1} = ...` for your f."], ""),
 ])

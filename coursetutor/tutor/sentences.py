@@ -154,7 +154,7 @@ def units(text: str, language: str = "en") -> list[str]:
             continue
         # a theorem with its hypotheses, a definition: one unit (a CJK character says more)
         if len(block) <= (WHOLE_CJK if has_cjk(block) else WHOLE):
-            out.append(block)
+            out.extend(_labelled(block))
             continue
         for sentence in (p for s in sentences(block) for b in _BULLET.split(s)
                          for p in _SLIDE_LABEL.split(b) if p.strip()):
@@ -168,6 +168,35 @@ def units(text: str, language: str = "en") -> list[str]:
             else:
                 out.append(sentence)
     return [piece for s in _marks_joined(out) for piece in _cut(s)]
+
+
+def _labelled(block: str) -> list[str]:
+    """A short block that is a slide's run of labelled items, one unit per item: "Note: In
+    practice, we get d[t] by solving … Relaxed/Damped Newton-Raphson: Use step size α > 0
+    with …" holds two statements, and read as one, its words answer every question about
+    the slide. A heading before the first label stays with it; a theorem's set-up ("Se:",
+    "Let:") and a block with maths markup or CJK text stay whole."""
+    if has_cjk(block) or "$" in block or "\\" in block:
+        return [block]
+    pieces = [p for p in _ITEM_LABEL.split(block) if p.strip()]
+    if len(pieces) < 2 or any(_SETUP.match(p) for p in pieces):
+        return [block]
+    out: list[str] = []
+    for piece in pieces:
+        if out and len(out[-1]) < SHORT and not out[-1].rstrip().endswith((".", "?", "!")):
+            out[-1] = f"{out[-1]} {piece}"  # "NEWTON-RAPHSON" over its first item
+        else:
+            out.append(piece)
+    if len(out) < 2 or any(len(p) < SHORT for p in out):
+        return [block]
+    return out
+
+
+# an item's label on a slide: "Note:", "Update scheme:", "Relaxed/Damped Newton-Raphson:"
+_ITEM_LABEL = re.compile(r"\s+(?=[A-Z][a-z]{1,14}(?:[/ -][A-Z]?[a-z]{1,14}){0,3}:\s)")
+# a label that sets up what follows rather than naming an item of its own
+_SETUP = re.compile(r"(?:Se|Sia|Siano|If|Let|Then|Allora|Dann|Sei|Soit|Si|Wenn|Where|Dove)"
+                    r":", re.I)
 
 
 _MARKS_ONLY = re.compile(r"^[*_→>#\s]{1,6}$")  # emphasis or an arrow, cut off what it opens
@@ -349,7 +378,8 @@ def select(question: str, search: str, hits: Sequence[Hit], language: str, inten
     for (p, _, sentence), cosine in zip(candidates, cosines, strict=True):
         lang = hits[p].chunk.language or language
         terms = max(len(w & (set(tokenize(sentence, lang)) | titles[p])) for w in wanted)
-        bonus_named = max(named(sentence, w, lang) for w in wanted)
+        bonus_named = max(max(named(sentence, w, lang), item_named(sentence, w, titles[p],
+                                                                   lang)) for w in wanted)
         bonus = CUE_WEIGHT if cue and cue.search(sentence) else 0.0
         if formula and any(_RELATION.search(f) for _, f in line_formulas(sentence)):
             bonus += FORMULA_WEIGHT  # a formula asked for: the sentence that gives one
@@ -508,6 +538,38 @@ def named(sentence: str, wanted: set[str], language: str) -> float:
              if w not in ANY_STOPWORD}
     share = len(words & wanted) / len(words) if words else 0.0
     return NAMED_WEIGHT * share if share >= NAMED_SHARE else 0.0
+
+
+def item_named(sentence: str, wanted: set[str], title: set[str], language: str) -> float:
+    """The same bonus for a slide's item whose label the question names, the words the
+    slide's title already says left out: "Update scheme:" for "the Newton-Raphson update
+    rule", not "Relaxed/Damped Newton-Raphson:" on a slide titled NEWTON-RAPHSON."""
+    label = _ITEM_START.match(sentence)
+    if label is None or not wanted:
+        return 0.0
+    words = {w for w in tokenize(label.group(1), language)
+             if w not in ANY_STOPWORD and w not in title}
+    share = len(words & wanted) / len(words) if words else 0.0
+    return NAMED_WEIGHT * share if share >= NAMED_SHARE else 0.0
+
+
+def variant_words(line: Line) -> set[str]:
+    """The words by which a slide's item names a variant of the slide's subject ("relaxed",
+    "damped" in "Relaxed/Damped Newton-Raphson:" on a slide titled NEWTON-RAPHSON): a label
+    that holds the title's words and more. Empty for any other sentence ("Update scheme:",
+    "Disadvantage:")."""
+    label = _ITEM_START.match(line.text)
+    if label is None:
+        return set()
+    language = line.language or "en"
+    title = set(tokenize(" ".join(line.hit.chunk.section_path), language))
+    words = {w for w in tokenize(label.group(1), language) if w not in ANY_STOPWORD}
+    return words - title if words & title else set()
+
+
+# a unit that opens with a slide item's label, after the slide's shouted title, if any
+_ITEM_START = re.compile(r"^(?:[A-Z][A-Z0-9 -]+\s)?([A-Z][a-z]{1,14}(?:[/ -][A-Z]?[a-z]{1,14})"
+                         r"{0,3}):\s")
 
 
 def steps_wanted(question: str, intent: str) -> bool:

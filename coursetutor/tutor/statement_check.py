@@ -16,7 +16,10 @@ every passage, where scattered words can back anything):
    or Japanese ("左右极限存在" from "至少一侧极限不存在");
 5. in the sentences' language, a statement most of whose words are not in its sentences
    says something of its own ("Newton-Raphson finds the roots of a function" for a slide on
-   the cost of the Hessian), however close its embedding;
+   the cost of the Hessian), however close its embedding, and one that leaves out the
+   variant its slide item is about states the variant as the subject itself ("the
+   Newton-Raphson update rule is x[t+1] = x[t] + αd[t]" from "Relaxed/Damped
+   Newton-Raphson: …" on a slide titled NEWTON-RAPHSON);
 6. the e5 cosine to its closest sentence decides the rest: at or above KEEP it restates
    them, below DROP it says something else; between the two the model, asked yes or no on
    that one short pair, decides when a judge is configured, else the statement is kept only
@@ -44,7 +47,7 @@ from .check import Judge
 from .claims import missing_terms
 from .markers import MARKER
 from .ordinals import unbacked_ordinals
-from .sentences import Line
+from .sentences import Line, variant_words
 from .statements import Statement
 from .whole import lead_in
 from .wording import dropped_negation, negates, unbacked_polarity
@@ -223,6 +226,10 @@ def _terms_and_form(statement: Statement, own: Sequence[Line], question: str,
                                 "sentences: " + ", ".join(map(str, sorted(ranks))))
     same = [line for line in own if (line.language or language) == language]
     words = {w for w in tokenize(text, language) if w not in ANY_STOPWORD}
+    for line in same:
+        if (variant := variant_words(line)) and not variant & words:
+            return StatementVerdict(statement, False, reason="leaves out the variant its "
+                                    "sentence is about: " + ", ".join(sorted(variant)))
     found = set(tokenize(" ".join(x.text for x in same) + " " + question, language))
     if same and words and len(words & found) < OVERLAP_LOW * len(words):
         return StatementVerdict(statement, False, reason="most of its words are not in its "

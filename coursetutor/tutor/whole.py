@@ -129,8 +129,9 @@ def defining(statement: str, lines: Sequence[str], question: str = "") -> str | 
         for _, found in line_formulas(line):
             left, _, right = found.partition("=")
             symbol = _shape(left)
-            if right and len(symbol) >= 2 and symbol in own and not _covered(_shape(found), own):
-                return found.strip()
+            if right and len(symbol) >= 2 and symbol in own and f"{symbol}=" not in own \
+                    and not _covered(_shape(found), own):
+                return found.strip()  # (a symbol the statement defines itself is no gap)
     return None
 
 
