@@ -88,6 +88,9 @@ def test_terms_of_a_claim() -> None:
     ("定理 3.2.4 (介值定理) 说明了连续函数至少有一个零点：$\\exist\\xi\\in(a,b),~f(\\xi)=\\eta$",
      ["\\existξ∈(a,b), f(ξ)=η"]),
     ("则f(ξ)=η成立", ["f(ξ)=η"]),
+    # a parenthesis that opens prose (a translated statement's original after it) ends it
+    ("d[t]이고 ∇f (x [t]) (The update formula is x [t+1] = x [t] + d[t])",
+     ["∇f (x [t])", "[t+1] = x [t] + d[t])"]),
 ])
 def test_a_short_word_between_two_formulas_joins_neither(claim: str, found: list[str]) -> None:
     assert formulas(claim) == found

@@ -136,6 +136,8 @@ def _mathy(token: str) -> bool:
     if any(c in token for c in _MATH_CHARS) or any(c in token for c in _SUPERSCRIPTS):
         return True
     core = token.strip(".,;:")
+    if core.startswith("(") and core[1:].isalpha() and core[1:2].isupper() and len(core) >= 4:
+        return False  # a parenthesis opens prose: "… ∇f (x [t]) (The update formula …"
     has_digit = any(c.isdigit() for c in core)
     has_letter = any(c.isalpha() for c in core)
     # f(x), x[t], x_t, 2x, H-1: letters and digits or brackets mixed inside one token
