@@ -193,7 +193,8 @@ def _labelled(block: str) -> list[str]:
 
 
 # an item's label on a slide: "Note:", "Update scheme:", "Relaxed/Damped Newton-Raphson:"
-_ITEM_LABEL = re.compile(r"\s+(?=[A-Z][a-z]{1,14}(?:[/ -][A-Z]?[a-z]{1,14}){0,3}:\s)")
+_ITEM = r"[A-Z][a-z]{1,14}(?:[/ -][A-Z]?[a-z]{1,14}){0,3}"
+_ITEM_LABEL = re.compile(rf"\s+(?={_ITEM}:\s)")
 # a label that sets up what follows rather than naming an item of its own
 _SETUP = re.compile(r"(?:Se|Sia|Siano|If|Let|Then|Allora|Dann|Sei|Soit|Si|Wenn|Where|Dove)"
                     r":", re.I)
@@ -568,8 +569,7 @@ def variant_words(line: Line) -> set[str]:
 
 
 # a unit that opens with a slide item's label, after the slide's shouted title, if any
-_ITEM_START = re.compile(r"^(?:[A-Z][A-Z0-9 -]+\s)?([A-Z][a-z]{1,14}(?:[/ -][A-Z]?[a-z]{1,14})"
-                         r"{0,3}):\s")
+_ITEM_START = re.compile(rf"^(?:[A-Z][A-Z0-9 -]+\s)?({_ITEM}):\s")
 
 
 def steps_wanted(question: str, intent: str) -> bool:
