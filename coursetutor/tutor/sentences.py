@@ -537,6 +537,11 @@ def named(sentence: str, wanted: set[str], language: str) -> float:
         return 0.0
     words = {w for w in tokenize(f"{label.group(1)} {label.group(2)}", language)
              if w not in ANY_STOPWORD}
+    return _named_bonus(words, wanted)
+
+
+def _named_bonus(words: set[str], wanted: set[str]) -> float:
+    """NAMED_WEIGHT times the share of a label's `words` the question has, from NAMED_SHARE."""
     share = len(words & wanted) / len(words) if words else 0.0
     return NAMED_WEIGHT * share if share >= NAMED_SHARE else 0.0
 
@@ -550,8 +555,7 @@ def item_named(sentence: str, wanted: set[str], title: set[str], language: str) 
         return 0.0
     words = {w for w in tokenize(label.group(1), language)
              if w not in ANY_STOPWORD and w not in title}
-    share = len(words & wanted) / len(words) if words else 0.0
-    return NAMED_WEIGHT * share if share >= NAMED_SHARE else 0.0
+    return _named_bonus(words, wanted)
 
 
 def variant_words(line: Line) -> set[str]:
