@@ -463,3 +463,21 @@ def test_a_labelled_best_sentence_does_not_bring_the_result_before_it() -> None:
             "存在 $\\delta>0$.")
     texts = _evidence("为什么一致连续的定义是这样？", text, page=12)
     assert not any("最值定理" in t for t in texts)
+
+
+def test_a_title_slide_is_no_evidence() -> None:
+    from coursetutor.tutor.sentences import select
+    from coursetutor.types import Hit
+
+    title = ("Optimization in Machine Learning Second order methods Newton-Raphson Learning "
+             "goals Newton-Raphson Limitations")
+    slide = ("DISCUSSION Advantage: For f sufficiently smooth: Newton-Raphson converges "
+             "locally quadratically Disadvantage: For “bad” starting points: "
+             "Newton-Raphson may diverge")
+    hits = [Hit(_chunk(n, t, "en", n + 1), 1.0, {}, {}, Locator(page=n + 1))
+            for n, t in enumerate((title, slide))]
+    picked = select("When can the Newton-Raphson method diverge?", "", hits, "en", "concept",
+                    _FlatEmbedder())  # type: ignore[arg-type]
+    texts = [line.text for line in picked.lines]
+    assert texts and not any(t.startswith("Optimization") for t in texts)
+    assert any("may diverge" in t for t in texts)  # a slide's item keeps its lower-case words

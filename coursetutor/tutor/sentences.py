@@ -51,6 +51,8 @@ WHOLE_CJK = 130
 SHORT_CJK = 20
 SHORT = 60  # a sentence this short (a theorem's label, "Let f be...") goes with the next
 RANK_WEIGHT = 0.03  # the first passage's sentences first among equals (the search's order)
+TITLE_WORDS = 5  # a line of this many capitalised words, most of its words: titles
+TITLE_SHARE = 0.6
 
 _STEPS = ("how", "why", "proof", "explain")
 _CUES = {
@@ -320,7 +322,19 @@ def _heading(sentence: str, hit: Hit) -> bool:
     numbered = len(re.findall(r"(?<![\d.])\d+\.\d+(?![\d.])\s*[^\W\d_]", sentence))
     ends = sentence.rstrip().endswith((".", "。", ":", "：", "!", "?", ")"))
     return numbered >= 4 or (bool(words) and len(words & heads) >= 0.6 * len(words)) or (
-        not ends and len(words) <= 4 and not has_cjk(sentence))
+        not ends and ((len(words) <= 4 and not has_cjk(sentence)) or _titled(sentence)))
+
+
+def _titled(sentence: str) -> bool:
+    """A run of capitalised titles with no sentence in it: a title slide ("Optimization in
+    Machine Learning Second order methods Newton-Raphson Learning goals Newton-Raphson
+    Limitations"), where a slide's line ("Disadvantage: For “bad” starting points:
+    Newton-Raphson may diverge") has its lower-case words."""
+    if ":" in sentence:
+        return False
+    words = [w for w in re.findall(r"[^\W\d_][\w'’-]*", sentence) if len(w) >= 3]
+    capital = sum(1 for w in words if w[0].isupper())
+    return capital >= TITLE_WORDS and capital >= TITLE_SHARE * len(words)
 
 
 @dataclasses.dataclass(frozen=True)
