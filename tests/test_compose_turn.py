@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from coursetutor.ingest.tex_unicode import to_unicode
 from coursetutor.llm import Delta, GenParams, Message, Usage
 from coursetutor.llm.router import Router
 from coursetutor.tutor import Tutor
@@ -220,7 +221,8 @@ def test_a_lead_in_gets_the_formula_its_line_introduces(make_tutor: MakeTutor) -
     iteration = "x_{n+1} = x_n - f(x_n) / f'(x_n)"
 
     def write(prompt: str) -> str:
-        sid = next(sid for sid, text in evidence(prompt) if iteration in text)
+        # the model reads the sentences' maths as Unicode (to_unicode): it copies that
+        sid = next(sid for sid, text in evidence(prompt) if to_unicode(iteration) in text)
         return json.dumps({"statements": [{"text": "Newton's iteration is:",
                                            "evidence": [sid]}]})
     tutor, fake = make_tutor(ScriptedLLM(answer=[Say(write=write)]), answer_check=True)
@@ -228,7 +230,7 @@ def test_a_lead_in_gets_the_formula_its_line_introduces(make_tutor: MakeTutor) -
     lines = evidence(fake.answer_calls()[0].messages[-1].content)
     # "This is **Newton's iteration**." comes with the sentence whose formula it names
     named = next(n for n, (_, text) in enumerate(lines) if text.startswith("This is **Newton"))
-    assert iteration in lines[named - 1][1]
+    assert to_unicode(iteration) in lines[named - 1][1]
     # the lead-in is not removed as an incomplete sentence: it is completed from its line
     assert answer.text == f"Newton's iteration is: {iteration} [1]"
     assert not answer.removed

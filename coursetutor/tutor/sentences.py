@@ -590,6 +590,13 @@ def variant_words(line: Line) -> set[str]:
 _ITEM_START = re.compile(rf"^(?:[A-Z][A-Z0-9 -]+\s)?({_ITEM}):\s")
 
 
+def unlabelled(sentence: str) -> str:
+    """The sentence without the label of the result it states ("Teorema 42 (di Rolle).",
+    "**定理 2.3.1 (单调收敛原理)**"): the label names it, the rest says it."""
+    found = _LABEL.match(sentence)
+    return sentence[found.end():].lstrip(" *.:：") if found else sentence
+
+
 def steps_wanted(question: str, intent: str) -> bool:
     """A how, why or proof question: its answer is the steps of an explanation."""
     return _cue_kind(question, intent) in _STEPS or intent in ("explain", "compare")

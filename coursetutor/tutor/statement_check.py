@@ -40,14 +40,15 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from ..ingest.tex_unicode import to_unicode
 from ..retrieval.embed import EmbeddingModel
 from ..retrieval.language import ANY_STOPWORD
 from ..retrieval.tokenize import has_cjk, tokenize
 from .check import Judge
-from .claims import missing_terms
+from .claims import formulas, missing_terms
 from .markers import MARKER
 from .ordinals import unbacked_ordinals
-from .sentences import Line, variant_words
+from .sentences import Line, unlabelled, variant_words
 from .statements import Statement
 from .whole import lead_in
 from .wording import dropped_negation, negates, unbacked_polarity
@@ -66,6 +67,9 @@ REPEAT_CJK = 8  # characters of a phrase said twice
 REPEAT_WORDS = 5  # words of a phrase said twice
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 OVERLAP_LOW = 0.5  # share of a same-language statement's words in its sentences: below, removed
+AVAILABLE = 4  # words of its own a sentence has beyond the question ...
+CARRIED = 2  # ... of which a statement with no number or formula of theirs carries this many
+_RELATION = re.compile(r"[=<>≤≥≠≈∈∉⊂⊆→⇒∃∀]")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -185,6 +189,31 @@ def echoes(text: str, question: str, language: str) -> bool:
     return bool(words) and words <= set(tokenize(question, language))
 
 
+def asks(text: str) -> bool:
+    """Is the statement a question ("定理 2.3.1 中提到的定理是什么？")? It answers nothing."""
+    return MARKER.sub(" ", text).rstrip().endswith(("?", "？", ";?"))
+
+
+def says_little(text: str, own: Sequence[Line], question: str, language: str) -> bool:
+    """Does the statement carry next to nothing of what its sentences add to the question:
+    no number or formula of theirs and fewer than CARRIED of their own words, where they
+    have AVAILABLE or more ("Il teorema degli zeri è un teorema fondamentale della teoria
+    delle funzioni continua." from "Teorema 33 (degli zeri). sia f continua, f(a)·f(b) ≠ 0
+    (hanno segno diverso). Allora ∃x₀ ∈ (a,b) tale che f(x₀) = 0")? A sentence that says
+    little beyond the question ("Newton-Raphson only needs one iteration for quadratic
+    forms") asks no more of its restatement."""
+    bare = MARKER.sub(" ", text)
+    if any(c.isdigit() for c in bare) or any(_RELATION.search(f) for f in formulas(bare)):
+        return False
+    asked = set(tokenize(question, language))
+    shortest = 2 if has_cjk(bare) else 1  # a CJK word: two characters, not one
+    theirs = {w for line in own for w in tokenize(to_unicode(unlabelled(line.text)), language)
+              if w not in ANY_STOPWORD and w not in asked and len(w) >= shortest
+              and any(c.isalpha() for c in w)}
+    mine = set(tokenize(bare, language))
+    return len(theirs) >= AVAILABLE and len(mine & theirs) < CARRIED
+
+
 def repeats_itself(text: str) -> bool:
     """Does the statement say a phrase of its own twice (a small model's loop: "连续函数在区间上
     是连续的，而连续函数在区间上是连续的")? A run of REPEAT_CJK characters or REPEAT_WORDS words,
@@ -217,6 +246,8 @@ def _terms_and_form(statement: Statement, own: Sequence[Line], question: str,
         return StatementVerdict(statement, False, reason="an incomplete sentence")
     if echoes(text, question, language):
         return StatementVerdict(statement, False, reason="says nothing the question does not")
+    if asks(text):
+        return StatementVerdict(statement, False, reason="a question, not a statement")
     missing = missing_terms(text, [line.text for line in own], question)
     if missing:
         return StatementVerdict(statement, False,
@@ -234,6 +265,9 @@ def _terms_and_form(statement: Statement, own: Sequence[Line], question: str,
     if same and words and len(words & found) < OVERLAP_LOW * len(words):
         return StatementVerdict(statement, False, reason="most of its words are not in its "
                                                          "sentences")
+    if same and says_little(text, same, question, language):
+        return StatementVerdict(statement, False, reason="carries next to nothing its "
+                                "sentences add to the question")
     said = " ".join(x.text for x in same)
     if same and has_cjk(text) and (dropped := dropped_negation(text, said)):
         return StatementVerdict(statement, False, reason="drops the negation of its "

@@ -13,6 +13,7 @@ import time
 from collections.abc import Generator, Iterator, Sequence
 
 from ...errors import BackendError
+from ...ingest.tex_unicode import to_unicode
 from ...llm import GenParams, Message
 from ...types import Citation, MetaEvent, StreamEvent, TokenEvent
 from .. import prompts
@@ -288,7 +289,8 @@ def _messages(tools: Tools, s: Selected, lines: Sequence[Line], pivot: str = "",
 
 
 def _evidence(lines: Sequence[Line]) -> str:
-    return "\n".join(f"[{line.id}] ({line.hit.locator.label()}) {line.text}" for line in lines)
+    return "\n".join(f"[{line.id}] ({line.hit.locator.label()}) {to_unicode(line.text)}"
+                     for line in lines)
 
 
 def _whole(statement: Statement, lines: dict[str, Line], question: str,
