@@ -188,3 +188,47 @@ def test_a_statement_that_leaves_out_the_variant_its_slide_item_is_about() -> No
                  "Disadvantage: For bad starting points: Newton-Raphson may diverge"):
         assert variant_words(Line("S1", Hit(chunk, 1.0, {}, {}, Locator(page=4)), text,
                                   1.0)) == set()
+
+
+ZEROS = ("Teorema 33 (degli zeri). sia $f:[a,b]\\rightarrow \\mathbb{R}$, $f$ continua, "
+         "$f(a)\\cdot f(b)\\neq 0$ (hanno segno diverso). Allora $\\exists x_0\\in (a,b) "
+         "\\mbox{ tale che } f(x_0)=0$")
+
+MONOTONE = "**定理 2.3.1 (单调收敛原理)** 单调上升有上界的数列必收敛, 且极限为其上确界."
+
+
+@pytest.mark.parametrize(("language", "question", "sentence", "empty", "full"), [
+    # the model's second try at a theorem: what kind of theorem, nothing of what it says
+    ("it", "Cosa dice il teorema degli zeri?", ZEROS,
+     "Il teorema degli zeri è un teorema fondamentale della teoria delle funzioni continua.",
+     "Il teorema degli zeri dice che se una funzione continua ha segno diverso in a e b, "
+     "allora esiste almeno un punto in cui la funzione si annulla."),
+    ("zh", "单调收敛原理是什么？", MONOTONE, "单调收敛原理是一个重要的定理。",
+     "单调上升有上界的数列必收敛。"),
+    ("en", "What is transfer learning?", "The idea of transfer learning is to leverage the "
+     "knowledge acquired by a model trained with lots of data on another task.",
+     "Transfer learning is a technique in machine learning.",
+     "Transfer learning leverages the knowledge a model acquired on another task."),
+])
+def test_a_statement_that_carries_nothing_of_its_sentence_is_removed(
+        language: str, question: str, sentence: str, empty: str, full: str) -> None:
+    lines = _line(sentence, language)
+    verdicts = check_statements([Statement(empty, ("S1",)), Statement(full, ("S1",))], lines,
+                                question, language, _SameVector())  # type: ignore[arg-type]
+    assert [v.kept for v in verdicts] == [False, True]
+    assert "next to nothing" in verdicts[0].reason
+
+
+def test_a_sentence_that_says_little_beyond_the_question_asks_little_of_its_statement() -> None:
+    sentence = "Newton-Raphson only needs one iteration for quadratic forms"
+    (verdict,) = check_statements([Statement(sentence, ("S1",))], _line(sentence, "en"),
+                                  "How many iterations does Newton-Raphson need for a "
+                                  "quadratic form?", "en", _SameVector())  # type: ignore[arg-type]
+    assert verdict.kept
+
+
+def test_a_question_is_no_statement() -> None:
+    lines = _line(MONOTONE, "zh")
+    (verdict,) = check_statements([Statement("定理 2.3.1 中提到的定理是什么？", ("S1",))], lines,
+                                  "单调收敛原理是什么？", "zh", _SameVector())  # type: ignore[arg-type]
+    assert not verdict.kept and verdict.reason == "a question, not a statement"
