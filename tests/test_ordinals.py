@@ -232,3 +232,43 @@ def test_a_question_is_no_statement() -> None:
     (verdict,) = check_statements([Statement("定理 2.3.1 中提到的定理是什么？", ("S1",))], lines,
                                   "单调收敛原理是什么？", "zh", _SameVector())  # type: ignore[arg-type]
     assert not verdict.kept and verdict.reason == "a question, not a statement"
+
+
+ROLLE = ("Teorema 42 (di Rolle). Sia $f:[a,b]\\rightarrow \\mathbb{R}$. Se: - $f$ è continua in "
+         "$[a,b]$ - $f$ è derivabile su $(a,b)$ - $f(a)=f(b)$ allora: $$\\exists c\\in (a,b) "
+         "\\mbox{: } f^{'}(c)=0$$")
+
+
+@pytest.mark.parametrize(("language", "text", "kept"), [
+    # the small model's Rolle: every formula but the condition it said in words
+    ("it", "Il teorema di Rolle afferma che se una funzione f:[a,b]→ ℝ è continua in [a,b] e "
+     "derivabile su (a,b) e ha un valore fisso in entrambi gli estremi, allora esiste almeno "
+     "un punto c∈ (a,b) tale che f'(c)=0.", False),
+    ("ko", "f는 [a, b]에서 연속이고 미분가능하다고 가정했을 때, a와 b 사이에 f'(c) = 0이라는 점이 "
+     "존재합니다.", False),  # across languages too: the formula is the same in all
+    ("it", "Se f è continua in [a,b], derivabile su (a,b) e f(a) = f(b), allora esiste "
+     "c∈(a,b) tale che f'(c)=0.", True),
+])
+def test_a_theorem_restated_without_a_condition_it_gives_as_a_formula(
+        language: str, text: str, kept: bool) -> None:
+    from coursetutor.tutor.statement_check import dropped_condition
+
+    lines = _line(ROLLE, "it")
+    assert (dropped_condition(text, list(lines.values())) == "") is kept
+    if not kept:
+        (verdict,) = check_statements([Statement(text, ("S1",))], lines,
+                                      "Cosa afferma il teorema di Rolle?", language,
+                                      _SameVector())  # type: ignore[arg-type]
+        assert not verdict.kept and "f(a)=f(b)" in verdict.reason
+
+
+def test_a_condition_in_words_or_a_bound_is_no_bare_condition() -> None:
+    from coursetutor.tutor.statement_check import bare_conditions
+
+    assert bare_conditions(ROLLE) == ["f(a)=f(b)"]
+    assert bare_conditions("7.1.7 Teorema 42 (di Rolle). Se: • f è continua in [a, b] • f è "
+                           "derivabile su (a, b) • f (a) = f (b) allora: ∃c ∈ (a, b): f ′ (c) "
+                           "= 0") == ["f (a) = f (b)"]
+    # "α,β > 0" reads as "positivi", "α,β ∈ ℝ" as "reali": no formula needed
+    assert bare_conditions("Teorema 5. Siano - $\\alpha,\\beta>0$ - $\\alpha,\\beta \\in "
+                           "\\mathbb{R}$ allora $\\exists n: n\\alpha>\\beta$") == []

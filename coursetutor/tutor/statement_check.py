@@ -45,7 +45,7 @@ from ..retrieval.embed import EmbeddingModel
 from ..retrieval.language import ANY_STOPWORD
 from ..retrieval.tokenize import has_cjk, tokenize
 from .check import Judge
-from .claims import formulas, missing_terms
+from .claims import formulas, missing_terms, skeleton
 from .markers import MARKER
 from .ordinals import unbacked_ordinals
 from .sentences import Line, unlabelled, variant_words
@@ -189,6 +189,46 @@ def echoes(text: str, question: str, language: str) -> bool:
     return bool(words) and words <= set(tokenize(question, language))
 
 
+def dropped_condition(text: str, own: Sequence[Line]) -> str:
+    """The condition of a theorem its sentence sets out as a bare formula ("Se: - f è continua
+    in [a,b] - f è derivabile su (a,b) - f(a)=f(b) allora: …") that a statement restating the
+    theorem's maths leaves out ("… e ha un valore fisso in entrambi gli estremi, allora esiste
+    … c∈ (a,b) tale che f'(c)=0"): a condition written only as a formula can be restated only
+    as that formula, and a theorem without one of its conditions is false. Any language: the
+    formula is the same in all. "" when none is left out."""
+    bare = MARKER.sub(" ", text)
+    if not any(_RELATION.search(f) for f in formulas(to_unicode(bare))):
+        return ""
+    mine = skeleton(bare)
+    for line in own:
+        for condition in bare_conditions(line.text):
+            if skeleton(condition) not in mine:
+                return to_unicode(condition)
+    return ""
+
+
+_ITEM_MARK = re.compile(r"\s[-•·]\s+")
+_THEN = re.compile(r"\b(?:allora|then|dann|alors|entonces|quindi)\b|则|⇒|\\Rightarrow", re.I)
+_COMPARISON = re.compile(r"[=≠]")
+_MATHS_SPAN = re.compile(r"\$\$.+?\$\$|\$[^$]+\$")
+
+
+def bare_conditions(sentence: str) -> list[str]:
+    """The items of a sentence's list of conditions that are a relation alone, no words:
+    "f(a)=f(b)" in "Se: - f è continua in [a,b] - f è derivabile su (a,b) - f(a)=f(b) allora:
+    ∃c∈(a,b): f'(c)=0"."""
+    out = []
+    for item in _ITEM_MARK.split(sentence)[1:]:
+        head = _THEN.split(item, maxsplit=1)[0].strip(" ,;:.")
+        words = _MATHS_SPAN.sub(" ", head)
+        # (an equation: a membership or a bound reads as well in words, "α e β reali",
+        # "α,β > 0" as "positivi"; "f(a)=f(b)" came as "un valore fisso")
+        if head and _COMPARISON.search(to_unicode(head)) and not re.search(r"[^\W\d_]{2,}",
+                                                                           words):
+            out.append(head.strip("$ "))
+    return out
+
+
 def asks(text: str) -> bool:
     """Is the statement a question ("定理 2.3.1 中提到的定理是什么？")? It answers nothing."""
     return MARKER.sub(" ", text).rstrip().endswith(("?", "？", ";?"))
@@ -252,6 +292,9 @@ def _terms_and_form(statement: Statement, own: Sequence[Line], question: str,
     if missing:
         return StatementVerdict(statement, False,
                                 reason="not in its sentences: " + ", ".join(missing[:4]))
+    if condition := dropped_condition(text, own):
+        return StatementVerdict(statement, False, reason="leaves out a condition its sentence "
+                                "gives as a formula: " + condition)
     if ranks := unbacked_ordinals(text, [line.text for line in own], question):
         return StatementVerdict(statement, False, reason="names another kind than its "
                                 "sentences: " + ", ".join(map(str, sorted(ranks))))
