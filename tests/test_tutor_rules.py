@@ -733,6 +733,19 @@ def test_stuttering() -> None:
         "It halves the bracket [1] and keeps the same")
 
 
+def test_a_translation_that_runs_away_is_no_translation() -> None:
+    from coursetutor.tutor.reply_language import runaway
+
+    rolle = "Il teorema di Rolle afferma che se f(a)=f(b), allora esiste c tale che f'(c)=0."
+    # the bundled model, translating that into Korean: one phrase, each time a new marker
+    loop = "롤레의 정리는 " + " ".join(f"[{n}]에서 설명됩니다." for n in range(1, 30))
+    assert runaway(rolle, loop)
+    assert runaway(rolle, "롤의 정리는 f(a)=f(b)이면 f'(c)=0인 c가 존재한다고 말합니다. [1]")
+    assert not runaway(f"{rolle} [1]", "롤의 정리는 f(a)=f(b)이면 f'(c)=0인 c가 존재한다고 "
+                       "말합니다. [1]")
+    assert not runaway("v = (1, 2, 3, 4, 5, 6, 7) [1]", "v = (1, 2, 3, 4, 5, 6, 7) [1]")
+
+
 def test_looping() -> None:
     assert looping("It halves the bracket. " * 3)
     assert not looping("It halves the bracket. " * 2)

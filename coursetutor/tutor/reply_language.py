@@ -87,12 +87,20 @@ def translate_reply(router: Router, text: str, language_name: str,
     out = router.complete("answer", [Message("system", system),
                                      *_worked_example(language_name), Message("user", text)],
                           GenParams(temperature=0.0, max_tokens=budget), log).text.strip()
-    if unstutter(out) != out:
+    if runaway(text, out):
         return ""  # "금융의 금융의 금융의 ...": the reply as written is better
     cited = cited_numbers(text)
     if out and cited and not cited_numbers(out):
         out = f"{out} {' '.join(f'[{n}]' for n in cited)}"
     return out
+
+
+def runaway(text: str, out: str) -> bool:
+    """Did the translation run away from `text`: a phrase said over and over, numbers aside
+    ("롤레의 정리는 [1]에서 설명됩니다. [2]에서 설명됩니다. [3]에서 설명됩니다. …" for a statement
+    with no marker at all), or a citation marker the text does not have?"""
+    plain = re.sub(r"\d+", "0", out)
+    return unstutter(plain) != plain or bool(set(cited_numbers(out)) - set(cited_numbers(text)))
 
 
 @functools.cache
