@@ -246,7 +246,8 @@ def says_little(text: str, own: Sequence[Line], question: str, language: str) ->
     if any(c.isdigit() for c in bare) or any(_RELATION.search(f) for f in formulas(bare)):
         return False
     asked = set(tokenize(question, language))
-    shortest = 2 if has_cjk(bare) else 1  # a CJK word: two characters, not one
+    # a word: two CJK characters, not one; three letters, not a symbol ("f", "a", "su")
+    shortest = 2 if has_cjk(bare) else 3
     theirs = {w for line in own for w in tokenize(to_unicode(unlabelled(line.text)), language)
               if w not in ANY_STOPWORD and w not in asked and len(w) >= shortest
               and any(c.isalpha() for c in w)}
