@@ -231,7 +231,7 @@ def bare_conditions(sentence: str) -> list[str]:
 
 def asks(text: str) -> bool:
     """Is the statement a question ("定理 2.3.1 中提到的定理是什么？")? It answers nothing."""
-    return MARKER.sub(" ", text).rstrip().endswith(("?", "？", ";?"))
+    return MARKER.sub(" ", text).rstrip().endswith(("?", "？"))
 
 
 def says_little(text: str, own: Sequence[Line], question: str, language: str) -> bool:
