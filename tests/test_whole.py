@@ -132,6 +132,10 @@ def test_an_equation_comes_first_when_the_question_asks_for_a_formula() -> None:
     ("뉴턴-랩슨 방법의 업데이트 공식은 무엇인가요?", True),
     ("What is transfer learning?", False),
     ("La serie armonica converge?", False),
+    # a why question asks for a reason, though it names equations (方程): the answer got the
+    # example's equation appended
+    ("为什么奇数次多项式方程至少有一个实根？", False),
+    ("Why is the Newton-Raphson update rule a descent step?", False),
 ])
 def test_questions_that_ask_for_a_formula(question: str, asks: bool) -> None:
     assert asks_formula(question) is asks

@@ -33,7 +33,7 @@ from ..retrieval.language import ANY_STOPWORD
 from ..retrieval.tokenize import has_cjk, tokenize
 from ..types import Hit
 from .claims import sentences
-from .whole import asks_formula, line_formulas
+from .whole import WHY, asks_formula, line_formulas
 from .wording import dangles
 
 MAX_SENTENCES = 4  # evidence sentences at most
@@ -622,7 +622,7 @@ def _cue_kind(question: str, intent: str) -> str:
     q = question.lower()
     if re.search(r"\b(?:prove|proof|proved|dimostra|dimostrazione)\b|证明|증명", q):
         return "proof"
-    if re.search(r"\b(?:why|perché|perche|warum|pourquoi)\b|为什么|为何|왜", q):
+    if WHY.search(q):
         return "why"
     if re.search(r"\b(?:defined|definit[oaie]|si definisce|définie?s?|definiert)\b|定义|정의",
                  q):

@@ -43,9 +43,14 @@ _ASKS_FORMULA = re.compile(
     r"多少|표현식|공식|방정식|식은", re.I)
 
 
+# a why question asks for a reason, whatever it names: "为什么奇数次多项式方程至少有一个实根？"
+# names equations (方程) and got the example's equation appended to its answer
+WHY = re.compile(r"\b(?:why|perché|perche|warum|pourquoi)\b|为什么|为何|왜", re.I)
+
+
 def asks_formula(question: str) -> bool:
     """Does the question ask for a formula (a rule, an equation, what a sum equals)?"""
-    return bool(_ASKS_FORMULA.search(question))
+    return bool(_ASKS_FORMULA.search(question)) and not WHY.search(question)
 
 
 def line_formulas(line: str) -> list[tuple[int, str]]:
