@@ -264,13 +264,3 @@ def test_a_translated_statement_that_lost_a_name_keeps_the_checked_one(
     assert answer.text == ("1. 이분법은 볼차노 정리에 기반합니다. "
                            "(Bisection rests on the Bolzano theorem.) [1]")
 
-
-
-def test_the_model_reads_a_line_without_the_question_it_opens_with() -> None:
-    from coursetutor.tutor.stages.compose import unasked
-
-    line = ("What is transfer learning? The idea of transfer learning is to leverage the "
-            "knowledge acquired by a model trained with lots of data on another task.")
-    assert unasked(line).startswith("The idea of transfer learning is to leverage")
-    assert unasked("Why? Because.") == "Why? Because."  # no answer after it: kept whole
-    assert unasked("f is continuous on [a, b].") == "f is continuous on [a, b]."

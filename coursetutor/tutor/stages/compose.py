@@ -9,7 +9,6 @@ quoted. Past the turn's deadline the reply ends with what is checked so far, and
 from __future__ import annotations
 
 import dataclasses
-import re
 import time
 from collections.abc import Generator, Iterator, Sequence
 
@@ -290,19 +289,8 @@ def _messages(tools: Tools, s: Selected, lines: Sequence[Line], pivot: str = "",
 
 
 def _evidence(lines: Sequence[Line]) -> str:
-    return "\n".join(f"[{line.id}] ({line.hit.locator.label()}) {to_unicode(unasked(line.text))}"
+    return "\n".join(f"[{line.id}] ({line.hit.locator.label()}) {to_unicode(line.text)}"
                      for line in lines)
-
-
-_ASKED = re.compile(r"^[^.?!？。\n]{3,120}[?？]\s+(?=\S.{40})", re.DOTALL)
-
-
-def unasked(text: str) -> str:
-    """A line without the question it opens with, when an answer follows: a lecture asks
-    "What is transfer learning?" before it says what it is, and the small model, reading the
-    question, answered it from what it knew ("a technique where a model trained on one task is
-    used to improve its performance on a different task") instead of from the line."""
-    return _ASKED.sub("", text, count=1)
 
 
 def _whole(statement: Statement, lines: dict[str, Line], question: str,
