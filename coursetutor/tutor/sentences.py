@@ -33,7 +33,7 @@ from ..retrieval.language import ANY_STOPWORD
 from ..retrieval.tokenize import has_cjk, tokenize
 from ..types import Hit
 from .claims import sentences
-from .whole import WHY, asks_formula, line_formulas
+from .whole import RELATION, WHY, asks_formula, line_formulas
 from .wording import dangles
 
 MAX_SENTENCES = 4  # evidence sentences at most
@@ -95,7 +95,6 @@ _SLIDE_LABEL = re.compile(r"\s+(?=(?:[A-Z][a-z]{1,14}(?: [a-z]{2,10})?|Problem \
 _MATHS = re.compile(r"[=+\-−*/^()\[\]{}∇∑∫√≤≥<>≈∈→⊤∂·|]")
 # a sum the PDF flattened: "Pn i=1" for the sigma of i = 1 to n
 _FLAT_SUM = re.compile(r"\bP\s?[a-zA-Z]?\s+[a-z]\s?=\s?\d\b")
-_RELATION = re.compile(r"[=<>≤≥≈≠→]")
 _LIST_ITEM = re.compile(r"^(?:[-*•·]|\d{1,2}[.)]|\(?[a-z][.)]|\(?[ivx]{1,4}\))\s+")
 # what a list of hypotheses leads to: "Allora:", "Then", "则"
 _THEN = re.compile(r"^(?:Allora|Then|Dann|Alors|Entonces|Quindi|Therefore|Hence|则|那么|그러면)\b",
@@ -267,7 +266,7 @@ def _statements(blocks: list[str]) -> list[str]:
 def _formula_only(line: str) -> bool:
     """A line that is a formula alone (`x_{n+1} = x_n - f(x_n) / f'(x_n)`): a relation, and
     no word of prose (LaTeX commands are not words)."""
-    return bool(_RELATION.search(line)) and not _PROSE.search(line)
+    return bool(RELATION.search(line)) and not _PROSE.search(line)
 
 
 def ends_in_label(text: str, language: str = "en", found: list[str] | None = None) -> bool:
@@ -396,7 +395,7 @@ def select(question: str, search: str, hits: Sequence[Hit], language: str, inten
         bonus_named = max(max(named(sentence, w, lang), item_named(sentence, w, titles[p],
                                                                    lang)) for w in wanted)
         bonus = CUE_WEIGHT if cue and cue.search(sentence) else 0.0
-        if formula and any(_RELATION.search(f) for _, f in line_formulas(sentence)):
+        if formula and any(RELATION.search(f) for _, f in line_formulas(sentence)):
             bonus += FORMULA_WEIGHT  # a formula asked for: the sentence that gives one
         scores.append(float(cosine) + TERM_WEIGHT * min(terms, 4) + bonus + bonus_named
                       + RANK_WEIGHT / (p + 1) + about[p])

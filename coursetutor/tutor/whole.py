@@ -21,7 +21,8 @@ from .wording import dangles
 
 MIN_SKELETON = 5  # a formula shorter than this, without spaces and brackets, is a symbol
 COVERED = 0.8  # a statement holding this share of a formula's skeleton already gives it
-_RELATION = re.compile(r"[=<>≤≥≈≠→]")
+# a relation sign: what makes a run of maths a formula that says something
+RELATION = re.compile(r"[=<>≤≥≈≠→]")
 _AS_FOLLOWS = re.compile(
     r"\b(?:as follows|the following|given below|come segue|il seguente|la seguente|"
     r"seguenti|wie folgt|folgende[nrs]?|comme suit|suivante?s?|como sigue|siguientes?)\b|"
@@ -70,7 +71,7 @@ def _plain_formulas(line: str) -> list[tuple[int, str]]:
     out: list[tuple[int, str]] = []
     taken = -1
     for n, (_, token) in enumerate(tokens):
-        if n <= taken or not _RELATION.search(token) or "\u00a7" in token:
+        if n <= taken or not RELATION.search(token) or "\u00a7" in token:
             continue
         first = n
         while first > 0 and _maths_token(tokens[first - 1][1]):
