@@ -31,7 +31,9 @@ CoursetutorError
       ├── BackendUnavailableError   the server cannot be reached or keeps failing
       ├── BackendTimeoutError       no reply (or no next token) within the timeout
       ├── ModelNotFoundError        the backend has no such model (or a bad model file)
-      └── IncompleteAnswerError     the reply stopped in the middle (partial text attached)
+      ├── IncompleteAnswerError     the reply stopped in the middle (partial text attached)
+      └── ModelBusyError            every context of an in-process model is taken, and the
+                                    call asked not to wait (never reaches a caller's user)
 
 Every error has a `code`: the one its raise site names (`course_not_found`, with the values
 its message names as `params`: `course="calculus-1"`), else its class's (`not_found`). Pages
@@ -225,3 +227,8 @@ class IncompleteAnswerError(BackendError):
                  **params: Param) -> None:
         super().__init__(message, code=code, **params)
         self.partial = partial
+
+
+class ModelBusyError(BackendError):
+    """Every context of an in-process model is taken (a paused stream holds one), and the
+    call asked not to wait for one (`GenParams.wait`)."""

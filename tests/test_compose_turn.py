@@ -12,10 +12,11 @@ from typing import Any
 
 import pytest
 
+from coursetutor.errors import ModelBusyError
 from coursetutor.ingest.tex_unicode import to_unicode
 from coursetutor.llm import Delta, GenParams, Message, Usage
 from coursetutor.llm.router import Router
-from coursetutor.tutor import Tutor
+from coursetutor.tutor import Tutor, statement_check
 from coursetutor.types import DoneEvent, TokenEvent
 from coursetutor.workspace import Workspace
 
@@ -155,34 +156,65 @@ def test_the_deadline_ends_the_turn_with_what_is_checked(make_tutor: MakeTutor) 
     assert "[1]" in answer.text
 
 
-def test_a_statement_is_shown_while_the_model_still_writes(make_tutor: MakeTutor) -> None:
-    log: list[str] = []
+class Logged(ScriptedLLM):
+    """Writes one statement that restates its line, then another; logs what it does. With
+    `busy`, it is a local model whose second context is taken: a call that may not wait
+    while the statements are being written fails at once."""
 
-    class Logged(ScriptedLLM):
-        """Writes one statement that restates its line, then another; logs what it does."""
+    def __init__(self, busy: bool = False) -> None:
+        super().__init__()
+        self.log: list[str] = []
+        self.busy = busy
+        self.writing = False
 
-        def stream(self, messages: Sequence[Message], params: GenParams) -> Iterator[Delta]:
-            sid, text = evidence(messages[-1].content)[0]
-            if messages[0].role != "system":  # a judgement or a translation
-                log.append("asked")
-                yield from super().stream(messages, params)
-                return
-            log.append("writing")
-            yield Delta('{"statements": [' + json.dumps(
-                {"text": text.split(". ")[0], "evidence": [sid]}) + ", ")
-            log.append("second")
-            yield Delta(json.dumps({"text": text.split(". ")[0] + " again", "evidence": [sid]})
-                        + "]}")
-            log.append("done")
+    def stream(self, messages: Sequence[Message], params: GenParams) -> Iterator[Delta]:
+        if messages[0].role != "system":  # a judgement or a translation
+            if self.writing and self.busy and not params.wait:
+                raise ModelBusyError("both contexts of the local model are generating")
+            self.log.append("asked")
+            yield from super().stream(messages, params)
+            return
+        sid, text = evidence(messages[-1].content)[0]
+        self.log.append("writing")
+        self.writing = True
+        yield Delta('{"statements": [' + json.dumps(
+            {"text": text.split(". ")[0], "evidence": [sid]}) + ", ")
+        self.log.append("second")
+        yield Delta(json.dumps({"text": text.split(". ")[0] + " again", "evidence": [sid]})
+                    + "]}")
+        self.log.append("done")
+        self.writing = False
 
-    tutor, _ = make_tutor(Logged(), answer_check=True)
-    events = tutor.stream(CONCEPT, base.SAMPLE_COURSE)
-    for event in events:
+
+def shown_log(tutor: Tutor, fake: Logged) -> list[str]:
+    for event in tutor.stream(CONCEPT, base.SAMPLE_COURSE):
         if isinstance(event, TokenEvent):
-            log.append("shown")
+            fake.log.append("shown")
+    return fake.log
+
+
+def test_a_statement_is_shown_while_the_model_still_writes(make_tutor: MakeTutor) -> None:
+    tutor, fake = make_tutor(Logged(), answer_check=True)
+    log = shown_log(tutor, fake)
     # the first statement restates its line: shown before the model writes the next
     assert log.index("shown") < log.index("second")
-    assert "asked" not in log[: log.index("done")]  # the model is never asked mid-writing
+
+
+def test_a_statement_is_judged_while_the_model_still_writes(
+        make_tutor: MakeTutor, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(statement_check, "KEEP", 1.01)  # every statement goes to the judge
+    tutor, fake = make_tutor(Logged(), answer_check=True, answer_check_judge=True)
+    log = shown_log(tutor, fake)
+    # the model's second context judges it while the stream of statements is paused
+    assert log.index("asked") < log.index("shown") < log.index("second")
+
+
+def test_with_no_free_context_a_statement_waits_for_the_writing(
+        make_tutor: MakeTutor, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(statement_check, "KEEP", 1.01)
+    tutor, fake = make_tutor(Logged(busy=True), answer_check=True, answer_check_judge=True)
+    log = shown_log(tutor, fake)
+    assert log.index("done") < log.index("asked") < log.index("shown")
 
 
 def test_exercise_help_keeps_its_rungs(make_tutor: MakeTutor) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from coursetutor.config import Settings
-from coursetutor.errors import MissingDependencyError, ModelNotFoundError
+from coursetutor.errors import MissingDependencyError, ModelBusyError, ModelNotFoundError
 from coursetutor.llm import bundled
 from coursetutor.llm.base import GenParams, Message
 from coursetutor.llm.bundled import INSTALL_HINT, BundledModel, bundled_model_path, part_files
@@ -247,8 +247,9 @@ def test_tutor_turn_with_the_real_model(tmp_path: Path, smollm_path: Path,
 def test_the_prompt_cache_counts_the_logits_it_keeps(smollm: LocalLLM) -> None:
     from coursetutor.llm.prompt_cache import prompt_cache
 
-    llama = smollm._llama
-    with smollm._lock:
+    context = smollm._contexts[0]
+    llama = context.llama
+    with context.lock:
         llama.reset()
         llama.eval(llama.tokenize(b"The bisection method halves a bracket."))
         state = llama.save_state()
@@ -263,10 +264,36 @@ def test_the_prompt_cache_counts_the_logits_it_keeps(smollm: LocalLLM) -> None:
 
 def test_answers_and_short_tasks_keep_their_prompts_apart(smollm: LocalLLM) -> None:
     smollm.forget_prompts()
-    answers, tasks = smollm._caches
     params = GenParams(temperature=0.0, max_tokens=2)
     smollm.complete([Message("system", "You are a tutor."), Message("user", "Hi.")], params)
     for question in ("Is the sky blue?", "Is grass green?", "Is snow white?"):
         smollm.complete([Message("user", f"{question} Answer yes or no.")], params)
-    # a judge's prompts fill their own cache; the answer's state is still there for the next
+    answers, tasks = (context.llama.cache for context in smollm._contexts)
+    # a judge's prompts fill their own context and cache; the answer's state is still there
     assert len(answers.cache_state) == 1 and len(tasks.cache_state) >= 1
+
+
+def test_a_short_task_runs_while_an_answer_stream_is_paused(smollm: LocalLLM) -> None:
+    """The tutor judges a statement while the model has more statements to write: the judge
+    gets the second context, and the paused answer goes on as if nothing had run between."""
+    params = GenParams(temperature=0.0, max_tokens=12)
+    alone = smollm.complete(QUESTION, params).text
+    stream = smollm.stream(QUESTION, params)
+    first = next(stream).text
+    judged = smollm.complete([Message("user", "Is 2 bigger than 1? Answer yes or no.")],
+                             GenParams(temperature=0.0, max_tokens=2, wait=False))
+    rest = "".join(delta.text for delta in stream)
+    assert judged.text.strip() and first + rest == alone
+
+
+def test_a_call_that_may_not_wait_fails_at_once_when_both_contexts_are_taken(
+        smollm: LocalLLM) -> None:
+    params = GenParams(temperature=0.0, max_tokens=8)
+    answer = smollm.stream(QUESTION, params)
+    task = smollm.stream([Message("user", "Say hello.")], params)
+    next(answer), next(task)
+    with pytest.raises(ModelBusyError, match="both contexts"):
+        smollm.complete([Message("user", "Is 2 bigger than 1?")],
+                        GenParams(max_tokens=2, wait=False))
+    answer.close(), task.close()
+    assert smollm.complete([Message("user", "Say hi.")], GenParams(max_tokens=2)).text

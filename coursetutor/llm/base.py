@@ -37,6 +37,9 @@ class GenParams:
     # a JSON schema the reply must follow: a grammar on llama.cpp, `format` on Ollama,
     # `response_format` on OpenAI-compatible servers (implies `json`)
     schema: Mapping[str, Any] | None = None
+    # False: an in-process model whose contexts are all taken raises ModelBusyError at once
+    # instead of waiting (a judge asked while the same turn's answer stream is paused)
+    wait: bool = True
 
 
 @dataclasses.dataclass(frozen=True)

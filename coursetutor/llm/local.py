@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import threading
 from collections.abc import Iterator, Sequence
@@ -10,15 +11,14 @@ from pathlib import Path
 from typing import Any, cast
 
 from ..config import Settings
-from ..errors import BackendError, MissingDependencyError, ModelNotFoundError
+from ..errors import BackendError, MissingDependencyError, ModelBusyError, ModelNotFoundError
 from .base import LLM, Delta, GenParams, Message, Usage
 from .bundled import INSTALL_HINT, bundled_model_path
 from .prompt_cache import prompt_cache
 
-# llama.cpp keeps the evaluated prompt; two RAM caches also keep the states of earlier prompts,
-# so the fixed start of each (the system prompt and task of answers, a judge's worked examples)
-# is evaluated once: one for answers and one for the short tasks, which would otherwise push
-# the answers' states out (each state holds ~300 MB of logits with the bundled model)
+# each context keeps its evaluated prompt; a RAM cache per context also keeps the states of
+# earlier prompts, so the fixed start of each (the system prompt and task of answers, a judge's
+# worked examples) is evaluated once (each state holds ~300 MB of logits with the bundled model)
 PROMPT_CACHE_BYTES = 1 << 30
 TASK_CACHE_BYTES = 700 << 20
 
@@ -61,13 +61,29 @@ def _weight_repacking(repack: bool | None) -> Iterator[None]:
             module.llama_cpp.llama_model_default_params = default
 
 
-def _prompt_caches() -> tuple[Any, Any]:
-    """The prompt-state caches of answers and of the short tasks."""
-    return prompt_cache(PROMPT_CACHE_BYTES), prompt_cache(TASK_CACHE_BYTES)
+@dataclasses.dataclass
+class _Context:
+    """One llama.cpp context over the model: its evaluated prompt, its prompt-state cache,
+    and the lock held while it generates (a paused stream keeps holding it)."""
+
+    llama: Any
+    cache_bytes: int
+    lock: threading.Lock = dataclasses.field(default_factory=threading.Lock)
+
+    def __post_init__(self) -> None:
+        self.forget()
+
+    def forget(self) -> None:
+        self.llama.reset()
+        self.llama.set_cache(prompt_cache(self.cache_bytes))
 
 
 class LocalLLM(LLM):
-    """A GGUF model run in-process by llama.cpp (one generation at a time)."""
+    """A GGUF model run in-process by llama.cpp, with two contexts over the one model: the
+    answers' and the short tasks' (a judge, a translation). Each keeps its own evaluated
+    prompt, so the tasks after an answer leave the next answer's prefix in place, and a task
+    can run while an answer's stream is paused (the tutor judges a statement while the model
+    has more to write). A context generates one reply at a time."""
 
     backend = "local"
     default_context_budget = 1500
@@ -76,26 +92,38 @@ class LocalLLM(LLM):
                  repack: bool | None = None) -> None:
         super().__init__(str(model_path))
         try:
-            import llama_cpp
+            import llama_cpp  # noqa: F401 - fail early with the install hint
         except ImportError as exc:
             raise MissingDependencyError(f"the local backend needs llama-cpp-python; "
                                          f"{INSTALL_HINT}") from exc
         if not model_path.is_file():
             raise ModelNotFoundError(f"no model file at {model_path} (llm_model)")
+        self._path, self._threads, self._repack = model_path, threads, repack
+        self.context_tokens = context_tokens
+        self._contexts = [_Context(self._load(), PROMPT_CACHE_BYTES)]
+        self._building = threading.Lock()
+
+    def _load(self) -> Any:
+        import llama_cpp
+
         try:
-            with _weight_repacking(repack):
-                self._llama = llama_cpp.Llama(
-                    model_path=str(model_path),
-                    n_ctx=context_tokens,
-                    n_threads=threads or os.cpu_count() or 1,  # llama.cpp's default is half
+            with _weight_repacking(self._repack):
+                return llama_cpp.Llama(
+                    model_path=str(self._path),
+                    n_ctx=self.context_tokens,
+                    n_threads=self._threads or os.cpu_count() or 1,  # llama.cpp's is half
                     verbose=False,
                 )
         except ValueError as exc:  # llama-cpp-python's way of saying the file is not a model
-            raise ModelNotFoundError(f"cannot load {model_path} as a GGUF model") from exc
-        self._caches = _prompt_caches()
-        self._llama.set_cache(self._caches[0])
-        self._lock = threading.Lock()
-        self.context_tokens = context_tokens
+            raise ModelNotFoundError(f"cannot load {self._path} as a GGUF model") from exc
+
+    def _context(self, index: int) -> _Context:
+        """Context 0 (answers) or 1 (short tasks), the second loaded on first use (the
+        weights are mapped from the same file)."""
+        with self._building:
+            if index >= len(self._contexts):
+                self._contexts.append(_Context(self._load(), TASK_CACHE_BYTES))
+            return self._contexts[index]
 
     @classmethod
     def from_settings(cls, settings: Settings, model: str) -> LocalLLM:
@@ -105,14 +133,15 @@ class LocalLLM(LLM):
         return cls(path, settings.llm_threads, settings.llm_context_tokens, repack)
 
     def forget_prompts(self) -> None:
-        """Drop every evaluated prompt (the context and the prompt cache): a cold start."""
-        with self._lock:
-            self._llama.reset()  # type: ignore[no-untyped-call]
-            self._caches = _prompt_caches()
-            self._llama.set_cache(self._caches[0])
+        """Drop every evaluated prompt (the contexts and their caches): a cold start."""
+        for context in list(self._contexts):
+            with context.lock:
+                context.forget()
 
     def count_tokens(self, text: str) -> int:
-        return len(self._llama.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+        tokens = self._contexts[0].llama.tokenize(text.encode("utf-8"), add_bos=False,
+                                                  special=False)
+        return len(tokens)
 
     def stream(self, messages: Sequence[Message], params: GenParams) -> Iterator[Delta]:
         kwargs: dict[str, Any] = {
@@ -127,19 +156,31 @@ class LocalLLM(LLM):
             kwargs["response_format"] = {"type": "json_object", "schema": dict(params.schema)}
         elif params.json:
             kwargs["response_format"] = {"type": "json_object"}
-        with self._lock:
-            # answers (with the system prompt) and the short tasks (a judge, a translation)
-            # keep their states apart: each state is hundreds of MB, and the tasks after an
-            # answer would push out the prefix the next answer reuses
-            answer = bool(messages) and messages[0].role == "system"
-            self._llama.cache = self._caches[0 if answer else 1]
-            yield from self._generate(kwargs)
+        # answers (with their system prompt and the task's instructions) go to the first
+        # context, the short tasks to the second; either takes the other when its own is busy
+        own = 0 if messages and messages[0].role == "system" else 1
+        context = self._acquire(own, params.wait)
+        try:
+            yield from self._generate(context.llama, kwargs)
+        finally:
+            context.lock.release()
 
-    def _generate(self, kwargs: dict[str, Any]) -> Iterator[Delta]:
+    def _acquire(self, own: int, wait: bool) -> _Context:
+        for index in (own, 1 - own):
+            context = self._context(index)
+            if context.lock.acquire(blocking=False):
+                return context
+        if not wait:
+            raise ModelBusyError("both contexts of the local model are generating")
+        context = self._context(own)
+        context.lock.acquire()
+        return context
+
+    def _generate(self, llama: Any, kwargs: dict[str, Any]) -> Iterator[Delta]:
         pieces = 0
         finish = "stop"
         try:
-            chunks = cast(Iterator[dict[str, Any]], self._llama.create_chat_completion(**kwargs))
+            chunks = cast(Iterator[dict[str, Any]], llama.create_chat_completion(**kwargs))
             for chunk in chunks:
                 choice = chunk["choices"][0]
                 text = str(choice.get("delta", {}).get("content") or "")
@@ -151,6 +192,6 @@ class LocalLLM(LLM):
         except ValueError as exc:  # e.g. the prompt exceeds the context window
             raise BackendError(f"local model: {exc}") from exc
         # llama.cpp keeps prompt + sampled tokens, except the last one of a reply cut by length
-        evaluated = self._llama.n_tokens + (1 if finish == "length" else 0)
+        evaluated = llama.n_tokens + (1 if finish == "length" else 0)
         prompt = max(0, evaluated - pieces)
         yield Delta(usage=Usage(prompt, pieces), finish=finish)

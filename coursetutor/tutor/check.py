@@ -557,12 +557,13 @@ def remove_sentences(text: str, removed: Sequence[str]) -> str:
     return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
 
 
-def model_judge(router: Router, log: list[CallRecord]) -> Judge:
-    """The configured model as a yes/no judge of one claim against its closest sentences."""
+def model_judge(router: Router, log: list[CallRecord], wait: bool = True) -> Judge:
+    """The configured model as a yes/no judge of one claim against its closest sentences
+    (`wait`: False raises ModelBusyError where the in-process model has no free context)."""
     def judge(claim: str, evidence: str) -> bool | None:
         prompt = prompts.render("check_claim", evidence=evidence[:1200], claim=claim[:400])
         raw = router.complete("grade", [Message("user", prompt)],
-                              GenParams(temperature=0.0, max_tokens=3), log).text
+                              GenParams(temperature=0.0, max_tokens=3, wait=wait), log).text
         word = raw.strip().lower()
         if word.startswith(("yes", "sì", "si", "ja", "oui", "sí", "是", "네", "예")):
             return True

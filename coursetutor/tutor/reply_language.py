@@ -76,17 +76,19 @@ def gated(pieces: Iterator[str], language: str, gate: Gate) -> Iterator[str]:
 
 
 def translate_reply(router: Router, text: str, language_name: str,
-                    log: list[CallRecord]) -> str:
+                    log: list[CallRecord], wait: bool = True) -> str:
     """`text` translated into the named language with its [n] markers ("" when the model
     gives nothing, or gets stuck on a phrase). A translation that dropped every marker gets
-    the original's at its end."""
+    the original's at its end. `wait`: False raises ModelBusyError where the in-process
+    model has no free context."""
     # a system message: asked in one user message, the small model returns the text as it is
     system = prompts.render("translate_reply", language=language_name)
     # room for a translation twice the text's length, not for a model stuck on a phrase
     budget = min(MAX_TRANSLATION_TOKENS, 64 + len(text))
+    params = GenParams(temperature=0.0, max_tokens=budget, wait=wait)
     out = router.complete("answer", [Message("system", system),
                                      *_worked_example(language_name), Message("user", text)],
-                          GenParams(temperature=0.0, max_tokens=budget), log).text.strip()
+                          params, log).text.strip()
     if runaway(text, out):
         return ""  # "금융의 금융의 금융의 ...": the reply as written is better
     cited = cited_numbers(text)

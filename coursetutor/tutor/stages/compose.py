@@ -12,7 +12,7 @@ import dataclasses
 import time
 from collections.abc import Generator, Iterator, Sequence
 
-from ...errors import BackendError
+from ...errors import BackendError, ModelBusyError
 from ...ingest.tex_unicode import to_unicode
 from ...llm import GenParams, Message
 from ...types import Citation, MetaEvent, StreamEvent, TokenEvent
@@ -153,7 +153,8 @@ def _bare(text: str) -> str:
 
 
 class _Busy(Exception):
-    """The model is still writing: a statement that needs it waits until it is done."""
+    """The model is still writing and has no free context to judge with: a statement that
+    needs it waits until the writing is done."""
 
 
 @dataclasses.dataclass
@@ -195,9 +196,10 @@ def _show(tools: Tools, s: Selected, shown: _Shown, statement: Statement,
     text = statement.text
     if verdict.kept and (pivot or (checked(cat.language)
                                    and not in_script(text, cat.language))):
-        if busy:
+        try:
+            text = _translated(tools, text, cat.language, pivot, wait=not busy)
+        except ModelBusyError:
             return None
-        text = _translated(tools, text, cat.language, pivot)
     shown.verdicts.append(verdict)
     if not verdict.kept:
         removed.append(statement.text)
@@ -206,11 +208,12 @@ def _show(tools: Tools, s: Selected, shown: _Shown, statement: Statement,
     return shown.add(text, verdict.statement.evidence)  # as re-cited by the check
 
 
-def _translated(tools: Tools, text: str, language: str, pivot: str) -> str:
+def _translated(tools: Tools, text: str, language: str, pivot: str, wait: bool = True) -> str:
     """A kept statement in the student's language (as written when the model gives no
     translation); one written in the course's language (`pivot`) whose translation lost a
     name or a number keeps itself after the translation, in parentheses."""
-    translated = translate_reply(tools.router, text, language_name(language), tools.log)
+    translated = translate_reply(tools.router, text, language_name(language), tools.log,
+                                 wait)
     if not translated:
         return text
     if pivot and not keeps_terms(text, translated):
@@ -306,16 +309,15 @@ def _whole(statement: Statement, lines: dict[str, Line], question: str,
 def _checked(tools: Tools, statement: Statement, lines: dict[str, Line], question: str,
              language: str, busy: bool = False) -> StatementVerdict:
     """The statement's verdict; raises _Busy when it needs the model's judgement while the
-    model is `busy` writing."""
+    model is `busy` writing and has no free context (the in-process model judges in its
+    second context while the stream of statements is paused)."""
     settings = tools.settings
     if not settings.answer_check:
         return StatementVerdict(statement, True)
-    judge = model_judge(tools.router, tools.log) if settings.answer_check_judge else None
-    if judge is not None and busy:
-        judge = _busy_judge
-    return check_statements([statement], lines, question, language, tools.ws.embedder,
-                            judge)[0]
-
-
-def _busy_judge(claim: str, evidence: str) -> bool | None:
-    raise _Busy
+    judge = (model_judge(tools.router, tools.log, wait=not busy)
+             if settings.answer_check_judge else None)
+    try:
+        return check_statements([statement], lines, question, language, tools.ws.embedder,
+                                judge)[0]
+    except ModelBusyError as exc:
+        raise _Busy from exc
