@@ -33,6 +33,7 @@ QUESTIONS = (
     "What is the order of convergence of the secant method?",
     "When does Newton's method fail?",
     "Come funziona il metodo di bisezione?",
+    "이분법은 어떻게 작동하나요?",  # statements written in the course's language, translated
     "Can you help me with exercise 3?",
 )
 # --warm: the question another student asked just before each measured one, of the same kind
@@ -42,7 +43,8 @@ WARM_UP = {
     QUESTIONS[1]: "How does the bisection method work?",
     QUESTIONS[2]: "What does the secant method need to start?",
     QUESTIONS[3]: "Che cos'è il metodo della secante?",
-    QUESTIONS[4]: "Can you help me with exercise 1?",
+    QUESTIONS[4]: "할선법이란 무엇인가요?",
+    QUESTIONS[5]: "Can you help me with exercise 1?",
 }
 STAGES = ("categorize", "translate", "retrieve_grade", "select", "compose", "first_token",
           "generate", "check", "total")

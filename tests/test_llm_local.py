@@ -297,3 +297,47 @@ def test_a_call_that_may_not_wait_fails_at_once_when_both_contexts_are_taken(
                         GenParams(max_tokens=2, wait=False))
     answer.close(), task.close()
     assert smollm.complete([Message("user", "Say hi.")], GenParams(max_tokens=2)).text
+
+
+# -- grammar-constrained sampling on the likeliest tokens ----------------------------------
+
+STATEMENTS_SCHEMA = {
+    "type": "object", "required": ["statements"],
+    "properties": {"statements": {"type": "array", "minItems": 1, "maxItems": 2, "items": {
+        "type": "object", "required": ["text", "evidence"],
+        "properties": {"text": {"type": "string"},
+                       "evidence": {"type": "array", "items": {"enum": ["S1", "S2"]}}}}}}}
+EVIDENCE = [Message("system", "Answer from the evidence as JSON statements citing it."),
+            Message("user", "[S1] Bisection halves the bracket at every step.\n"
+                            "[S2] It keeps the half where the sign of f changes.\n"
+                            "Question: How does bisection work?")]
+
+
+@pytest.mark.parametrize("temperature", [0.0, 0.2])
+def test_a_grammar_on_the_likeliest_tokens_writes_what_the_whole_vocabulary_does(
+        smollm: LocalLLM, temperature: float) -> None:
+    from coursetutor.llm import lazy_grammar
+
+    llama = smollm._contexts[0].llama
+    lazy = llama._init_sampler
+    used: list[lazy_grammar.LazyGrammarSampler] = []
+
+    def counted(**kw: object) -> object:
+        sampler = lazy(**kw)
+        used.append(sampler)
+        return sampler
+
+    params = GenParams(temperature=temperature, max_tokens=60, schema=STATEMENTS_SCHEMA)
+    try:
+        llama._init_sampler = type(llama)._init_sampler.__get__(llama)  # llama-cpp-python's
+        smollm.forget_prompts()
+        stock = smollm.complete(EVIDENCE, params).text
+        llama._init_sampler = counted
+        smollm.forget_prompts()
+        shortlisted = smollm.complete(EVIDENCE, params).text
+    finally:
+        llama._init_sampler = lazy
+    assert shortlisted == stock and stock.startswith("{")
+    [sampler] = used
+    assert sampler.steps == 60 or stock.rstrip().endswith("}")
+    assert sampler.shortlisted > sampler.steps // 2  # most steps never saw the whole vocabulary

@@ -12,6 +12,7 @@ from typing import Any, cast
 
 from ..config import Settings
 from ..errors import BackendError, MissingDependencyError, ModelBusyError, ModelNotFoundError
+from . import lazy_grammar
 from .base import LLM, Delta, GenParams, Message, Usage
 from .bundled import INSTALL_HINT, bundled_model_path
 from .prompt_cache import prompt_cache
@@ -108,7 +109,7 @@ class LocalLLM(LLM):
 
         try:
             with _weight_repacking(self._repack):
-                return llama_cpp.Llama(
+                llama = llama_cpp.Llama(
                     model_path=str(self._path),
                     n_ctx=self.context_tokens,
                     n_threads=self._threads or os.cpu_count() or 1,  # llama.cpp's is half
@@ -116,6 +117,8 @@ class LocalLLM(LLM):
                 )
         except ValueError as exc:  # llama-cpp-python's way of saying the file is not a model
             raise ModelNotFoundError(f"cannot load {self._path} as a GGUF model") from exc
+        lazy_grammar.install(llama)  # a statement's grammar checked on its likeliest tokens
+        return llama
 
     def _context(self, index: int) -> _Context:
         """Context 0 (answers) or 1 (short tasks), the second loaded on first use (the
