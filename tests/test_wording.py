@@ -67,3 +67,28 @@ def test_negates(text: str, language: str, negated: bool | None) -> None:
     from coursetutor.tutor.wording import negates
 
     assert negates(text, language) is negated
+
+
+SLIDE = "Disadvantage: For “bad” starting points: Newton-Raphson may diverge"
+
+
+@pytest.mark.parametrize(("claim", "passage", "language", "unbacked"), [
+    # a good quality denied where the passage names a bad one: the same thing in other words
+    ("Newton-Raphson may diverge when the starting point is not well chosen.", SLIDE, "en",
+     set()),
+    ("It can diverge when the starting point is not appropriate.", SLIDE, "en", set()),
+    ("Il metodo può divergere se il punto iniziale non è adatto.",
+     "Svantaggio: per punti iniziali cattivi il metodo può divergere.", "it", set()),
+    # a negation of anything else is still the claim's own
+    ("Newton-Raphson does not diverge for bad starting points.", SLIDE, "en", {"not"}),
+    ("It may diverge when the starting point is not close to the root.", SLIDE, "en",
+     {"not"}),
+    ("It does not converge when the starting point is not good.", SLIDE, "en",
+     {"not", "converg"}),
+    # no bad quality in the passage: nothing backs the denial
+    ("It may diverge when the starting point is not well chosen.",
+     "Newton-Raphson may diverge far from the root.", "en", {"not"}),
+])
+def test_a_denied_good_quality_is_backed_by_a_bad_one(
+        claim: str, passage: str, language: str, unbacked: set[str]) -> None:
+    assert unbacked_polarity(claim, passage, language) == unbacked

@@ -110,11 +110,31 @@ def unbacked_polarity(claim: str, passage: str, language: str) -> set[str]:
     `passage` gives no reason at all (any causal word backs any other: "因为" and "因此"), and
     the words `passage` says the opposite of (`opposed`)."""
     out = polarity(claim, language) - polarity(passage, language)
+    if out & _words(language, "negation") and litotes(claim, passage, language):
+        out -= _words(language, "negation")
     out |= opposed(claim, passage, language)
     reasons = causal(claim, language)
     if reasons and not causal(passage, language):
         out |= reasons
     return out
+
+
+LITOTES_REACH = 2  # words after a negation that may name the good quality it denies
+
+
+def litotes(claim: str, passage: str, language: str) -> bool:
+    """Does each negation of `claim` deny a good quality ("not well chosen", "non adatto")
+    where `passage` names a bad one ("for 'bad' starting points")? Latin scripts."""
+    praise, blame = _words(language, "praise"), _words(language, "blame")
+    negation = _words(language, "negation")
+    if not praise or language in CJK_LANGUAGES:
+        return False
+    words = _WORD.findall(MARKER.sub(" ", claim).casefold().replace("\u2019", "'"))
+    denials = [i for i, w in enumerate(words) if w in negation]
+    bad = any(w.startswith(tuple(blame)) for w in _WORD.findall(passage.casefold()))
+    return bool(denials) and bad and all(
+        any(w.startswith(tuple(praise)) for w in words[i + 1:i + 1 + LITOTES_REACH])
+        for i in denials)
 
 
 # a negated predicate in Chinese or Japanese: 不存在, 没有, 非零, 无界, 未定义
