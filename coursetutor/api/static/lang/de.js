@@ -104,6 +104,7 @@ export default {
   "error.empty_query": "Schreibe zuerst eine Frage.",
   "error.encrypted_file": "Die Datei ist passwortgeschützt.",
   "error.incomplete_answer": "Die Antwort brach vor ihrem Ende ab; frage noch einmal.",
+  "error.model_busy": "Das Modell ist mit einer anderen Antwort beschäftigt; frage gleich noch einmal.",
   "error.input": "Die Anfrage ist ungültig.",
   "error.job_cancelled": "Von einer Lehrkraft abgebrochen.",
   "error.launch": "Der Aufruf aus der Lernplattform konnte nicht geprüft werden.",

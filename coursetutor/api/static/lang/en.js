@@ -104,6 +104,7 @@ export default {
   "error.empty_query": "Write a question first.",
   "error.encrypted_file": "The file is password protected.",
   "error.incomplete_answer": "The answer stopped before its end; ask again.",
+  "error.model_busy": "The model is busy with another answer; ask again in a moment.",
   "error.input": "The request is not valid.",
   "error.job_cancelled": "Cancelled by a teacher.",
   "error.launch": "The launch from the learning platform could not be verified.",

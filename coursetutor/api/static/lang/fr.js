@@ -104,6 +104,7 @@ export default {
   "error.empty_query": "Écris d'abord une question.",
   "error.encrypted_file": "Le fichier est protégé par un mot de passe.",
   "error.incomplete_answer": "La réponse s'est arrêtée avant la fin ; repose la question.",
+  "error.model_busy": "Le modèle est occupé par une autre réponse ; repose la question dans un instant.",
   "error.input": "La requête n'est pas valide.",
   "error.job_cancelled": "Annulé par un enseignant.",
   "error.launch": "Le lancement depuis la plateforme d'apprentissage n'a pas pu être vérifié.",

@@ -104,6 +104,7 @@ export default {
   "error.empty_query": "Scrivi prima una domanda.",
   "error.encrypted_file": "Il file è protetto da password.",
   "error.incomplete_answer": "La risposta si è interrotta prima della fine; chiedi di nuovo.",
+  "error.model_busy": "Il modello è occupato con un'altra risposta; chiedi di nuovo tra poco.",
   "error.input": "La richiesta non è valida.",
   "error.job_cancelled": "Annullato da un docente.",
   "error.launch": "Non è stato possibile verificare l'accesso dalla piattaforma didattica.",

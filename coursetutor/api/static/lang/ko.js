@@ -104,6 +104,7 @@ export default {
   "error.empty_query": "먼저 질문을 쓰세요.",
   "error.encrypted_file": "파일이 암호로 보호되어 있습니다.",
   "error.incomplete_answer": "답변이 끝나기 전에 멈췄습니다. 다시 질문하세요.",
+  "error.model_busy": "모델이 다른 답변을 처리하고 있습니다. 잠시 후 다시 질문하세요.",
   "error.input": "요청이 올바르지 않습니다.",
   "error.job_cancelled": "교사가 취소했습니다.",
   "error.launch": "학습 플랫폼에서 시작한 요청을 확인할 수 없습니다.",

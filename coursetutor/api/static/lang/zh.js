@@ -104,6 +104,7 @@ export default {
   "error.empty_query": "请先写一个问题。",
   "error.encrypted_file": "文件受密码保护。",
   "error.incomplete_answer": "回答在结束前中断了，请再问一次。",
+  "error.model_busy": "模型正忙于另一个回答，请稍后再问。",
   "error.input": "请求无效。",
   "error.job_cancelled": "已被教师取消。",
   "error.launch": "无法验证来自学习平台的启动请求。",
