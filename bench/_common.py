@@ -101,14 +101,18 @@ def fmt_ratio(num: float | None, den: float | None) -> str:
     return f"{num / den:.1f}x"
 
 
-def run_model_bench(args: argparse.Namespace,
+def run_model_bench(parser: argparse.ArgumentParser,
                     run: Callable[[argparse.Namespace], dict[str, Any]],
                     report: Callable[[dict[str, Any]], str]) -> None:
-    """Run a benchmark that needs the model in `args.data_dir` (a temporary one when empty),
-    print its report and write `args.json_out`; a missing model is a message, not a
-    traceback."""
+    """Run a benchmark that needs the model in `--data-dir` (a temporary one when empty),
+    print its report and write `--json`; a missing model is a message, not a traceback.
+    Adds the options every model benchmark has to `parser`, then reads the command line."""
     from coursetutor.errors import CoursetutorError
 
+    parser.add_argument("--threads", type=int, default=1, help="embedding threads (OpenMP)")
+    parser.add_argument("--data-dir", default="", help="data directory (default: a temp one)")
+    parser.add_argument("--json", dest="json_out", default="")
+    args = parser.parse_args()
     ensure_threads(args.threads)
     with tempfile.TemporaryDirectory() as tmp:
         args.data_dir = args.data_dir or tmp

@@ -96,10 +96,7 @@ def report(result: dict[str, Any]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--threads", type=int, default=1, help="embedding threads (OpenMP)")
-    parser.add_argument("--data-dir", default="", help="data directory (default: a temp one)")
-    parser.add_argument("--json", dest="json_out", default="")
-    run_model_bench(parser.parse_args(), run, report)
+    run_model_bench(parser, run, report)
 
 
 if __name__ == "__main__":

@@ -127,10 +127,7 @@ def main() -> None:
                         help="ask each question after another student's question of the "
                              "same kind: the system prompt and the task are in llama.cpp's "
                              "cache, as on a server that has answered before")
-    parser.add_argument("--threads", type=int, default=1, help="embedding threads (OpenMP)")
-    parser.add_argument("--data-dir", default="", help="data directory (default: a temp one)")
-    parser.add_argument("--json", dest="json_out", default="")
-    run_model_bench(parser.parse_args(), run, report)
+    run_model_bench(parser, run, report)
 
 
 if __name__ == "__main__":
