@@ -122,10 +122,9 @@ class LocalLLM(LLM):
 
     def _context(self, index: int) -> _Context:
         """Context 0 (answers) or 1 (short tasks), the second loaded on first use. The second
-        reads its weights from the mapped file rather than a repacked copy of its own: about
-        0.7 GB less resident with the bundled model, and the file's pages are shared and can
-        be reclaimed; llama.cpp's plain kernels also evaluate a prompt (most of a judge's
-        work) no slower, at some cost in tokens written."""
+        reads its weights from the mapped file rather than a repacked copy of its own: the
+        file's pages are shared and can be reclaimed, and llama.cpp's plain kernels evaluate
+        a prompt (most of a judge's work) no slower, at some cost in tokens written."""
         with self._building:
             if index >= len(self._contexts):
                 self._contexts.append(_Context(self._load(False), TASK_CACHE_BYTES))
