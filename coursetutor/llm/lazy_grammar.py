@@ -69,7 +69,7 @@ class LazyGrammarSampler:
         logits = np.ctypeslib.as_array(cpp.llama_get_logits_ith(ctx.ctx, idx),
                                        shape=(self._vocab,))
         self.steps += 1
-        for size in SHORTLISTS:
+        for size in (n for n in SHORTLISTS if n < self._vocab):  # a small vocabulary: all
             ids = np.argpartition(logits, -size)[-size:].astype(np.int32)
             data, array = self._allowed(ids, logits)
             if self._enough(data["logit"], float(logits[ids].min())):

@@ -92,12 +92,17 @@ def negates(text: str, language: str) -> bool | None:
     wanted = _words(language, "negation")
     if not wanted:
         return None
-    lowered = MARKER.sub(" ", text).casefold().replace("\u2019", "'")
+    lowered = _lowered(text)
     if language in CJK_LANGUAGES:
         for word in _words(language, "not_negation"):
             lowered = lowered.replace(word, " ")
         return any(w in lowered for w in wanted)
     return any(w in wanted for w in _WORD.findall(lowered))
+
+
+def _lowered(text: str) -> str:
+    """`text` without citation markers, case-folded, with a typographic apostrophe plain."""
+    return MARKER.sub(" ", text).casefold().replace("\u2019", "'")
 
 
 def causal(text: str, language: str) -> set[str]:
@@ -124,12 +129,13 @@ LITOTES_REACH = 2  # words after a negation that may name the good quality it de
 
 def litotes(claim: str, passage: str, language: str) -> bool:
     """Does each negation of `claim` deny a good quality ("not well chosen", "non adatto")
-    where `passage` names a bad one ("for 'bad' starting points")? Latin scripts."""
+    where `passage` names a bad one ("for 'bad' starting points")? Languages with `praise`
+    and `blame` lists (English, Italian)."""
     praise, blame = _words(language, "praise"), _words(language, "blame")
     negation = _words(language, "negation")
-    if not praise or language in CJK_LANGUAGES:
+    if not praise:
         return False
-    words = _WORD.findall(MARKER.sub(" ", claim).casefold().replace("\u2019", "'"))
+    words = _WORD.findall(_lowered(claim))
     denials = [i for i, w in enumerate(words) if w in negation]
     bad = any(w.startswith(tuple(blame)) for w in _WORD.findall(passage.casefold()))
     return bool(denials) and bad and all(
