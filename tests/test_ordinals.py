@@ -272,3 +272,32 @@ def test_a_condition_in_words_or_a_bound_is_no_bare_condition() -> None:
     # "α,β > 0" reads as "positivi", "α,β ∈ ℝ" as "reali": no formula needed
     assert bare_conditions("Teorema 5. Siano - $\\alpha,\\beta>0$ - $\\alpha,\\beta \\in "
                            "\\mathbb{R}$ allora $\\exists n: n\\alpha>\\beta$") == []
+
+
+ARCHIMEDES = (r"Teorema 5 (Proprietà archimedea). Siano - $\alpha,\beta>0$ - $\alpha<\beta$ - "
+              r"$\alpha,\beta \in \mathbb{R}$ allora $\exists n \in \mathbb{N}$ tale che "
+              r"$n\alpha>\beta$. Ovvero dopo un numero finito di \"saltelli\" $n\alpha$ avrà "
+              r"superato $\beta$.")
+
+
+@pytest.mark.parametrize(("language", "question", "sentence", "paraphrase", "own"), [
+    # its α and β are the sentence's \alpha and \beta
+    ("it", "Cosa afferma la proprietà archimedea?", ARCHIMEDES,
+     "La proprietà archimedea afferma che per ogni due numeri positivi α e β, esiste un numero "
+     "naturale n tale che α * n supera β.",
+     "La proprietà archimedea afferma che ogni successione limitata ha una sottosuccessione "
+     "convergente."),
+    # "因此，我们可以通过…来证明这一点" wraps the proof's words in filler, no words of its own
+    ("zh", "为什么闭区间上的连续函数一致连续？", "*→ Proof.* 考虑有限开覆盖的 Lebesgue 数即可.",
+     "因此，我们可以通过考虑有限开覆盖的 Lebesgue 数来证明这一点。",
+     "由致密性定理，任取两个收敛子列，其极限之差趋于零。"),
+])
+def test_the_overlap_counts_what_a_paraphrase_restates(
+        language: str, question: str, sentence: str, paraphrase: str, own: str) -> None:
+    lines = _line(sentence, language)
+    verdicts = check_statements([Statement(paraphrase, ("S1",)), Statement(own, ("S1",))],
+                                lines, question, language,
+                                _SameVector())  # type: ignore[arg-type]
+    assert verdicts[0].reason != "most of its words are not in its sentences"
+    assert not verdicts[1].kept and verdicts[1].reason == ("most of its words are not in its "
+                                                           "sentences")

@@ -64,11 +64,29 @@ def test_a_broken_formula_never_raises() -> None:
 @pytest.mark.parametrize(("claim", "source"), [
     (f"The step is {NEWTON_TEX} [1].", NEWTON_PDF),
     (r"The series sums to \(\frac{1}{1-q}\) when |q| < 1 [1].", "sums to 1/(1 − q) for |q|<1"),
-    ("The series sums to 1/(1−q) when |q| < 1 [1].", r"it sums to $\frac{1}{1-q}$"),
+    ("The series sums to 1/(1−q) when |q| < 1 [1].", r"it sums to $\frac{1}{1-q}$, $|q|<1$"),
     (r"The update is \(x_{k+1} = x_k - \alpha \nabla f(x_k)\) [1].", "xₖ₊₁ = xₖ − α∇f(xₖ)"),
 ])
 def test_the_check_reads_one_formula_in_every_notation(claim: str, source: str) -> None:
     assert missing_terms(claim, [source]) == []
+
+
+def test_a_condition_the_source_does_not_give_is_missing() -> None:
+    assert missing_terms("The series sums to 1/(1−q) when |q| < 1 [1].",
+                         [r"it sums to $\frac{1}{1-q}$"]) == ["|q| < 1"]
+
+
+def test_a_formula_ends_at_a_chinese_full_stop_and_at_a_clause_colon() -> None:
+    # the statement restated the theorem's formula exactly, then ended its sentence with 。
+    source = (r"若单调上升的 $\{a_n\}$ 有上界, 则其收敛且 "
+              r"$\lim_{n\to\infty}a_n=\sup_{n\ge 1}a_n=:a$.")
+    assert missing_terms("若单调上升的 {aₙ} 有上界，则其收敛且 lim_(n→∞)aₙ=sup_(n≥ 1)aₙ=:a。",
+                         [source]) == []
+    # "|q| < 1:" is a condition of its own, not the start of the sum after it
+    geometric = (r"$$A_k=\sum_{n=0}^{k}q^n=\frac{1-q^{k+1}}{1-q}$$ Quindi con $|q|<1$ si ha "
+                 r"che $q^{k+1}\rightarrow 0$")
+    assert missing_terms(r"Quando |q| < 1: $$A_k=\sum_{n=0}^{k}q^n=\frac{1-q^{k+1}}{1-q}$$",
+                         [geometric]) == []
 
 
 def test_a_different_formula_is_still_missing() -> None:

@@ -141,7 +141,7 @@ def _mathy(token: str) -> bool:
     has_digit = any(c.isdigit() for c in core)
     has_letter = any(c.isalpha() for c in core)
     # f(x), x[t], x_t, 2x, H-1: letters and digits or brackets mixed inside one token
-    return (has_letter and (has_digit or "(" in core or "[" in core or "_" in core)
+    return (has_letter and (has_digit or any(c in core for c in "([_|"))
             and len(core) <= 40) or (has_digit and any(c in core for c in "/*"))
 
 
@@ -151,6 +151,9 @@ _CLINGING = re.compile(r"([A-Za-z0-9)\]}′'’|\u0370-\u03ff\u2200-\u22ff])"
 # ... and prose ends where a formula begins ("零点：∀η∈(f(a),f(b))", "则f(ξ)=η")
 _CLUNG = re.compile(r"([\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uff1a\uff0c\u3001\u3002])"
                     r"([^\s\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uff1a\uff0c\u3001\u3002])")
+
+
+_TRAILING = " .,;:\u3002\uff0c\u3001\uff1b\uff1a"  # and the CJK full stop, comma, colon
 
 
 def formulas(claim: str) -> list[str]:
@@ -172,6 +175,9 @@ def formulas(claim: str) -> list[str]:
         joins = token in _OPERATORS or token == "=" or (short and bool(run) and not prose)
         if token and (_mathy(token) or joins) and not has_cjk(token):  # "(介值定理)" is prose
             run.append(token)
+            if len(token) > 1 and token.endswith(":"):  # "|q| < 1: A_k = …" ends a clause
+                spans.append(run)
+                run = []
             continue
         if run:
             spans.append(run)
@@ -182,7 +188,7 @@ def formulas(claim: str) -> list[str]:
                         and span[-1] not in _OPERATORS
                         and not (len(span) > 1 and span[-2] in _JOINING)):
             span = span[:-1]  # a trailing short word ("is", "a") is prose, not an operand
-        text = " ".join(span).strip(" .,;:")
+        text = " ".join(span).strip(_TRAILING)
         relation = any(c in text for c in _MATH_CHARS) or any(c in text for c in _SUPERSCRIPTS)
         if relation and len(skeleton(text)) >= 3:
             found.append(text)

@@ -51,7 +51,7 @@ from .ordinals import unbacked_ordinals
 from .sentences import Line, unlabelled, variant_words
 from .statements import Statement
 from .whole import lead_in
-from .wording import dropped_negation, negates, unbacked_polarity
+from .wording import dropped_negation, filler, negates, unbacked_polarity
 
 # e5 cosines, statement to its own sentence (course pack and sample course, docs/tutor.md)
 KEEP = 0.88
@@ -162,6 +162,22 @@ def _recited(statement: Statement, vector: np.ndarray, lines: Mapping[str, Line]
         if float(similarity) >= (KEEP_ACROSS if across else KEEP):
             return StatementVerdict(other, True, float(similarity))
     return None
+
+
+def content_words(text: str, language: str) -> set[str]:
+    """The words the overlap with a statement's sentences counts, LaTeX read as the symbols
+    it writes (a statement's "α" is its sentence's `\\alpha`). In Chinese every character
+    but a paraphrase's filler ("因此", "我们", "可以", "通过"): the tokenizer's bigrams across
+    two words of a paraphrase ("们可", "以通") would count as words of its own."""
+    plain = to_unicode(text)
+    if language not in _BY_CHARACTER or not has_cjk(plain):
+        return {w for w in tokenize(plain, language) if w not in ANY_STOPWORD}
+    skip = filler(language)
+    return ({c for c in plain if has_cjk(c) and c not in skip}
+            | {w for w in tokenize(plain, language) if not has_cjk(w) and w not in ANY_STOPWORD})
+
+
+_BY_CHARACTER = ("zh",)
 
 
 def negation_flipped(text: str, own: Sequence[Line], language: str) -> bool:
@@ -305,8 +321,9 @@ def _terms_and_form(statement: Statement, own: Sequence[Line], question: str,
         if (variant := variant_words(line)) and not variant & words:
             return StatementVerdict(statement, False, reason="leaves out the variant its "
                                     "sentence is about: " + ", ".join(sorted(variant)))
-    found = set(tokenize(" ".join(x.text for x in same) + " " + question, language))
-    if same and words and len(words & found) < OVERLAP_LOW * len(words):
+    mine = content_words(text, language)
+    found = content_words(" ".join(x.text for x in same) + " " + question, language)
+    if same and mine and len(mine & found) < OVERLAP_LOW * len(mine):
         return StatementVerdict(statement, False, reason="most of its words are not in its "
                                                          "sentences")
     if same and says_little(text, same, question, language):
