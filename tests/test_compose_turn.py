@@ -296,3 +296,32 @@ def test_a_translated_statement_that_lost_a_name_keeps_the_checked_one(
     assert answer.text == ("1. 이분법은 볼차노 정리에 기반합니다. "
                            "(Bisection rests on the Bolzano theorem.) [1]")
 
+
+
+MIDPOINT = "Bisection takes the midpoint c = (a + b)/2 of the bracket."
+
+
+@pytest.mark.parametrize("kept", [True, False])
+def test_a_translation_keeps_each_formula_as_written(make_tutor: MakeTutor, kept: bool) -> None:
+    def write(prompt: str) -> str:
+        sid = evidence(prompt)[0][0]
+        return json.dumps({"statements": [{"text": MIDPOINT, "evidence": [sid]}]})
+
+    asked: list[str] = []
+
+    def translate(text: str) -> str:
+        # the formula goes through as a placeholder; a translation that loses it is asked
+        # for once more, with the formula in the text
+        asked.append(text)
+        if "⟨F1⟩" in text:
+            lost = "이분법은 중점을 택합니다."
+            return "이분법은 구간의 중점 c ⟨F1⟩을 택합니다." if kept else lost
+        return "이분법은 구간의 중점 c = (a + b)/2을 택합니다."
+
+    fake = ScriptedLLM(answer=[Say(write=write)], translate=["How does bisection work?"],
+                       translate_reply=[Say(write=translate), Say(write=translate)])
+    tutor, _ = make_tutor(fake)
+    _, answer = run(tutor, "이분법은 어떻게 작동하나요?")
+    assert "(a + b)/2" not in asked[0] and "⟨F1⟩" in asked[0]
+    assert len(asked) == (1 if kept else 2)
+    assert answer.text == "1. 이분법은 구간의 중점 c = (a + b)/2을 택합니다. [1]"

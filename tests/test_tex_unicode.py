@@ -127,3 +127,20 @@ def test_formulas_are_indexed_as_unicode_maths() -> None:
     indexed = index_text("Serie", ("Serie", "Geometrica"),
                          r"La serie converge a $\frac{1}{1-q}$ per $|q| < 1$.")
     assert "1/(1−q)" in indexed and "frac" not in indexed
+
+
+def test_formulas_go_through_a_translation_as_placeholders() -> None:
+    from coursetutor.tutor.claims import mask_formulas, unmask
+
+    text = "定理 2.3.1：若 {aₙ} 有上界，则其收敛且 lim_(n→∞)aₙ=sup_(n≥ 1)aₙ=:a。 [1]"
+    masked, found = mask_formulas(text)
+    assert masked == "定理 2.3.1：若 {aₙ} 有上界，则其收敛且 ⟨F1⟩。 [1]"
+    assert found == ["lim_(n→∞)aₙ=sup_(n≥ 1)aₙ=:a"]
+    assert unmask("정리 2.3.1: {aₙ}이 상계를 가지면 수렴하고 ⟨F1⟩입니다. [1]", found) == (
+        "정리 2.3.1: {aₙ}이 상계를 가지면 수렴하고 lim_(n→∞)aₙ=sup_(n≥ 1)aₙ=:a입니다. [1]")
+    two = mask_formulas("Se f(a)=f(b), allora f'(c)=0.")
+    assert two == ("Se ⟨F1⟩, allora ⟨F2⟩.", ["f(a)=f(b)", "f'(c)=0"])
+    # a placeholder lost or said twice: no translation to put the formulas back into
+    assert unmask("수렴합니다.", found) is None
+    assert unmask("⟨F1⟩ ⟨F1⟩", found) is None
+    assert mask_formulas("No maths here.") == ("No maths here.", [])

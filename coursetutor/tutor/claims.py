@@ -158,40 +158,77 @@ _TRAILING = " .,;:\u3002\uff0c\u3001\uff1b\uff1a"  # and the CJK full stop, comm
 
 def formulas(claim: str) -> list[str]:
     """The formulas of a claim: runs of maths tokens that hold an operator or relation."""
-    body = normalize_math(_QUOTE.sub("", MARKER.sub(" ", claim)))
+    tokens = _split(normalize_math(_QUOTE.sub("", MARKER.sub(" ", claim))))
+    return [" ".join(tokens[i:j]).strip(_TRAILING) for i, j in _formula_spans(tokens)]
+
+
+def mask_formulas(text: str) -> tuple[str, list[str]]:
+    """`text` with each formula replaced by a placeholder ⟨F1⟩, ⟨F2⟩ … and the formulas as
+    written, so that a translation cannot rewrite them ("lim_(n→∞)aₙ=sup aₙ" came back from
+    Korean as "n → ∞에 aₙ = sup aₙ"): `unmask` puts them back."""
+    tokens = _split(text)
+    plain = [normalize_math(token) for token in tokens]
+    found: list[str] = []
+    for i, j in reversed(_formula_spans(plain)):
+        written = " ".join(tokens[i:j])
+        core = written.rstrip(_TRAILING)
+        found.append(core)
+        tokens[i:j] = [f"⟨F{{n}}⟩{written[len(core):]}"]
+    found.reverse()
+    masked = " ".join(tokens)
+    for n in range(1, len(found) + 1):
+        masked = masked.replace("⟨F{n}⟩", f"⟨F{n}⟩", 1)
+    return masked, found
+
+
+def unmask(text: str, found: Sequence[str]) -> str | None:
+    """The placeholders of `mask_formulas` replaced by their formulas; None when one is
+    missing or repeated."""
+    for n, formula in enumerate(found, start=1):
+        if text.count(f"⟨F{n}⟩") != 1:
+            return None
+        text = text.replace(f"⟨F{n}⟩", formula)
+    return None if "⟨F" in text else text
+
+
+def _split(body: str) -> list[str]:
     # Korean and Japanese particles cling to the formula before them ("f(b)인 경우", "= 0이라는"):
     # the formula ends where the script changes
-    body = _CLUNG.sub(r"\1 \2", _CLINGING.sub(r"\1 \2", body))
-    tokens = body.split(" ")
-    spans: list[list[str]] = []
-    run: list[str] = []
-    for token in [*tokens, ""]:
+    return _CLUNG.sub(r"\1 \2", _CLINGING.sub(r"\1 \2", body)).split(" ")
+
+
+def _formula_spans(tokens: Sequence[str]) -> list[tuple[int, int]]:
+    """The [start, end) token ranges of the formulas among `tokens` (maths normalised)."""
+    spans: list[tuple[int, int]] = []
+    start = -1
+    for n, token in enumerate([*tokens, ""]):
+        run = start >= 0
         # (a Korean, Japanese or Chinese word is prose, however short: "인", "경우", "则")
         short = len(token.strip(".,;:")) <= 2 and bool(token.strip(".,;:")) and not (
             has_cjk(token))
         # "e", "o", "di", "of" between two formulas is prose ("(a,b) e f(a)=f(b)"), unless
         # an operator before it makes it a term ("b - a")
-        prose = token.casefold() in _CONNECTORS and not (run and run[-1] in _JOINING)
-        joins = token in _OPERATORS or token == "=" or (short and bool(run) and not prose)
+        prose = token.casefold() in _CONNECTORS and not (run and tokens[n - 1] in _JOINING)
+        joins = token in _OPERATORS or token == "=" or (short and run and not prose)
         if token and (_mathy(token) or joins) and not has_cjk(token):  # "(介值定理)" is prose
-            run.append(token)
+            start = n if start < 0 else start
             if len(token) > 1 and token.endswith(":"):  # "|q| < 1: A_k = …" ends a clause
-                spans.append(run)
-                run = []
+                spans.append((start, n + 1))
+                start = -1
             continue
         if run:
-            spans.append(run)
-        run = []
+            spans.append((start, n))
+        start = -1
     found = []
-    for span in spans:
-        while span and (len(span[-1].strip(".,;:")) <= 2 and not _mathy(span[-1])
-                        and span[-1] not in _OPERATORS
-                        and not (len(span) > 1 and span[-2] in _JOINING)):
-            span = span[:-1]  # a trailing short word ("is", "a") is prose, not an operand
-        text = " ".join(span).strip(_TRAILING)
+    for i, j in spans:
+        while j > i and (len(tokens[j - 1].strip(".,;:")) <= 2 and not _mathy(tokens[j - 1])
+                         and tokens[j - 1] not in _OPERATORS
+                         and not (j - i > 1 and tokens[j - 2] in _JOINING)):
+            j -= 1  # a trailing short word ("is", "a") is prose, not an operand
+        text = " ".join(tokens[i:j]).strip(_TRAILING)
         relation = any(c in text for c in _MATH_CHARS) or any(c in text for c in _SUPERSCRIPTS)
         if relation and len(skeleton(text)) >= 3:
-            found.append(text)
+            found.append((i, j))
     return found
 
 

@@ -22,7 +22,7 @@ from ..llm.router import CallRecord, Router
 from ..retrieval.language import LANGUAGE_NAMES
 from . import prompts
 from .citations import MARKER, cited_numbers
-from .claims import claim_numbers, names
+from .claims import claim_numbers, mask_formulas, names, unmask
 from .tidy import unstutter
 
 CHECK_LETTERS = 24  # letters held back before the script is judged
@@ -78,23 +78,35 @@ def gated(pieces: Iterator[str], language: str, gate: Gate) -> Iterator[str]:
 def translate_reply(router: Router, text: str, language_name: str,
                     log: list[CallRecord], wait: bool = True) -> str:
     """`text` translated into the named language with its [n] markers ("" when the model
-    gives nothing, or gets stuck on a phrase). A translation that dropped every marker gets
-    the original's at its end. `wait`: False raises ModelBusyError where the in-process
-    model has no free context."""
-    # a system message: asked in one user message, the small model returns the text as it is
-    system = prompts.render("translate_reply", language=language_name)
-    # room for a translation twice the text's length, not for a model stuck on a phrase
-    budget = min(MAX_TRANSLATION_TOKENS, 64 + len(text))
-    params = GenParams(temperature=0.0, max_tokens=budget, wait=wait)
-    out = router.complete("answer", [Message("system", system),
-                                     *_worked_example(language_name), Message("user", text)],
-                          params, log).text.strip()
+    gives nothing, or gets stuck on a phrase). Formulas go through as placeholders and come
+    back as written. A translation that dropped every marker gets the original's at its
+    end. `wait`: False raises ModelBusyError where the in-process model has no free
+    context."""
+    # each formula goes through as a placeholder, put back after: the small model rewrote
+    # them ("lim_(n→∞)aₙ=sup aₙ" as "n → ∞에 aₙ = sup aₙ"); a translation that loses one is
+    # asked for once more with the formulas in the text
+    masked, found = mask_formulas(text)
+    out = _translated(router, masked, language_name, log, wait)
+    if found:
+        out = unmask(out, found) or _translated(router, text, language_name, log, wait)
     if runaway(text, out):
         return ""  # "금융의 금융의 금융의 ...": the reply as written is better
     cited = cited_numbers(text)
     if out and cited and not cited_numbers(out):
         out = f"{out} {' '.join(f'[{n}]' for n in cited)}"
     return out
+
+
+def _translated(router: Router, text: str, language_name: str, log: list[CallRecord],
+                wait: bool) -> str:
+    # a system message: asked in one user message, the small model returns the text as it is
+    system = prompts.render("translate_reply", language=language_name)
+    # room for a translation twice the text's length, not for a model stuck on a phrase
+    budget = min(MAX_TRANSLATION_TOKENS, 64 + len(text))
+    params = GenParams(temperature=0.0, max_tokens=budget, wait=wait)
+    return router.complete("answer", [Message("system", system),
+                                      *_worked_example(language_name), Message("user", text)],
+                           params, log).text.strip()
 
 
 def runaway(text: str, out: str) -> bool:
