@@ -144,3 +144,16 @@ def test_formulas_go_through_a_translation_as_placeholders() -> None:
     assert unmask("수렴합니다.", found) is None
     assert unmask("⟨F1⟩ ⟨F1⟩", found) is None
     assert mask_formulas("No maths here.") == ("No maths here.", [])
+
+
+def test_a_masked_formula_is_whole_and_placeholders_run_together_stay_apart() -> None:
+    from coursetutor.tutor.claims import mask_formulas, unmask
+
+    text = ("The update is x [t+1] = x [t] + d[t] with "
+            "d[t] = − ( ∇2f (x [t]) )−1 ∇f (x [t])")
+    masked, found = mask_formulas(text)
+    # its variable before it, and the inverse's ")−1" between two runs, belong to it
+    assert masked == "The update is ⟨F1⟩ with ⟨F2⟩"
+    assert found == ["x [t+1] = x [t] + d[t]", "d[t] = − ( ∇2f (x [t]) )−1 ∇f (x [t])"]
+    assert unmask("업데이트는 ⟨F1⟩⟨F2⟩입니다.", found) == (
+        "업데이트는 x [t+1] = x [t] + d[t], d[t] = − ( ∇2f (x [t]) )−1 ∇f (x [t])입니다.")

@@ -169,7 +169,7 @@ def mask_formulas(text: str) -> tuple[str, list[str]]:
     tokens = _split(text)
     plain = [normalize_math(token) for token in tokens]
     found: list[str] = []
-    for i, j in reversed(_formula_spans(plain)):
+    for i, j in reversed(_whole_spans(plain)):
         written = " ".join(tokens[i:j])
         core = written.rstrip(_TRAILING)
         found.append(core)
@@ -181,9 +181,26 @@ def mask_formulas(text: str) -> tuple[str, list[str]]:
     return masked, found
 
 
+def _whole_spans(tokens: Sequence[str]) -> list[tuple[int, int]]:
+    """The formulas' token ranges, each as a reader sees it whole: with the variable a
+    formula's run leaves out before it (`x` of "x [t+1] = …") and joined to the next where
+    only brackets and signs stand between them ("( ∇2f (x [t]) )−1 ∇f (x [t])")."""
+    out: list[tuple[int, int]] = []
+    for i, j in _formula_spans(tokens):
+        before = tokens[i - 1] if i else ""
+        if before.isalpha() and len(before) == 1 and before.casefold() not in _CONNECTORS:
+            i -= 1
+        if out and not any(c.isalpha() for t in tokens[out[-1][1]:i] for c in t):
+            i = out.pop()[0]
+        out.append((i, j))
+    return out
+
+
 def unmask(text: str, found: Sequence[str]) -> str | None:
     """The placeholders of `mask_formulas` replaced by their formulas; None when one is
-    missing or repeated."""
+    missing or repeated. Two placeholders the translation ran together ("⟨F1⟩⟨F2⟩", the
+    word between them lost) are kept apart by a comma."""
+    text = re.sub(r"⟩\s*⟨", "⟩, ⟨", text)
     for n, formula in enumerate(found, start=1):
         if text.count(f"⟨F{n}⟩") != 1:
             return None
