@@ -244,22 +244,41 @@ def test_tutor_turn_with_the_real_model(tmp_path: Path, smollm_path: Path,
     tutor.router.close()
 
 
-def test_the_prompt_cache_counts_the_logits_it_keeps(smollm: LocalLLM) -> None:
+def test_the_prompt_cache_counts_what_its_states_keep(smollm: LocalLLM) -> None:
     from coursetutor.llm.prompt_cache import prompt_cache
 
     context = smollm._contexts[0]
     llama = context.llama
     with context.lock:
         llama.reset()
-        llama.eval(llama.tokenize(b"The bisection method halves a bracket."))
+        tokens = llama.tokenize(b"The bisection method halves a bracket.")
+        llama.eval(tokens)
         state = llama.save_state()
+    # no copy of the logits table (n_batch x vocabulary floats) nothing reads
+    assert state.scores.nbytes == 0 and state.n_tokens == len(tokens)
     per_state = state.llama_state_size + state.scores.nbytes + state.input_ids.nbytes
-    assert state.scores.nbytes > state.llama_state_size  # what the library leaves uncounted
     cache = prompt_cache(capacity_bytes=2 * per_state + per_state // 2)
     for key in ((1,), (2,), (3,)):
         cache[key] = state
     assert cache.cache_size == 2 * per_state  # the oldest went out to stay under the cap
     assert (1,) not in cache and (3,) in cache
+
+
+def test_a_prompt_state_loaded_from_the_cache_gives_the_same_reply(
+        smollm: LocalLLM, monkeypatch: pytest.MonkeyPatch) -> None:
+    smollm.forget_prompts()
+    params = GenParams(temperature=0.0, max_tokens=12)
+    first = [Message("system", "You are a tutor."), Message("user", "What is bisection?")]
+    other = [Message("system", "You are a tutor."), Message("user", "What is a secant?")]
+    fresh = smollm.complete(first, params).text
+    smollm.complete(other, params)  # the context now holds the other prompt
+    llama = smollm._contexts[0].llama
+    loaded: list[int] = []
+    load = llama.load_state
+    monkeypatch.setattr(llama, "load_state", lambda state: (loaded.append(state.n_tokens),
+                                                            load(state))[1])
+    assert smollm.complete(first, params).text == fresh
+    assert loaded  # the first prompt's state came back from the cache, not evaluated again
 
 
 def test_answers_and_short_tasks_keep_their_prompts_apart(smollm: LocalLLM) -> None:

@@ -15,7 +15,7 @@ from ..errors import BackendError, MissingDependencyError, ModelBusyError, Model
 from . import lazy_grammar
 from .base import LLM, Delta, GenParams, Message, Usage
 from .bundled import INSTALL_HINT, bundled_model_path
-from .prompt_cache import prompt_cache
+from .prompt_cache import lean_states, prompt_cache
 
 # each context keeps its evaluated prompt; a RAM cache per context also keeps the states of
 # earlier prompts, so the fixed start of each (the system prompt and task of answers, a judge's
@@ -118,6 +118,7 @@ class LocalLLM(LLM):
         except ValueError as exc:  # llama-cpp-python's way of saying the file is not a model
             raise ModelNotFoundError(f"cannot load {self._path} as a GGUF model") from exc
         lazy_grammar.install(llama)  # a statement's grammar checked on its likeliest tokens
+        lean_states(llama)  # cached prompt states without the unused logits table
         return llama
 
     def _context(self, index: int) -> _Context:
