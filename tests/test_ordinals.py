@@ -57,6 +57,8 @@ class _SameVector:
     def embed_passages(self, texts: Iterable[str]) -> np.ndarray:
         return np.ones((len(list(texts)), 4)) / 2.0
 
+    embed_sentences = embed_passages
+
 
 def test_the_statement_check_removes_a_statement_of_another_kind() -> None:
     chunk = Chunk(id="c1", tenant="t", course="c", document_id="d1", document_title="T",

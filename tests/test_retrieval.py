@@ -634,3 +634,27 @@ def test_a_translated_korean_question_keeps_its_keyword_evidence(ws: Workspace) 
         ws.search(query, SAMPLE_COURSE, trace=trace)
         evidence[query] = trace.keyword_evidence
     assert len(set(evidence.values())) == 1
+
+
+def test_passage_sentences_are_embedded_once_while_recent() -> None:
+    from coursetutor.retrieval.embed import EmbeddingModel
+
+    class Counting(EmbeddingModel):
+        model_id, dim = "counting", 2
+
+        def __init__(self) -> None:
+            self.embedded: list[str] = []
+
+        def embed_batch(self, texts: list[str], is_query: bool) -> np.ndarray:
+            self.embedded += texts
+            return np.array([[len(t), 1.0] for t in texts], dtype=np.float32)
+
+    model = Counting()
+    first = model.embed_sentences(["ab", "abc", "ab"])
+    assert model.embedded == ["ab", "abc"]  # a sentence said twice is embedded once
+    again = model.embed_sentences(["abc", "abcd"])
+    assert model.embedded == ["ab", "abc", "abcd"]  # only the new one
+    assert first[:, 0].tolist() == [2, 3, 2] and again[:, 0].tolist() == [3, 4]
+    model.sentence_cache_size = 0  # no cache: every call embeds
+    model.embed_sentences(["abc"])
+    assert model.embedded[-1] == "abc" and model.embed_sentences([]).shape == (0, 2)

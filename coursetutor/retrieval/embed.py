@@ -48,6 +48,29 @@ class EmbeddingModel(abc.ABC):
         ]
         return np.vstack(parts) if parts else np.zeros((0, self.dim), dtype=np.float32)
 
+    sentence_cache_size = 8192
+
+    def embed_sentences(self, texts: Iterable[str]) -> Matrix:
+        """Embed a passage's sentences; recent ones come from an LRU cache: a passage's
+        sentences are read again for each question it answers (the evidence sentences), and
+        the answer check compares each statement with sentences the selection embedded."""
+        items = list(texts)
+        if self.sentence_cache_size <= 0 or not items:
+            return self.embed_passages(items)
+        cache: LRU[str, npt.NDArray[np.float32]] = self.__dict__.setdefault(
+            "_sentence_cache", LRU(self.sentence_cache_size))
+        cache.size = self.sentence_cache_size  # may be changed on a built model
+        found: dict[str, npt.NDArray[np.float32]] = {}
+        for text in dict.fromkeys(items):
+            if (vector := cache.get(text)) is not None:
+                found[text] = vector
+        missing = [text for text in dict.fromkeys(items) if text not in found]
+        if missing:
+            for text, new in zip(missing, self.embed_passages(missing), strict=True):
+                found[text] = new
+                cache.put(text, new)
+        return np.vstack([found[text] for text in items]).astype(np.float32, copy=False)
+
     def token_count(self, text: str) -> int:
         """Approximate token count (backends with a tokenizer override this)."""
         return max(1, len(text.split()) * 4 // 3)

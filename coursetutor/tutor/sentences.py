@@ -372,7 +372,7 @@ def select(question: str, search: str, hits: Sequence[Hit], language: str, inten
     asked = [q for q in dict.fromkeys([question, search]) if q]
     if not candidates:
         return Selection((), 0.0)
-    vectors = embedder.embed_passages(s for _, _, s in candidates)
+    vectors = embedder.embed_sentences(s for _, _, s in candidates)
     cosines = np.max([vectors @ embedder.embed_query(q) for q in asked], axis=0)
     wanted = [{t for t in tokenize(q, lang) if t not in ANY_STOPWORD}
               for q, lang in zip(asked, [language, hits[0].chunk.language or language],

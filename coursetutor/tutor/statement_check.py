@@ -96,7 +96,7 @@ def check_statements(statements: Sequence[Statement], lines: Mapping[str, Line],
         own = [lines[i] for i in statement.evidence if i in lines]
         verdict = _terms_and_form(statement, own, question, language)
         if verdict is None:
-            sims = embedder.embed_passages(line.text for line in own) @ vector
+            sims = embedder.embed_sentences(line.text for line in own) @ vector
             similarity = float(np.max(sims))
             across = any(line.language and line.language != language for line in own)
             keep, drop = (KEEP_ACROSS, DROP_ACROSS) if across else (KEEP, DROP)
@@ -156,7 +156,7 @@ def _recited(statement: Statement, vector: np.ndarray, lines: Mapping[str, Line]
                if _terms_and_form(other, [line], "", language) is None]
     if not passing:
         return None
-    sims = embedder.embed_passages(line.text for _, line in passing) @ vector  # one batch
+    sims = embedder.embed_sentences(line.text for _, line in passing) @ vector  # one batch
     for (other, line), similarity in zip(passing, sims, strict=True):
         across = bool(line.language) and line.language != language
         if float(similarity) >= (KEEP_ACROSS if across else KEEP):
