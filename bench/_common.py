@@ -124,3 +124,11 @@ def run_model_bench(parser: argparse.ArgumentParser,
     print(report(result))
     if args.json_out:
         Path(args.json_out).write_text(json.dumps(result, indent=2))
+
+
+def repeats_main(doc: str | None, run: Callable[[argparse.Namespace], dict[str, Any]],
+                 report: Callable[[dict[str, Any]], str]) -> None:
+    """The command line of a model benchmark whose one option of its own is `--repeats`."""
+    parser = argparse.ArgumentParser(description=doc)
+    parser.add_argument("--repeats", type=int, default=3)
+    run_model_bench(parser, run, report)

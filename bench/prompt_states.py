@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from _common import git_state, log, run_model_bench, thread_setting
+from _common import git_state, log, repeats_main, thread_setting
 
 from coursetutor.config import load_settings
 from coursetutor.llm.base import GenParams, Message
@@ -96,9 +96,7 @@ def report(result: dict[str, Any]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--repeats", type=int, default=3)
-    run_model_bench(parser, run, report)
+    repeats_main(__doc__, run, report)
 
 
 if __name__ == "__main__":
