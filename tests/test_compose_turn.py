@@ -315,7 +315,7 @@ def test_a_translation_keeps_each_formula_as_written(make_tutor: MakeTutor, kept
         asked.append(text)
         if "⟨F1⟩" in text:
             lost = "이분법은 중점을 택합니다."
-            return "이분법은 구간의 중점 c ⟨F1⟩을 택합니다." if kept else lost
+            return "이분법은 구간의 중점 ⟨F1⟩을 택합니다." if kept else lost
         return "이분법은 구간의 중점 c = (a + b)/2을 택합니다."
 
     fake = ScriptedLLM(answer=[Say(write=write)], translate=["How does bisection work?"],
