@@ -169,16 +169,12 @@ def mask_formulas(text: str) -> tuple[str, list[str]]:
     tokens = _split(text)
     plain = [normalize_math(token) for token in tokens]
     found: list[str] = []
-    for i, j in reversed(_whole_spans(plain)):
+    for n, (i, j) in reversed(list(enumerate(_whole_spans(plain), start=1))):
         written = " ".join(tokens[i:j])
         core = written.rstrip(_TRAILING)
-        found.append(core)
-        tokens[i:j] = [f"⟨F{{n}}⟩{written[len(core):]}"]
-    found.reverse()
-    masked = " ".join(tokens)
-    for n in range(1, len(found) + 1):
-        masked = masked.replace("⟨F{n}⟩", f"⟨F{n}⟩", 1)
-    return masked, found
+        found.insert(0, core)
+        tokens[i:j] = [f"⟨F{n}⟩{written[len(core):]}"]  # the punctuation after it stays
+    return " ".join(tokens), found
 
 
 def _whole_spans(tokens: Sequence[str]) -> list[tuple[int, int]]:
