@@ -289,10 +289,6 @@ ARCHIMEDES = (r"Teorema 5 (Proprietà archimedea). Siano - $\alpha,\beta>0$ - $\
      "naturale n tale che α * n supera β.",
      "La proprietà archimedea afferma che ogni successione limitata ha una sottosuccessione "
      "convergente."),
-    # "因此，我们可以通过…来证明这一点" wraps the proof's words in filler, no words of its own
-    ("zh", "为什么闭区间上的连续函数一致连续？", "*→ Proof.* 考虑有限开覆盖的 Lebesgue 数即可.",
-     "因此，我们可以通过考虑有限开覆盖的 Lebesgue 数来证明这一点。",
-     "由致密性定理，任取两个收敛子列，其极限之差趋于零。"),
 ])
 def test_the_overlap_counts_what_a_paraphrase_restates(
         language: str, question: str, sentence: str, paraphrase: str, own: str) -> None:
@@ -303,3 +299,15 @@ def test_the_overlap_counts_what_a_paraphrase_restates(
     assert verdicts[0].reason != "most of its words are not in its sentences"
     assert not verdicts[1].kept and verdicts[1].reason == ("most of its words are not in its "
                                                            "sentences")
+
+
+def test_a_chinese_paraphrase_that_adds_its_own_words_is_removed() -> None:
+    # "极限是数列中的最大值": the limit is the supremum, not a maximum the sequence attains;
+    # counted in characters (without filler) its words passed, counted in words they do not
+    monotone = (r"**定理 2.3.1** 若单调上升的 $\{a_n\}$ 有上界, 则其收敛且 "
+                r"$\lim_{n\to\infty}a_n=\sup_{n\ge 1}a_n=:a$.")
+    wrong = Statement("定理 2.3.1 说明了单调上升的数列 {aₙ} 有上界时，"
+                      "它收敛且极限是数列中的最大值 a。", ("S1",))
+    (verdict,) = check_statements([wrong], _line(monotone, "zh"), "单调收敛原理是什么？", "zh",
+                                  _SameVector())  # type: ignore[arg-type]
+    assert not verdict.kept and verdict.reason == "most of its words are not in its sentences"

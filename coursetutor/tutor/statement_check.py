@@ -51,7 +51,7 @@ from .ordinals import unbacked_ordinals
 from .sentences import Line, unlabelled, variant_words
 from .statements import Statement
 from .whole import lead_in
-from .wording import dropped_negation, filler, negates, unbacked_polarity
+from .wording import dropped_negation, negates, unbacked_polarity
 
 # e5 cosines, statement to its own sentence (course pack and sample course, docs/tutor.md)
 KEEP = 0.88
@@ -166,18 +166,8 @@ def _recited(statement: Statement, vector: np.ndarray, lines: Mapping[str, Line]
 
 def content_words(text: str, language: str) -> set[str]:
     """The words the overlap with a statement's sentences counts, LaTeX read as the symbols
-    it writes (a statement's "α" is its sentence's `\\alpha`). In Chinese every character
-    but a paraphrase's filler ("因此", "我们", "可以", "通过"): the tokenizer's bigrams across
-    two words of a paraphrase ("们可", "以通") would count as words of its own."""
-    plain = to_unicode(text)
-    if language not in _BY_CHARACTER or not has_cjk(plain):
-        return {w for w in tokenize(plain, language) if w not in ANY_STOPWORD}
-    skip = filler(language)
-    return ({c for c in plain if has_cjk(c) and c not in skip}
-            | {w for w in tokenize(plain, language) if not has_cjk(w) and w not in ANY_STOPWORD})
-
-
-_BY_CHARACTER = ("zh",)
+    it writes (a statement's "α" is its sentence's `\\alpha`)."""
+    return {w for w in tokenize(to_unicode(text), language) if w not in ANY_STOPWORD}
 
 
 def negation_flipped(text: str, own: Sequence[Line], language: str) -> bool:

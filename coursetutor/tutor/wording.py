@@ -49,12 +49,6 @@ def _starts(text: str, language: str) -> set[str]:
     return {a for a, _ in _opposites(language) if any(w.startswith(a) for w in words)}
 
 
-def filler(language: str) -> frozenset[str]:
-    """The characters a Chinese paraphrase adds around what it restates (`filler` in
-    wording.toml; empty for a language without the list)."""
-    return _lists().get(language, {}).get("filler", frozenset())
-
-
 def opposed(claim: str, passage: str, language: str) -> set[str]:
     """The words of `claim` whose opposite `passage` says instead ("converges" where the
     passage has "diverges" and never "converges")."""
