@@ -33,8 +33,9 @@ def lean_states(llama: Any) -> None:
     llama-cpp-python saves a copy of `scores` (up to n_batch x vocabulary floats: 311 MB for
     Qwen2.5) with every state it caches, after every completion, and writes it back on a
     cache hit; without `logits_all` nothing reads that table (llama.cpp samples from its own
-    logits), and copying it took 0.5 s of every reply on 2 cores, a yes/no judgement's and a
-    translation's included. The states keep the tokens and llama.cpp's own state.
+    logits), and copying it took 0.3 s of a yes/no judgement's call on 2 cores, more for a
+    longer reply (`bench/prompt_states.py`). The states keep the tokens and llama.cpp's own
+    state.
     """
     import llama_cpp
 

@@ -30,9 +30,7 @@ class EmbeddingModel(abc.ABC):
 
     def embed_query(self, text: str) -> npt.NDArray[np.float32]:
         """Embed one question; recent questions are answered from a small LRU cache."""
-        cache: LRU[str, npt.NDArray[np.float32]] = self.__dict__.setdefault(
-            "_query_cache", LRU(self.query_cache_size))
-        cache.size = self.query_cache_size  # may be changed on a built model (0: no cache)
+        cache = self._cache("_query_cache", self.query_cache_size)
         vector = cache.get(text)
         if vector is None:
             vector = np.asarray(self.embed_batch([text], is_query=True)[0], dtype=np.float32)
@@ -57,19 +55,22 @@ class EmbeddingModel(abc.ABC):
         items = list(texts)
         if self.sentence_cache_size <= 0 or not items:
             return self.embed_passages(items)
-        cache: LRU[str, npt.NDArray[np.float32]] = self.__dict__.setdefault(
-            "_sentence_cache", LRU(self.sentence_cache_size))
-        cache.size = self.sentence_cache_size  # may be changed on a built model
-        found: dict[str, npt.NDArray[np.float32]] = {}
-        for text in dict.fromkeys(items):
-            if (vector := cache.get(text)) is not None:
-                found[text] = vector
-        missing = [text for text in dict.fromkeys(items) if text not in found]
+        cache = self._cache("_sentence_cache", self.sentence_cache_size)
+        unique = dict.fromkeys(items)
+        found = {text: vector for text in unique if (vector := cache.get(text)) is not None}
+        missing = [text for text in unique if text not in found]
         if missing:
             for text, new in zip(missing, self.embed_passages(missing), strict=True):
                 found[text] = new
                 cache.put(text, new)
         return np.vstack([found[text] for text in items]).astype(np.float32, copy=False)
+
+    def _cache(self, name: str, size: int) -> LRU[str, npt.NDArray[np.float32]]:
+        """One of the model's vector caches, at `size` (which may be changed on a built model;
+        0: no cache)."""
+        cache: LRU[str, npt.NDArray[np.float32]] = self.__dict__.setdefault(name, LRU(size))
+        cache.size = size
+        return cache
 
     def token_count(self, text: str) -> int:
         """Approximate token count (backends with a tokenizer override this)."""
