@@ -282,20 +282,34 @@ def test_statements_across_languages_are_written_in_the_course_language_then_tra
     assert answer.text == shown[0] and len(answer.sources) == 1
 
 
-def test_a_translated_statement_that_lost_a_name_keeps_the_checked_one(
-        make_tutor: MakeTutor) -> None:
+@pytest.mark.parametrize("kept", [True, False])
+def test_a_translated_statement_keeps_its_names_or_the_checked_one(
+        make_tutor: MakeTutor, kept: bool) -> None:
     def write(prompt: str) -> str:
         sid = evidence(prompt)[0][0]
         return json.dumps({"statements": [{"text": "Bisection rests on the Bolzano theorem.",
                                            "evidence": [sid]}]})
+
+    asked: list[str] = []
+
+    def translate(text: str) -> str:
+        # the name goes through as a placeholder, and comes back as written
+        asked.append(text)
+        if "⟨F1⟩" in text and kept:
+            return "이분법은 ⟨F1⟩ 정리에 기반합니다."
+        return "이분법은 볼차노 정리에 기반합니다."
+
     fake = ScriptedLLM(answer=[Say(write=write)], translate=["How does bisection work?"],
-                       translate_reply=["이분법은 볼차노 정리에 기반합니다."])
+                       translate_reply=[Say(write=translate), Say(write=translate)])
     tutor, _ = make_tutor(fake)
     _, answer = run(tutor, "이분법은 어떻게 작동하나요?")
-    # "Bolzano" is lost in the translation: the checked statement follows it
-    assert answer.text == ("1. 이분법은 볼차노 정리에 기반합니다. "
-                           "(Bisection rests on the Bolzano theorem.) [1]")
-
+    assert asked[0] == "Bisection rests on the ⟨F1⟩ theorem."
+    if kept:
+        assert answer.text == "1. 이분법은 Bolzano 정리에 기반합니다. [1]"
+    else:  # "Bolzano" is lost in both translations: the checked statement follows it
+        assert len(asked) == 2
+        assert answer.text == ("1. 이분법은 볼차노 정리에 기반합니다. "
+                               "(Bisection rests on the Bolzano theorem.) [1]")
 
 
 MIDPOINT = "Bisection takes the midpoint c = (a + b)/2 of the bracket."

@@ -49,6 +49,13 @@ def test_a_rank_its_sentence_does_not_name_is_unbacked() -> None:
     cut = "至少一侧极限不存在"
     assert unbacked_ordinals(wrong, [cut], "第二类间断点是怎么定义的？") == set()
     assert unbacked_ordinals(wrong, [cut], "间断点是怎么定义的？") == {2}
+    # ... unless another evidence sentence is the one of that rank: the statement gave the
+    # question's kind to a sentence about something else
+    grafted = "第二类间断点是指在 (a,b) 内任意一点都连续, 在 a 右连续, 在 b 左连续。"
+    after = "若定义在 [a,b] 的 f 在 (a,b) 内任意一点都连续, 在 a 右连续, 在 b 左连续."
+    asked = "第二类间断点是怎么定义的？"
+    assert unbacked_ordinals(grafted, [after], asked, [SECOND_KIND, FIRST_KIND]) == {2}
+    assert unbacked_ordinals(grafted, [after], asked, [FIRST_KIND]) == set()
 
 
 class _SameVector:
@@ -68,6 +75,26 @@ def test_the_statement_check_removes_a_statement_of_another_kind() -> None:
     wrong = Statement("第二类间断点是指左右极限存在但不连续的点。", ("S1",))
     right = Statement("第一类间断点是指左右极限存在但不连续的点。", ("S1",))
     verdicts = check_statements([wrong, right], lines, "第二类间断点是怎么定义的？", "zh",
+                                _SameVector())  # type: ignore[arg-type]
+    assert [v.kept for v in verdicts] == [False, True]
+    assert "another kind" in verdicts[0].reason
+
+
+def test_the_question_s_kind_given_to_the_wrong_sentence_is_removed() -> None:
+    after = "若定义在 [a,b] 的 f 在 (a,b) 内任意一点都连续, 在 a 右连续, 在 b 左连续."
+
+    def line(sid: str, text: str) -> Line:
+        chunk = Chunk(id="c1", tenant="t", course="c", document_id="d1", document_title="T",
+                      doc_type="lecture", topic="", section_path=(), difficulty=0,
+                      language="zh", locator=Locator(page=11), text=text, content_hash="h1",
+                      ordinal=1)
+        return Line(sid, Hit(chunk, 1.0, {}, {}, Locator(page=11)), text, 1.0)
+
+    lines = {"S1": line("S1", SECOND_KIND), "S2": line("S2", after)}
+    grafted = Statement("第二类间断点是指在 (a,b) 内任意一点都连续, 在 a 右连续, 在 b 左连续。",
+                        ("S2",))
+    right = Statement("第二类间断点是指至少一侧极限不存在的点。", ("S1",))
+    verdicts = check_statements([grafted, right], lines, "第二类间断点是怎么定义的？", "zh",
                                 _SameVector())  # type: ignore[arg-type]
     assert [v.kept for v in verdicts] == [False, True]
     assert "another kind" in verdicts[0].reason

@@ -89,6 +89,18 @@ def test_a_formula_ends_at_a_chinese_full_stop_and_at_a_clause_colon() -> None:
                          [geometric]) == []
 
 
+def test_if_between_two_formulas_is_a_word_of_the_sentence() -> None:
+    from coursetutor.tutor.claims import formulas
+
+    # "se" (if) joined the value and its condition into one formula the notes never write
+    source = (r"Quindi con $|q|<1$ si ha che $q^{k+1}\rightarrow 0$ e la serie converge a "
+              r"$\frac{1}{1-q}$")
+    claim = "La serie geometrica converge a 1/(1-q) se |q|<1."
+    assert formulas(claim) == ["|q|<1"]
+    assert missing_terms(claim, [source]) == []
+    assert formulas("f(x) = 0 if g(x) ≥ 1") == ["f(x) = 0", "g(x) ≥ 1"]
+
+
 def test_a_different_formula_is_still_missing() -> None:
     claim = r"The Newton step is \(x^{[t+1]} = x^{[t]} - \nabla f(x^{[t]})^{-1}\) [1]."
     assert missing_terms(claim, [NEWTON_PDF])
@@ -144,6 +156,20 @@ def test_formulas_go_through_a_translation_as_placeholders() -> None:
     assert unmask("수렴합니다.", found) is None
     assert unmask("⟨F1⟩ ⟨F1⟩", found) is None
     assert mask_formulas("No maths here.") == ("No maths here.", [])
+
+
+def test_names_go_through_a_translation_as_placeholders() -> None:
+    from coursetutor.tutor.claims import mask_formulas, unmask
+    from coursetutor.tutor.reply_language import mask_names
+
+    text = ("The Hessian of Newton-Raphson is used, as in the English slides, "
+            "and Newton-Raphson needs x [t+1] = x [t] + d[t].")
+    masked, found = mask_names(*mask_formulas(text))
+    # each name as often as it is written, after the formulas; a language is translated
+    assert masked == ("The ⟨F2⟩ of ⟨F3⟩ is used, as in the English slides, "
+                      "and ⟨F4⟩ needs ⟨F1⟩.")
+    assert found == ["x [t+1] = x [t] + d[t]", "Hessian", "Newton-Raphson", "Newton-Raphson"]
+    assert unmask(masked, found) == text
 
 
 def test_a_masked_formula_is_whole_and_placeholders_run_together_stay_apart() -> None:

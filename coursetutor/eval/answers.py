@@ -9,6 +9,7 @@ import json
 import re
 import time
 import uuid
+from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -207,7 +208,9 @@ def score_answer(tutor: Tutor, scorer: AnswerScorer, course: str, qid: str, ques
     # and the lines the reply cites as shown to the student (an evidence line may hold the
     # statement a proof proves, from the passage before: stages/select.continued)
     sources += [c.snippet for c in a.sources if c.snippet and c.snippet not in sources]
-    checks = scorer.check_claims(a.text, sources, question, a.language)
+    checks = scorer.check_claims(a.text, sources, question, a.language,
+                                 _language_of([chunks[i] for i in cited or a.context
+                                               if i in chunks]))
     supported = sum(c.supported for c in checks)
     missing = [m for c in checks for m in c.missing]
     record.update({
@@ -248,7 +251,15 @@ def _draft_checks(scorer: AnswerScorer, draft: str, a: Answer, chunks: dict[str,
     cited = [a.context[n - 1] for n in dict.fromkeys(cited_numbers(draft))
              if 0 < n <= len(a.context)]
     sources = [_with_titles(chunks[i]) for i in (cited or list(a.context)) if i in chunks]
-    return scorer.check_claims(draft, sources, question, a.language)
+    return scorer.check_claims(draft, sources, question, a.language,
+                               _language_of([chunks[i] for i in cited or a.context
+                                             if i in chunks]))
+
+
+def _language_of(chunks: Sequence[Chunk]) -> str:
+    """The language most of `chunks` are in, as their course gives it ("" when none says)."""
+    found = Counter(c.language for c in chunks if c.language).most_common(1)
+    return found[0][0] if found else ""
 
 
 def _with_titles(chunk: Chunk) -> str:

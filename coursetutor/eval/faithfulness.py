@@ -93,8 +93,12 @@ class AnswerScorer:
         return _unit(np.vstack(parts).astype(np.float32))
 
     def check_claims(self, answer: str, sources: Sequence[str], question: str,
-                     language: str) -> list[ClaimCheck]:
-        """Every claim of `answer` with what is missing and its best support score."""
+                     language: str, source_language: str = "") -> list[ClaimCheck]:
+        """Every claim of `answer` with what is missing and its best support score.
+
+        `source_language`: the language of the sources as their course gives it; without
+        it, guessed from their text (with the answer's language as the default, which maths
+        slides, a few English words among formulas and "i.e.", can fall back to)."""
         from ..tutor.claims import claims, missing_terms
 
         # a sentence that only introduces a quotation ("The material puts it this way:")
@@ -111,7 +115,8 @@ class AnswerScorer:
         sims = (self._embed(stripped) @ self._embed(sentences).T if sentences
                 else np.zeros((len(found), 0), dtype=np.float32))
         sent_terms = [content_terms(s, language) for s in sentences]
-        source_language = detect_language(" ".join(sources)[:4000], default=language)
+        source_language = source_language or detect_language(" ".join(sources)[:4000],
+                                                             default=language)
         out: list[ClaimCheck] = []
         for i, claim in enumerate(found):
             terms = content_terms(stripped[i], language)

@@ -31,7 +31,7 @@ _OPERATORS = set("+-*/·×")
 _JOINING = _OPERATORS | {"=", "<", ">", "≤", "≥", "−"}
 # short words that join two clauses, never two halves of one formula
 _CONNECTORS = frozenset("e ed o od a ad di da de in is of or to as at by on en et ou y u è "
-                        "und im zu".split())
+                        "und im zu if se si so ne ma il lo la le un an it be we".split())
 _SUPERSCRIPTS = "⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺"
 _DASHES = {"\u2212": "-", "\u2013": "-", "\u2012": "-", "\u2010": "-", "\u2011": "-"}
 _DROP_IN_SKELETON = re.compile(r"[\s\\$^_{}\[\]()*·×⋅]|\\left|\\right|\\cdot")

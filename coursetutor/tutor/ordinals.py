@@ -62,10 +62,17 @@ def ordinals(text: str) -> set[int]:
     return found - {0}
 
 
-def unbacked_ordinals(statement: str, sentences: Sequence[str], question: str = "") -> set[int]:
+def unbacked_ordinals(statement: str, sentences: Sequence[str], question: str = "",
+                      elsewhere: Sequence[str] = ()) -> set[int]:
     """The ranks `statement` names that its `sentences` do not: wherever they name another
     rank (the question asking of the second kind does not make a sentence of the first
-    kind say it), and where they name none, unless the question does."""
+    kind say it), and where they name none, unless the question does and no sentence of
+    the evidence `elsewhere` names it (then the statement gave the question's kind to a
+    sentence about something else: "第二类间断点是指 … f∈C[a,b]" from the sentence after the
+    definition of the second kind)."""
     named = set().union(*(ordinals(s) for s in sentences)) if sentences else set()
     ranks = ordinals(statement) - named
-    return ranks if named else ranks - ordinals(question)
+    if named:
+        return ranks
+    other = set().union(*(ordinals(s) for s in elsewhere)) if elsewhere else set()
+    return ranks - (ordinals(question) - other)

@@ -85,7 +85,7 @@ def translate_reply(router: Router, text: str, language_name: str,
     # each formula goes through as a placeholder, put back after: the small model rewrote
     # them ("lim_(n→∞)aₙ=sup aₙ" as "n → ∞에 aₙ = sup aₙ"); a translation that loses one is
     # asked for once more with the formulas in the text
-    masked, found = mask_formulas(text)
+    masked, found = mask_names(*mask_formulas(text))
     out = _translated(router, masked, language_name, log, wait)
     if found:
         out = unmask(out, found) or _translated(router, text, language_name, log, wait)
@@ -95,6 +95,25 @@ def translate_reply(router: Router, text: str, language_name: str,
     if out and cited and not cited_numbers(out):
         out = f"{out} {' '.join(f'[{n}]' for n in cited)}"
     return out
+
+
+def mask_names(text: str, found: list[str]) -> tuple[str, list[str]]:
+    """`text` (masked by `mask_formulas`) with its names too as placeholders, numbered on
+    after the formulas': the bundled model wrote "Newton-Raphson" as "뉴턴-라프슨" and
+    "Hessian" as "허스턴", which a Korean student cannot look up; kept, they read as in the
+    worked example ("Armijo 규칙"). Language names ("English") are translated."""
+    languages = {n.split(" (")[0] for n in LANGUAGE_NAMES.values()}
+    out = list(found)
+    for name in dict.fromkeys(names(text)):
+        if name in languages:
+            continue
+
+        def placeholder(match: re.Match[str]) -> str:
+            out.append(match.group(0))
+            return f"⟨F{len(out)}⟩"
+
+        text = re.sub(rf"(?<![\w⟨-]){re.escape(name)}(?![\w⟩-])", placeholder, text)
+    return text, out
 
 
 def _translated(router: Router, text: str, language_name: str, log: list[CallRecord],

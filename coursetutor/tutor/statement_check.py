@@ -94,7 +94,8 @@ def check_statements(statements: Sequence[Statement], lines: Mapping[str, Line],
     judged = 0
     for statement, vector in zip(statements, vectors, strict=True):
         own = [lines[i] for i in statement.evidence if i in lines]
-        verdict = _terms_and_form(statement, own, question, language)
+        others = [line for i, line in lines.items() if i not in statement.evidence]
+        verdict = _terms_and_form(statement, own, question, language, others)
         if verdict is None:
             sims = embedder.embed_sentences(line.text for line in own) @ vector
             similarity = float(np.max(sims))
@@ -282,7 +283,7 @@ def repeats_itself(text: str) -> bool:
 
 
 def _terms_and_form(statement: Statement, own: Sequence[Line], question: str,
-                    language: str) -> StatementVerdict | None:
+                    language: str, others: Sequence[Line] = ()) -> StatementVerdict | None:
     """The verdict the statement's terms and form give alone (None: they allow it)."""
     if not own:
         return StatementVerdict(statement, False, reason="cites no evidence sentence")
@@ -302,7 +303,8 @@ def _terms_and_form(statement: Statement, own: Sequence[Line], question: str,
     if condition := dropped_condition(text, own):
         return StatementVerdict(statement, False, reason="leaves out a condition its sentence "
                                 "gives as a formula: " + condition)
-    if ranks := unbacked_ordinals(text, [line.text for line in own], question):
+    if ranks := unbacked_ordinals(text, [line.text for line in own], question,
+                                  [line.text for line in others]):
         return StatementVerdict(statement, False, reason="names another kind than its "
                                 "sentences: " + ", ".join(map(str, sorted(ranks))))
     same = [line for line in own if (line.language or language) == language]
