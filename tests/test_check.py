@@ -86,7 +86,7 @@ def test_terms_of_a_claim() -> None:
     ("The interval shrinks to (b - a) / 2 = h after one step.", ["(b - a) / 2 = h"]),
     # Chinese prose glued to the formula after it, or to the one before it, is no part of it
     ("定理 3.2.4 (介值定理) 说明了连续函数至少有一个零点：$\\exist\\xi\\in(a,b),~f(\\xi)=\\eta$",
-     ["\\existξ∈(a,b), f(ξ)=η"]),
+     ["∃ξ∈(a,b), f(ξ)=η"]),
     ("则f(ξ)=η成立", ["f(ξ)=η"]),
     # a parenthesis that opens prose (a translated statement's original after it) ends it
     ("d[t]이고 ∇f (x [t]) (The update formula is x [t+1] = x [t] + d[t])",

@@ -312,6 +312,27 @@ def test_a_translated_statement_keeps_its_names_or_the_checked_one(
                                "(Bisection rests on the Bolzano theorem.) [1]")
 
 
+def test_a_translation_that_left_a_word_in_english_is_asked_for_once_more(
+        make_tutor: MakeTutor) -> None:
+    def write(prompt: str) -> str:
+        sid = evidence(prompt)[0][0]
+        return json.dumps({"statements": [{"text": "Bisection-Newton may diverge.",
+                                           "evidence": [sid]}]})
+
+    asked: list[str] = []
+
+    def translate(text: str) -> str:
+        asked.append(text)
+        return "⟨F1⟩ 可能 diverge。" if "⟨F1⟩" in text else "Bisection-Newton 可能发散。"
+
+    fake = ScriptedLLM(answer=[Say(write=write)], translate=["How does bisection work?"],
+                       translate_reply=[Say(write=translate), Say(write=translate)])
+    tutor, _ = make_tutor(fake)
+    _, answer = run(tutor, "二分法是怎么工作的？")
+    assert asked == ["⟨F1⟩ may diverge.", "Bisection-Newton may diverge."]
+    assert answer.text == "1. Bisection-Newton 可能发散。 [1]"
+
+
 MIDPOINT = "Bisection takes the midpoint c = (a + b)/2 of the bracket."
 
 

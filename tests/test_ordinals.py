@@ -316,6 +316,10 @@ ARCHIMEDES = (r"Teorema 5 (Proprietà archimedea). Siano - $\alpha,\beta>0$ - $\
      "naturale n tale che α * n supera β.",
      "La proprietà archimedea afferma che ogni successione limitata ha una sottosuccessione "
      "convergente."),
+    # the connectives a Chinese restatement wraps around its sentence are not its words
+    ("zh", "为什么闭区间上的连续函数一致连续？", "*→ Proof.* 考虑有限开覆盖的 Lebesgue 数即可.",
+     "因此，我们可以通过考虑有限开覆盖的 Lebesgue 数来证明这一点。",
+     "因此，我们可以通过有界数列的收敛子列来证明函数的有界性。"),
 ])
 def test_the_overlap_counts_what_a_paraphrase_restates(
         language: str, question: str, sentence: str, paraphrase: str, own: str) -> None:

@@ -170,6 +170,22 @@ def test_names_go_through_a_translation_as_placeholders() -> None:
                       "and ⟨F4⟩ needs ⟨F1⟩.")
     assert found == ["x [t+1] = x [t] + d[t]", "Hessian", "Newton-Raphson", "Newton-Raphson"]
     assert unmask(masked, found) == text
+    # a name of two names is one at the start of the sentence too
+    assert mask_names("Newton-Raphson may diverge.", []) == ("⟨F1⟩ may diverge.",
+                                                            ["Newton-Raphson"])
+
+
+def test_a_word_a_translation_left_in_english_is_found() -> None:
+    from coursetutor.tutor.reply_language import untranslated
+
+    text = "The Newton-Raphson method may diverge if the starting point is bad."
+    assert untranslated(text, "Newton-Raphson 方法可能在初始点不好的情况下 diverge。", "zh") == [
+        "diverge"]
+    # a term in parentheses after its translation, a quoted word and a name are kept on purpose
+    assert untranslated("Gradient descent may diverge for “bad” points.",
+                        "梯度下降法（gradient descent）对于“bad”的点可能发散。", "zh") == []
+    # in Italian a word left as it is cannot be told from a shared one
+    assert untranslated(text, "Il metodo può divergere se il punto iniziale è bad.", "it") == []
 
 
 def test_a_masked_formula_is_whole_and_placeholders_run_together_stay_apart() -> None:

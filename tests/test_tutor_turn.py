@@ -457,7 +457,9 @@ def test_a_translation_that_lost_a_name_is_followed_by_the_checked_reply(
         make_tutor: MakeTutor) -> None:
     fake = ScriptedLLM(answer=["Bisection keeps the Bolzano bracket [1]."],
                        translate=["How does bisection work?"],
-                       translate_reply=["이분법은 볼차노 구간을 유지합니다 [1]."])
+                       # the name's placeholder lost, and asked once more the name too
+                       translate_reply=["이분법은 볼차노 구간을 유지합니다 [1].",
+                                        "이분법은 볼차노 구간을 유지합니다 [1]."])
     tutor, _ = make_tutor(fake, answer_check=False)
     _, answer = run(tutor, "이분법은 어떻게 작동하나요?")
     assert answer.text == ("이분법은 볼차노 구간을 유지합니다 [1].\n\n"

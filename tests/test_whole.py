@@ -14,6 +14,7 @@ from coursetutor.tutor.whole import (
     complete,
     line_formulas,
     missing_formula,
+    with_antecedent,
 )
 
 NEWTON = "Update scheme: x [t+1] = x [t] - ( ∇2f (x [t]) )−1 ∇f (x [t])"
@@ -153,3 +154,21 @@ def test_questions_that_ask_for_a_formula(question: str, asks: bool) -> None:
 def test_a_statement_that_says_one_thing_over_and_over(statement: str, loops: bool) -> None:
     # the statement check removes it before its words are compared (statement_check.py)
     assert repeats_itself(statement) is loops
+
+
+ROLLE_PROOF = (r"*→ Proof.* 研究函数最大最小值, 对非常数函数, 最大最小值必有至少一者在 $(a,b)$ 中. "
+               r"根据 引理 5.1.1, 此处导数为 0.")
+
+
+def test_a_statement_that_points_back_gets_what_its_sentence_says_before_it() -> None:
+    # "此处" (here): where? The proof's first step says it
+    assert complete("根据引理 5.1.1, 此处导数为 0. [1]", [ROLLE_PROOF], "zh",
+                    "Rolle 中值定理是怎么证明的？") == (
+        "研究函数最大最小值, 对非常数函数, 最大最小值必有至少一者在 (a,b) 中. "
+        "根据引理 5.1.1, 此处导数为 0.")
+    assert with_antecedent("Here the derivative is zero.",
+                           ["Take the maximum inside. Here the derivative is zero."]) == (
+        "Take the maximum inside. Here the derivative is zero.")
+    # no word pointing back, or not the end of its sentence as written: left as it is
+    assert with_antecedent("最大最小值必有至少一者在 (a,b) 中.", [ROLLE_PROOF]) is None
+    assert with_antecedent("此处的导数为零, 由 Fermat 引理.", [ROLLE_PROOF]) is None

@@ -69,6 +69,11 @@ SYMBOLS: dict[str, str] = {
     "lvert": "|", "rvert": "|", "vert": "|", "lVert": "‖", "rVert": "‖", "Vert": "‖",
     "|": "‖", "{": "{", "}": "}", "%": "%", "$": "$", "&": "&", "#": "#", "_": "_",
     "lbrace": "{", "rbrace": "}",
+    # KaTeX's aliases, which notes written for the web use ("$\exist\delta>0$")
+    "exist": "∃", "lang": "⟨", "rang": "⟩", "empty": "∅", "isin": "∈", "infin": "∞",
+    "larr": "←", "rarr": "→", "Larr": "⇐", "Rarr": "⇒", "harr": "↔", "Harr": "⇔",
+    "lrarr": "⇔", "sub": "⊂", "sube": "⊆", "supe": "⊇", "plusmn": "±", "reals": "ℝ",
+    "Reals": "ℝ", "natnums": "ℕ", "cnums": "ℂ", "Complex": "ℂ",
     # spaces
     ",": " ", ";": " ", ":": " ", " ": " ", "quad": " ", "qquad": " ", "!": "",
 }

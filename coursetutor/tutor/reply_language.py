@@ -88,13 +88,20 @@ def translate_reply(router: Router, text: str, language_name: str,
     masked, found = mask_names(*mask_formulas(text))
     out = _translated(router, masked, language_name, log, wait)
     if found:
-        out = unmask(out, found) or _translated(router, text, language_name, log, wait)
+        out = unmask(out, found) or ""
+        # (with placeholders in it, the model now and then leaves a word as it is: "… 的情况下
+        # diverge。"; asked once more with the text as written, it translates it)
+        if not out or untranslated(text, out, _code(language_name)):
+            out = _translated(router, text, language_name, log, wait)
     if runaway(text, out):
         return ""  # "금융의 금융의 금융의 ...": the reply as written is better
     cited = cited_numbers(text)
     if out and cited and not cited_numbers(out):
         out = f"{out} {' '.join(f'[{n}]' for n in cited)}"
     return out
+
+
+_JOINED_NAME = re.compile(r"(?<![\w-])[A-Z][a-z]+(?:-[A-Z][a-z]+)+(?![\w-])")
 
 
 def mask_names(text: str, found: list[str]) -> tuple[str, list[str]]:
@@ -104,7 +111,8 @@ def mask_names(text: str, found: list[str]) -> tuple[str, list[str]]:
     worked example ("Armijo 규칙"). Language names ("English") are translated."""
     languages = {n.split(" (")[0] for n in LANGUAGE_NAMES.values()}
     out = list(found)
-    for name in dict.fromkeys(names(text)):
+    # a name of two capitalised names is one wherever it stands, first word or not
+    for name in dict.fromkeys([*names(text), *_JOINED_NAME.findall(text)]):
         if name in languages:
             continue
 
@@ -114,6 +122,25 @@ def mask_names(text: str, found: list[str]) -> tuple[str, list[str]]:
 
         text = re.sub(rf"(?<![\w⟨-]){re.escape(name)}(?![\w⟩-])", placeholder, text)
     return text, out
+
+
+_LATIN_WORD = re.compile(r"(?<![\w-])[a-z]{4,}(?![\w-])")
+_ASIDE = re.compile(r"\([^()]*\)|（[^（）]*）|“[^“”]*”|\"[^\"]*\"")
+
+
+def untranslated(original: str, translated: str, language: str) -> list[str]:
+    """The words of `original` a translation into Chinese, Japanese or Korean left in
+    English (not in parentheses after a term, nor quoted): "diverge" in "… 的情况下
+    diverge。". Empty for the languages written in Latin letters, where a word left as it is
+    cannot be told from a word the two languages share."""
+    if not checked(language):
+        return []
+    said = {w.casefold() for w in _LATIN_WORD.findall(original)}
+    return [w for w in _LATIN_WORD.findall(_ASIDE.sub(" ", translated)) if w in said]
+
+
+def _code(language_name: str) -> str:
+    return next((c for c, name in LANGUAGE_NAMES.items() if name == language_name), "")
 
 
 def _translated(router: Router, text: str, language_name: str, log: list[CallRecord],
@@ -144,12 +171,10 @@ def _examples() -> dict[str, Any]:
 
 def _worked_example(language_name: str) -> list[Message]:
     """One sentence and its translation into the language, as an earlier exchange."""
-    table = _examples()
-    code = next((c for c, name in LANGUAGE_NAMES.items() if name == language_name), "")
-    translation = table["translations"].get(code)
+    translation = _examples()["translations"].get(_code(language_name))
     if not translation:
         return []
-    return [Message("user", table["source"]), Message("assistant", translation)]
+    return [Message("user", _examples()["source"]), Message("assistant", translation)]
 
 
 def keeps_terms(original: str, translated: str) -> bool:

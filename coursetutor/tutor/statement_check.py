@@ -70,6 +70,11 @@ OVERLAP_LOW = 0.5  # share of a same-language statement's words in its sentences
 AVAILABLE = 4  # words of its own a sentence has beyond the question ...
 CARRIED = 2  # ... of which a statement with no number or formula of theirs carries this many
 _RELATION = re.compile(r"[=<>≤≥≠≈∈∉⊂⊆→⇒∃∀]")
+# the connectives a Chinese restatement wraps around its sentence's words ("因此，我们可以通过
+# 考虑有限开覆盖的 Lebesgue 数来证明这一点" for "考虑有限开覆盖的 Lebesgue 数即可"): counted, its
+# words are mostly not its sentence's, character pairs being words there
+_FILLER_CJK = re.compile("因此|所以|因而|于是|从而|我们可以|我们|可以|通过|来证明|这一点|"
+                         "也就是说|换句话说|是指")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -313,7 +318,7 @@ def _terms_and_form(statement: Statement, own: Sequence[Line], question: str,
         if (variant := variant_words(line)) and not variant & words:
             return StatementVerdict(statement, False, reason="leaves out the variant its "
                                     "sentence is about: " + ", ".join(sorted(variant)))
-    mine = content_words(text, language)
+    mine = content_words(_FILLER_CJK.sub(" ", text), language)
     found = content_words(" ".join(x.text for x in same) + " " + question, language)
     if same and mine and len(mine & found) < OVERLAP_LOW * len(mine):
         return StatementVerdict(statement, False, reason="most of its words are not in its "

@@ -13,6 +13,7 @@ import re
 from collections.abc import Sequence
 from difflib import SequenceMatcher
 
+from ..ingest.tex_unicode import to_unicode
 from ..retrieval.language import ANY_STOPWORD
 from ..retrieval.tokenize import has_cjk
 from .claims import formulas, skeleton
@@ -216,6 +217,41 @@ def complete(statement: str, lines: Sequence[str], language: str,
     if asks_formula(question) and (definition := defining(body, lines, question)):
         where = _WHERE.get(language, "where")
         return f"{body.rstrip('.!。！ ')}, {where} {definition}"
+    return with_antecedent(body, lines)
+
+
+# a word that points back to a place the statement does not name ("此处导数为 0": here, where?)
+_HERE = re.compile(r"此处|这里|此时|该处|在此|ここで|여기서|"
+                   r"\b(?:here|at this point|qui|hier|ici|aquí)\b", re.I)
+_PROOF_MARK = re.compile(r"^[\s*_→]*(?:proof|dimostrazione|beweis|preuve|demostración|证明|証明|"
+                         r"증명)\s*[.:：。]?[\s*_]*", re.I)
+HEAD = 6  # characters (spaces aside) of the statement its sentence must write the same
+MAX_BEFORE = 200  # characters of the sentence before it, at most
+
+
+def _squeezed(text: str) -> str:
+    return "".join(c for c in text if not c.isspace())
+
+
+def with_antecedent(statement: str, lines: Sequence[str]) -> str | None:
+    """A statement that restates the end of its sentence word for word and points back to
+    what that sentence says before it ("根据 引理 5.1.1, 此处导数为 0." from "研究函数最大最小值,
+    … 最大最小值必有至少一者在 (a,b) 中. 根据 引理 5.1.1, 此处导数为 0."), with that part
+    before it: "here" is then somewhere. None when it does not point back, or restates no
+    sentence's end."""
+    body = MARKER.sub(" ", statement).strip()
+    if not _HERE.search(body):
+        return None
+    head = _squeezed(body)[:HEAD]
+    for line in lines:
+        plain = _PROOF_MARK.sub("", to_unicode(line)).strip()
+        at = _squeezed(plain).find(head)
+        if at <= 0:
+            continue
+        letters = [i for i, c in enumerate(plain) if not c.isspace()]
+        before = plain[:letters[at]].strip()  # up to where the statement's words begin
+        if before and len(before) <= MAX_BEFORE:
+            return f"{before} {body}"
     return None
 
 
