@@ -360,3 +360,23 @@ def test_a_translation_keeps_each_formula_as_written(make_tutor: MakeTutor, kept
     assert "(a + b)/2" not in asked[0] and "⟨F1⟩" in asked[0]
     assert len(asked) == (1 if kept else 2)
     assert answer.text == "1. 이분법은 구간의 중점 c = (a + b)/2을 택합니다. [1]"
+
+
+def test_the_second_try_at_a_proof_question_writes_from_the_proof() -> None:
+    from coursetutor.tutor.sentences import Line
+    from coursetutor.tutor.stages.compose import _closest
+    from coursetutor.types import Chunk, Hit, Locator
+
+    def line(sid: str, text: str) -> Line:
+        chunk = Chunk(id="c1", tenant="t", course="c", document_id="d1", document_title="T",
+                      doc_type="lecture", topic="", section_path=(), difficulty=0,
+                      language="zh", locator=Locator(page=11), text=text, content_hash="h1",
+                      ordinal=1)
+        return Line(sid, Hit(chunk, 1.0, {}, {}, Locator(page=11)), text, 1.0)
+
+    lines = (line("S1", "**定理 3.2.4 (介值定理)** 若 f∈C[a,b] 满足 f(a)<f(b), 则 …"),
+             line("S2", "*→ Proof.* 区间套, 可以套出 f(c)≤η∧ f(c)≥η."))
+    # given the theorem alone, the model wrote that it is proved by its own proof
+    assert _closest(lines, "介值定理是用什么方法证明的？", "explain").id == "S2"
+    assert _closest(lines, "介值定理是什么？", "definition").id == "S1"
+    assert _closest(lines[:1], "介值定理是用什么方法证明的？", "explain").id == "S1"

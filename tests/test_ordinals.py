@@ -148,6 +148,9 @@ def test_a_statement_that_negates_across_languages_goes_to_the_model() -> None:
     ("介值定理是用介值定理证明的。", "介值定理是用什么方法证明的？", "zh", True),
     ("闭区间上的连续函数一致连续。", "为什么闭区间上的连续函数一致连续？", "zh", True),
     ("介值定理是用区间套的方法证明的。", "介值定理是用什么方法证明的？", "zh", False),
+    # a result's number names it and says nothing of it
+    ("介值定理是用定理 3.2.4 的证明方法证明的。", "介值定理是用什么方法证明的？", "zh", True),
+    ("Il teorema è il Teorema 33.", "Cosa dice il teorema?", "it", True),
     ("No, Newton-Raphson does not converge from any starting point.",
      "Does Newton-Raphson converge from any starting point?", "en", False),
     ("La serie armonica diverge.", "La serie armonica converge?", "it", False),

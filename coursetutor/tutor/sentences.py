@@ -227,6 +227,11 @@ def _marks_joined(found: list[str]) -> list[str]:
     return out
 
 
+def is_proof(sentence: str) -> bool:
+    """Does the evidence sentence begin a proof ("*→ Proof.* 区间套, …", "Dimostrazione.")?"""
+    return bool(_PROOF_START.match(sentence))
+
+
 def opens_on_proof(text: str, language: str = "en", found: list[str] | None = None) -> bool:
     """Does the passage open on a proof, the statement it proves at the end of the passage
     before? (`found`: its units, when already cut.)"""

@@ -70,6 +70,10 @@ OVERLAP_LOW = 0.5  # share of a same-language statement's words in its sentences
 AVAILABLE = 4  # words of its own a sentence has beyond the question ...
 CARRIED = 2  # ... of which a statement with no number or formula of theirs carries this many
 _RELATION = re.compile(r"[=<>≤≥≠≈∈∉⊂⊆→⇒∃∀]")
+_RESULT_NUMBER = re.compile(r"(?:定理|引理|定义|推论|命题|정리|보조정리|정의|\b(?:theorem|lemma|"
+                            r"definition|corollary|proposition|teorema|lemma|definizione|"
+                            r"corollario|proposizione|satz|définition|théorème)\b)\s*"
+                            r"\d+(?:\.\d+)*", re.I)
 # the connectives a Chinese restatement wraps around its sentence's words ("因此，我们可以通过
 # 考虑有限开覆盖的 Lebesgue 数来证明这一点" for "考虑有限开覆盖的 Lebesgue 数即可"): counted, its
 # words are mostly not its sentence's, character pairs being words there
@@ -191,7 +195,9 @@ def echoes(text: str, question: str, language: str) -> bool:
     character, in Chinese or Japanese) is the question's, with no number, formula or
     polarity word of its own ("介值定理是用介值定理证明的" for "介值定理是用什么方法证明的？",
     "闭区间上的连续函数一致连续" for "为什么闭区间上的连续函数一致连续？")?"""
-    bare = MARKER.sub(" ", text)
+    # a result's number names a result and says nothing of it ("介值定理是用定理 3.2.4 的证明
+    # 方法证明的": the theorem is proved by the proof of the theorem)
+    bare = _RESULT_NUMBER.sub(" ", MARKER.sub(" ", text))
     if missing_terms(bare, [question]) or unbacked_polarity(bare, question, language):
         return False
     if has_cjk(bare):

@@ -23,7 +23,7 @@ from ..pedagogy import level_hint
 from ..pipeline import Reply
 from ..replies import language_name, reply
 from ..reply_language import checked, in_script, keeps_terms, translate_reply
-from ..sentences import Line, asks_proof, asks_which, steps_wanted
+from ..sentences import Line, asks_proof, asks_which, is_proof, steps_wanted
 from ..statement_check import StatementVerdict, check_statements
 from ..statements import MAX_STATEMENTS, Statement, StatementStream, parse, schema
 from ..whole import complete
@@ -98,7 +98,8 @@ def compose(tools: Tools, s: Selected) -> Generator[StreamEvent, None, Reply]:
     complete = True
     first: float | None = None
     removed: list[str] = []
-    for attempt, close in ((tuple(lines.values()), False), (tuple(lines.values())[:1], True)):
+    best = _closest(s.selection.lines, o.question, cat.intent)
+    for attempt, close in ((tuple(lines.values()), False), ((best,), True)):
         if shown.texts:
             break
         if time.perf_counter() >= deadline:
@@ -120,9 +121,8 @@ def compose(tools: Tools, s: Selected) -> Generator[StreamEvent, None, Reply]:
         complete = complete and writing.finished
     quoted = not shown.texts
     if quoted:  # nothing the model wrote held: the best sentence as the page says it
-        line = s.selection.lines[0]
-        shown.numbers[line.id] = 1
-        text = f"{reply('quote_first', cat.language)}\n> {line.text} [1]"
+        shown.numbers[best.id] = 1
+        text = f"{reply('quote_first', cat.language)}\n> {best.text} [1]"
         first = first or time.perf_counter()
         yield TokenEvent(text)
     else:
@@ -219,6 +219,15 @@ def _translated(tools: Tools, text: str, language: str, pivot: str, wait: bool =
     if pivot and not keeps_terms(text, translated):
         return f"{translated} ({text})"
     return translated
+
+
+def _closest(lines: Sequence[Line], question: str, intent: str) -> Line:
+    """The one sentence the second attempt writes from, and the quote of last resort: the
+    proof's first sentence for a question on how a result is proved (given the theorem
+    alone, the model wrote "介值定理是用定理 3.2.4 的证明方法证明的"), else the best."""
+    if asks_proof(question, intent):
+        return next((line for line in lines if is_proof(line.text)), lines[0])
+    return lines[0]
 
 
 def _writing(tools: Tools, s: Selected, lines: Sequence[Line], deadline: float,
