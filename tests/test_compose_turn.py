@@ -101,6 +101,22 @@ def test_a_statement_said_again_is_shown_once(make_tutor: MakeTutor) -> None:
     assert answer.text.count("[1]") == 1 and len(answer.removed) == 2
 
 
+@pytest.mark.parametrize(("text", "again"), [
+    ("In practice, we get d[t] by solving the linear system ∇2f (x [t])d[t] = −∇f (x [t]) "
+     "with direct (matrix decompositions) or iterative methods.", True),
+    ("Newton-Raphson may diverge for bad starting points.", False),
+    ("The direction d[t] = − ( ∇2f (x [t]) )−1 ∇f (x [t]) is a descent direction when the "
+     "Hessian is positive definite.", False),
+])
+def test_the_same_sentence_under_another_opening_is_said_again(text: str, again: bool) -> None:
+    from coursetutor.tutor.stages.compose import repeats
+
+    said = ["The Newton-Raphson direction is computed by solving the linear system ∇2f (x [t])"
+            "d[t] = −∇f (x [t]) with direct (matrix decompositions) or iterative methods.",
+            "The update is x [t+1] = x [t] + d[t] with d[t] = − ( ∇2f (x [t]) )−1 ∇f (x [t])"]
+    assert repeats(text, said) is again
+
+
 def test_when_every_statement_fails_the_best_line_is_quoted(make_tutor: MakeTutor) -> None:
     invented = json.dumps({"statements": [
         {"text": "It was invented in 1817 by Bolzano in Prague.", "evidence": ["S1"]}]})

@@ -199,3 +199,19 @@ def test_a_masked_formula_is_whole_and_placeholders_run_together_stay_apart() ->
     assert found == ["x [t+1] = x [t] + d[t]", "d[t] = − ( ∇2f (x [t]) )−1 ∇f (x [t])"]
     assert unmask("업데이트는 ⟨F1⟩⟨F2⟩입니다.", found) == (
         "업데이트는 x [t+1] = x [t] + d[t], d[t] = − ( ∇2f (x [t]) )−1 ∇f (x [t])입니다.")
+
+
+def test_the_closest_topics_read_as_the_student_reads_them() -> None:
+    from coursetutor.tutor.evidence import Evidence
+    from coursetutor.tutor.stages.find import _closest_topics
+    from coursetutor.types import Chunk, Hit, Locator
+
+    def hit(title: str) -> Hit:
+        chunk = Chunk(id=title, tenant="t", course="c", document_id="d1", document_title="T",
+                      doc_type="lecture", topic="", section_path=(title,), difficulty=0,
+                      language="zh", locator=Locator(page=1), text="…", content_hash=title,
+                      ordinal=1)
+        return Hit(chunk, 1.0, {}, {}, Locator(page=1))
+
+    found = Evidence([hit(r"$\S3.2$ 函数的连续性"), hit(r"$\S4.2$ 求导数的方法")], 0.1, "incorrect")
+    assert _closest_topics(found) == "§3.2 函数的连续性; §4.2 求导数的方法"

@@ -12,6 +12,8 @@ from coursetutor.tutor.whole import (
     as_follows,
     asks_formula,
     complete,
+    every_item,
+    items,
     line_formulas,
     missing_formula,
     with_antecedent,
@@ -172,3 +174,24 @@ def test_a_statement_that_points_back_gets_what_its_sentence_says_before_it() ->
     # no word pointing back, or not the end of its sentence as written: left as it is
     assert with_antecedent("最大最小值必有至少一者在 (a,b) 中.", [ROLLE_PROOF]) is None
     assert with_antecedent("此处的导数为零, 由 Fermat 引理.", [ROLLE_PROOF]) is None
+
+
+EQUIVALENT = (r"到此可以声明, 至少在 $\R$ 上, 区间套定理, 有限覆盖定理, Weierstrass 定理, "
+              r"聚点定理是两两等价的; 区间套定理与 Dedekind 定理等价, 而 Cauchy 收敛原理也与"
+              r"它们等价.")
+
+
+def test_a_question_that_asks_which_ones_gets_every_one_its_sentence_lists() -> None:
+    assert items(EQUIVALENT) == ["区间套定理", "有限覆盖定理", "Weierstrass定理", "聚点定理",
+                                 "Dedekind定理", "收敛原理"]
+    # the model named the last clause's three of them
+    part = "区间套定理与 Dedekind 定理等价，而 Cauchy 收敛原理也与它们等价。 [2]"
+    theorem = r"**定理 2.4.2 (区间套)** 若有一列 $[a_1,b_1]\supset[a_2,b_2]\supset\cdots$ …"
+    assert every_item(part, [theorem, EQUIVALENT]) == (1, (
+        "到此可以声明, 至少在 ℝ 上, 区间套定理, 有限覆盖定理, Weierstrass 定理, "
+        "聚点定理是两两等价的; 区间套定理与 Dedekind 定理等价, 而 Cauchy 收敛原理也与它们等价."))
+    # all of them named, or a sentence that lists fewer than three: as written
+    whole = ("区间套定理, 有限覆盖定理, Weierstrass 定理, 聚点定理两两等价; "
+             "区间套定理与 Dedekind 定理等价, Cauchy 收敛原理也与它们等价。")
+    assert every_item(whole, [EQUIVALENT]) is None
+    assert every_item("它与 Dedekind 定理等价。", ["区间套定理与 Dedekind 定理等价."]) is None

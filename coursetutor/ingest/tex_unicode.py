@@ -68,12 +68,12 @@ SYMBOLS: dict[str, str] = {
     "langle": "⟨", "rangle": "⟩", "lceil": "⌈", "rceil": "⌉", "lfloor": "⌊", "rfloor": "⌋",
     "lvert": "|", "rvert": "|", "vert": "|", "lVert": "‖", "rVert": "‖", "Vert": "‖",
     "|": "‖", "{": "{", "}": "}", "%": "%", "$": "$", "&": "&", "#": "#", "_": "_",
-    "lbrace": "{", "rbrace": "}",
+    "lbrace": "{", "rbrace": "}", "S": "§",
     # KaTeX's aliases, which notes written for the web use ("$\exist\delta>0$")
     "exist": "∃", "lang": "⟨", "rang": "⟩", "empty": "∅", "isin": "∈", "infin": "∞",
     "larr": "←", "rarr": "→", "Larr": "⇐", "Rarr": "⇒", "harr": "↔", "Harr": "⇔",
     "lrarr": "⇔", "sub": "⊂", "sube": "⊆", "supe": "⊇", "plusmn": "±", "reals": "ℝ",
-    "Reals": "ℝ", "natnums": "ℕ", "cnums": "ℂ", "Complex": "ℂ",
+    "Reals": "ℝ", "natnums": "ℕ", "cnums": "ℂ", "Complex": "ℂ", "R": "ℝ", "N": "ℕ", "Z": "ℤ",
     # spaces
     ",": " ", ";": " ", ":": " ", " ": " ", "quad": " ", "qquad": " ", "!": "",
 }

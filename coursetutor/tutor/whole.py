@@ -255,6 +255,32 @@ def with_antecedent(statement: str, lines: Sequence[str]) -> str | None:
     return None
 
 
+# a result a Chinese or Japanese sentence names ("有限覆盖定理", "Cauchy 收敛原理")
+_CJK_RESULT = re.compile(r"(?:[\u4e00-\u9fff]{2,8}|[A-Z][a-z]+\s?)(?:定理|原理|引理|准则|判别法)")
+_LABEL_START = re.compile(r"^\s*\*\*[^*]{1,60}\*\*\s*")  # "**定理 2.4.2 (区间套)** "
+
+
+def items(sentence: str) -> list[str]:
+    """The results a Chinese or Japanese sentence names ("区间套定理, 有限覆盖定理,
+    Weierstrass 定理, 聚点定理 …; … Dedekind 定理 …, 而 Cauchy 收敛原理 …"), its label aside.
+    (In a Latin-script sentence capitalised words name too many other things.)"""
+    body = _LABEL_START.sub("", to_unicode(sentence))
+    return list(dict.fromkeys(m.group(0).replace(" ", "") for m in _CJK_RESULT.finditer(body)))
+
+
+def every_item(statement: str, lines: Sequence[str]) -> tuple[int, str] | None:
+    """For a question that asks which ones: a statement that leaves out some of the results
+    its sentence lists ("… 与 Dedekind 定理等价, 而 Cauchy 收敛原理也与它们等价" from a
+    sentence that names five) is that sentence as the page gives it, and which one (None
+    when it names them all, or its sentences list fewer than three)."""
+    said = MARKER.sub(" ", statement).replace(" ", "").casefold()
+    for n, line in enumerate(lines):
+        listed = items(line)
+        if len(listed) >= 3 and any(item.casefold() not in said for item in listed):
+            return n, _LABEL_START.sub("", to_unicode(line)).strip()
+    return None
+
+
 def _joined(body: str, found: str, language: str, opened: bool) -> str:
     """A lead-in, or a statement without its formula, followed by the formula."""
     colon = "\uff1a" if language in ("zh", "ja") else ": "

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Generator, Iterator, Sequence
+from difflib import SequenceMatcher
 
 from ...errors import BackendError, ModelBusyError
 from ...ingest.tex_unicode import to_unicode
@@ -26,7 +27,7 @@ from ..reply_language import checked, in_script, keeps_terms, translate_reply
 from ..sentences import Line, asks_proof, asks_which, is_proof, steps_wanted
 from ..statement_check import StatementVerdict, check_statements
 from ..statements import MAX_STATEMENTS, Statement, StatementStream, parse, schema
-from ..whole import complete
+from ..whole import complete, every_item
 from .select import Selected
 from .tools import Tools
 from .write import native_instruction
@@ -141,11 +142,23 @@ def compose(tools: Tools, s: Selected) -> Generator[StreamEvent, None, Reply]:
                  note="" if complete else "the answer deadline was reached")
 
 
+REPEATED = 0.75  # share of a statement's letters in runs an earlier one wrote the same
+RUN = 8  # letters of a run, at least
+
+
 def repeats(text: str, earlier: Sequence[str]) -> bool:
-    """Does `text` say again what an earlier statement said (the same words, or a part of
-    it)?"""
+    """Does `text` say again what an earlier statement said: the same words, a part of
+    them, or the same sentence under another opening ("In practice, we get d[t] by solving
+    the linear system … or iterative methods." after "The Newton-Raphson direction is
+    computed by solving the linear system … or iterative methods.")?"""
     mine = _bare(text)
-    return bool(mine) and any(mine in _bare(e) or _bare(e) in mine for e in earlier)
+    return bool(mine) and any(mine in _bare(e) or _bare(e) in mine
+                              or _shared(mine, _bare(e)) >= REPEATED for e in earlier)
+
+
+def _shared(mine: str, theirs: str) -> float:
+    runs = SequenceMatcher(None, mine, theirs, autojunk=False).get_matching_blocks()
+    return sum(run.size for run in runs if run.size >= RUN) / len(mine)
 
 
 def _bare(text: str) -> str:
@@ -308,9 +321,14 @@ def _evidence(lines: Sequence[Line]) -> str:
 def _whole(statement: Statement, lines: dict[str, Line], question: str,
            language: str) -> Statement:
     """The statement with the formula its sentences give and it leaves out (whole.py): a
-    lead-in completed, a formula asked for given as the page writes it (`question`: as
-    asked and as searched)."""
-    own = [lines[i].text for i in statement.evidence if i in lines]
+    lead-in completed, a formula asked for given as the page writes it, the whole list its
+    sentence gives for a question that asks which ones (`question`: as asked and as
+    searched)."""
+    ids = [i for i in statement.evidence if i in lines]
+    own = [lines[i].text for i in ids]
+    if asks_which(question) and (listed := every_item(statement.text, own)):
+        n, whole = listed  # the sentence's whole list, not the part the model wrote
+        return dataclasses.replace(statement, text=whole, evidence=(ids[n],))
     text = complete(statement.text, own, language, question)
     return statement if text is None else dataclasses.replace(statement, text=text)
 

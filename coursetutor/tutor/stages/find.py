@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from ...ingest.tex_unicode import to_unicode
 from ...live.rewrite import with_progress
 from ...llm import GenParams, Message
 from ...memory.adaptive import view_rerank
@@ -153,7 +154,9 @@ def _closest_topics(ev: Evidence) -> str:
     """Up to three section or document names the course does cover, nearest first."""
     seen: list[str] = []
     for h in ev.hits:
-        name = h.chunk.section_path[-1] if h.chunk.section_path else h.chunk.document_title
+        # as the student reads it: "§3.2 函数的连续性", not "$\S3.2$ 函数的连续性"
+        name = to_unicode(h.chunk.section_path[-1] if h.chunk.section_path
+                          else h.chunk.document_title)
         if name and name not in seen:
             seen.append(name)
     return "; ".join(seen[:3])
