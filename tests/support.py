@@ -13,7 +13,8 @@ from urllib.parse import urlsplit
 import coursetutor
 from coursetutor.ingest import IngestReport, Manifest
 from coursetutor.store import SQLiteStore, Store, open_store
-from coursetutor.types import Chunk
+from coursetutor.tutor.sentences import Line
+from coursetutor.types import Chunk, Hit, Locator
 
 SAMPLE_DIR = Path(coursetutor.__file__).parent / "sample_course"
 SAMPLE_MANIFEST = SAMPLE_DIR / "course.toml"
@@ -80,3 +81,12 @@ def open_backend(backend: str, where: Callable[[], str], folder: Path) -> Store:
     if backend == "postgresql":
         return open_store(where())
     return SQLiteStore(folder / "store.db")
+
+
+def evidence_line(sid: str, text: str, language: str = "zh", page: int = 11) -> Line:
+    """One evidence sentence of a lecture passage, as the statement check reads it."""
+    chunk = Chunk(id="c1", tenant="t", course="c", document_id="d1", document_title="T",
+                  doc_type="lecture", topic="", section_path=(), difficulty=0,
+                  language=language, locator=Locator(page=page), text=text,
+                  content_hash="h1", ordinal=1)
+    return Line(sid, Hit(chunk, 1.0, {}, {}, Locator(page=page)), text, 1.0)

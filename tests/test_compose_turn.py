@@ -379,19 +379,12 @@ def test_a_translation_keeps_each_formula_as_written(make_tutor: MakeTutor, kept
 
 
 def test_the_second_try_at_a_proof_question_writes_from_the_proof() -> None:
-    from coursetutor.tutor.sentences import Line
     from coursetutor.tutor.stages.compose import _closest
-    from coursetutor.types import Chunk, Hit, Locator
 
-    def line(sid: str, text: str) -> Line:
-        chunk = Chunk(id="c1", tenant="t", course="c", document_id="d1", document_title="T",
-                      doc_type="lecture", topic="", section_path=(), difficulty=0,
-                      language="zh", locator=Locator(page=11), text=text, content_hash="h1",
-                      ordinal=1)
-        return Line(sid, Hit(chunk, 1.0, {}, {}, Locator(page=11)), text, 1.0)
+    from .support import evidence_line
 
-    lines = (line("S1", "**定理 3.2.4 (介值定理)** 若 f∈C[a,b] 满足 f(a)<f(b), 则 …"),
-             line("S2", "*→ Proof.* 区间套, 可以套出 f(c)≤η∧ f(c)≥η."))
+    lines = (evidence_line("S1", "**定理 3.2.4 (介值定理)** 若 f∈C[a,b] 满足 f(a)<f(b), 则 …"),
+             evidence_line("S2", "*→ Proof.* 区间套, 可以套出 f(c)≤η∧ f(c)≥η."))
     # given the theorem alone, the model wrote that it is proved by its own proof
     assert _closest(lines, "介值定理是用什么方法证明的？", "explain").id == "S2"
     assert _closest(lines, "介值定理是什么？", "definition").id == "S1"

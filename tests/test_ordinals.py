@@ -14,6 +14,8 @@ from coursetutor.tutor.statement_check import check_statements
 from coursetutor.tutor.statements import Statement
 from coursetutor.types import Chunk, Hit, Locator
 
+from .support import evidence_line
+
 FIRST_KIND = "若c处的左右极限存在但不连续,则称为第一类间断点"
 SECOND_KIND = "否则即至少一侧极限不存在,则称为第二类间断点."
 
@@ -83,14 +85,7 @@ def test_the_statement_check_removes_a_statement_of_another_kind() -> None:
 def test_the_question_s_kind_given_to_the_wrong_sentence_is_removed() -> None:
     after = "若定义在 [a,b] 的 f 在 (a,b) 内任意一点都连续, 在 a 右连续, 在 b 左连续."
 
-    def line(sid: str, text: str) -> Line:
-        chunk = Chunk(id="c1", tenant="t", course="c", document_id="d1", document_title="T",
-                      doc_type="lecture", topic="", section_path=(), difficulty=0,
-                      language="zh", locator=Locator(page=11), text=text, content_hash="h1",
-                      ordinal=1)
-        return Line(sid, Hit(chunk, 1.0, {}, {}, Locator(page=11)), text, 1.0)
-
-    lines = {"S1": line("S1", SECOND_KIND), "S2": line("S2", after)}
+    lines = {"S1": evidence_line("S1", SECOND_KIND), "S2": evidence_line("S2", after)}
     grafted = Statement("第二类间断点是指在 (a,b) 内任意一点都连续, 在 a 右连续, 在 b 左连续。",
                         ("S2",))
     right = Statement("第二类间断点是指至少一侧极限不存在的点。", ("S1",))
