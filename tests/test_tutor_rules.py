@@ -689,6 +689,13 @@ HEADERS = ["[1] Lecture 1: Root finding > 5 Convergence and stopping criteria > 
      "割线法的收敛阶是多少？", "[1] 割线法的收敛阶是1。"),
     ("[1] 뉴턴 방법은 이차 수렴하나요? " * 5, "뉴턴 방법은 왜 이차 수렴하나요?", ""),
     ("Yes. Yes. It converges [1].", "Does it converge?", "Yes. Yes. It converges [1]."),
+    # a chat model's courtesy and the hint announced, before the hint itself
+    ("Certainly! Here's a hint from the sources that points to the idea or method from the "
+     "exercise they need:\n\n\nCount the steps n that guarantee |c_n - r| <= tol [1].",
+     "Can you help me with exercise 3?", "Count the steps n that guarantee |c_n - r| <= tol [1]."),
+    ("Here is a hint: compute the midpoint first [1].", "How?",
+     "Here is a hint: compute the midpoint first [1]."),
+    ("Sure, bisection halves the bracket [1].", "How?", "Sure, bisection halves the bracket [1]."),
 ])
 def test_tidy(text: str, question: str, tidied: str) -> None:
     assert tidy(text, question, HEADERS) == tidied

@@ -71,7 +71,7 @@ AVAILABLE = 4  # words of its own a sentence has beyond the question ...
 CARRIED = 2  # ... of which a statement with no number or formula of theirs carries this many
 _RELATION = re.compile(r"[=<>≤≥≠≈∈∉⊂⊆→⇒∃∀]")
 _RESULT_NUMBER = re.compile(r"(?:定理|引理|定义|推论|命题|정리|보조정리|정의|\b(?:theorem|lemma|"
-                            r"definition|corollary|proposition|teorema|lemma|definizione|"
+                            r"definition|corollary|proposition|teorema|definizione|"
                             r"corollario|proposizione|satz|définition|théorème)\b)\s*"
                             r"\d+(?:\.\d+)*", re.I)
 # the connectives a Chinese restatement wraps around its sentence's words ("因此，我们可以通过

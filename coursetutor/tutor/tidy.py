@@ -136,6 +136,23 @@ def drop_stray(text: str) -> str:
     return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
 
 
+# what a chat model says before its reply: a courtesy, or the reply announced ("Certainly!
+# Here's a hint from the sources that points to the idea or method from the exercise they
+# need:", its task's words turned back on it)
+_COURTESY = re.compile(r"^(?:certainly|sure|of course|absolutely|certo|certamente|claro|"
+                       r"bien sûr|natürlich|gerne|当然|好的|물론입니다|물론이죠)\s*[!！.。,，]?$",
+                       re.I)
+_ANNOUNCED = re.compile(r"^(?:here's|here is|ecco|voici|hier ist)\s.{0,120}\b(?:hint|tip|clue|"
+                        r"suggerimento|indizio|indice|tipp|hinweis)\b.*[:：]$", re.I)
+
+
+def _preamble(span: str) -> bool:
+    """A courtesy ("Certainly!") or an announcement of the hint that follows ("Here's a hint
+    …:") before anything of the reply itself."""
+    bare = MARKER.sub("", span).strip()
+    return bool(_COURTESY.match(bare) or _ANNOUNCED.match(bare))
+
+
 def _opener(span: str) -> bool:
     """A bare rhetorical question ("Why?", "为什么？", "Perché?") that ends the reply."""
     bare = MARKER.sub("", span).strip()
@@ -180,7 +197,8 @@ def tidy(text: str, question: str, headers: Sequence[str], prompt: Sequence[str]
             continue
         terms = _terms(span, language)
         dropped = (
-            _echoes(span, key, asked)
+            (not "".join(kept).strip() and _preamble(span))
+            or _echoes(span, key, asked)
             or (len(key) >= MIN_SENTENCE and key in seen)
             or (len(key) >= MIN_COPY and any(_parrots(key, p) for p in parroted))
             or _restates(span, terms, said))
