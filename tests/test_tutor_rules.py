@@ -693,6 +693,8 @@ HEADERS = ["[1] Lecture 1: Root finding > 5 Convergence and stopping criteria > 
     ("Certainly! Here's a hint from the sources that points to the idea or method from the "
      "exercise they need:\n\n\nCount the steps n that guarantee |c_n - r| <= tol [1].",
      "Can you help me with exercise 3?", "Count the steps n that guarantee |c_n - r| <= tol [1]."),
+    ("Here are the hints provided by the course sources:\n\n- f is continuous on [a, b] [1].",
+     "Puoi aiutarmi con l'esercizio 1?", "- f is continuous on [a, b] [1]."),
     ("Here is a hint: compute the midpoint first [1].", "How?",
      "Here is a hint: compute the midpoint first [1]."),
     ("Sure, bisection halves the bracket [1].", "How?", "Sure, bisection halves the bracket [1]."),

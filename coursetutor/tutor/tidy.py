@@ -142,8 +142,9 @@ def drop_stray(text: str) -> str:
 _COURTESY = re.compile(r"^(?:certainly|sure|of course|absolutely|certo|certamente|claro|"
                        r"bien sûr|natürlich|gerne|当然|好的|물론입니다|물론이죠)\s*[!！.。,，]?$",
                        re.I)
-_ANNOUNCED = re.compile(r"^(?:here's|here is|ecco|voici|hier ist)\s.{0,120}\b(?:hint|tip|clue|"
-                        r"suggerimento|indizio|indice|tipp|hinweis)\b.*[:：]$", re.I)
+_ANNOUNCED = re.compile(r"^(?:here's|here is|here are|ecco|voici|hier ist|hier sind)\s.{0,120}"
+                        r"\b(?:hints?|tips?|clues?|suggeriment[oi]|indizi[o]?|indices?|tipps?|"
+                        r"hinweise?)\b.*[:：]$", re.I)
 
 
 def _preamble(span: str) -> bool:
