@@ -171,10 +171,11 @@ def _examples() -> dict[str, Any]:
 
 def _worked_example(language_name: str) -> list[Message]:
     """One sentence and its translation into the language, as an earlier exchange."""
-    translation = _examples()["translations"].get(_code(language_name))
+    table = _examples()
+    translation = table["translations"].get(_code(language_name))
     if not translation:
         return []
-    return [Message("user", _examples()["source"]), Message("assistant", translation)]
+    return [Message("user", table["source"]), Message("assistant", translation)]
 
 
 def keeps_terms(original: str, translated: str) -> bool:

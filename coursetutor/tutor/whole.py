@@ -264,8 +264,12 @@ def items(sentence: str) -> list[str]:
     """The results a Chinese or Japanese sentence names ("区间套定理, 有限覆盖定理,
     Weierstrass 定理, 聚点定理 …; … Dedekind 定理 …, 而 Cauchy 收敛原理 …"), its label aside.
     (In a Latin-script sentence capitalised words name too many other things.)"""
-    body = _LABEL_START.sub("", to_unicode(sentence))
+    body = _unlabelled(sentence)
     return list(dict.fromkeys(m.group(0).replace(" ", "") for m in _CJK_RESULT.finditer(body)))
+
+
+def _unlabelled(sentence: str) -> str:
+    return _LABEL_START.sub("", to_unicode(sentence)).strip()
 
 
 def every_item(statement: str, lines: Sequence[str]) -> tuple[int, str] | None:
@@ -277,7 +281,7 @@ def every_item(statement: str, lines: Sequence[str]) -> tuple[int, str] | None:
     for n, line in enumerate(lines):
         listed = items(line)
         if len(listed) >= 3 and any(item.casefold() not in said for item in listed):
-            return n, _LABEL_START.sub("", to_unicode(line)).strip()
+            return n, _unlabelled(line)
     return None
 
 
