@@ -854,11 +854,13 @@ def test_a_reply_in_the_wrong_script_is_never_shown_but_translated(make_tutor: M
     assert answer.text == tokens(events)[0]
     assert [s.number for s in answer.sources] == [1]
     assert fake.kinds() == ["translate", "answer", "translate_reply"]
-    system, *example, user = fake.calls[-1].messages
+    system, *example, terms, user = fake.calls[-1].messages
     assert system.role == "system" and "Korean (한국어)" in system.content
     # one worked example first (translate_examples.toml): names kept, terms in parentheses
     assert [m.role for m in example] == ["user", "assistant"]
     assert "(gradient descent)" in example[1].content
+    # then the textbook Korean of the text's terms (glossary.toml)
+    assert terms.role == "system" and "Bisection → 이분법" in terms.content
     assert user.content.startswith("Bisection halves the bracket")
     assert "translate_reply" in answer.timings and "first_token" in answer.timings
 

@@ -85,6 +85,11 @@ Votes = dict[str, tuple[tuple[str, float], ...]]
 
 
 @functools.cache
+def language_code(name: str) -> str:
+    """'Korean (한국어)' -> 'ko': the code of one of LANGUAGE_NAMES ("" when none)."""
+    return next((code for code, known in LANGUAGE_NAMES.items() if known == name), "")
+
+
 def _votes(script: str) -> tuple[Votes, Votes]:
     """Each function word's and letter's vote per language of `script`, split evenly among
     the languages that share it (a word of every Romance language says little)."""

@@ -19,8 +19,8 @@ from typing import Any
 
 from ..llm import GenParams, Message
 from ..llm.router import CallRecord, Router
-from ..retrieval.language import LANGUAGE_NAMES
-from . import prompts
+from ..retrieval.language import LANGUAGE_NAMES, UNKNOWN, detect_language, language_code
+from . import glossary, prompts
 from .citations import MARKER, cited_numbers
 from .claims import claim_numbers, mask_formulas, names, unmask
 from .tidy import unstutter
@@ -76,23 +76,28 @@ def gated(pieces: Iterator[str], language: str, gate: Gate) -> Iterator[str]:
 
 
 def translate_reply(router: Router, text: str, language_name: str,
-                    log: list[CallRecord], wait: bool = True) -> str:
+                    log: list[CallRecord], wait: bool = True, source: str = "") -> str:
     """`text` translated into the named language with its [n] markers ("" when the model
     gives nothing, or gets stuck on a phrase). Formulas go through as placeholders and come
-    back as written. A translation that dropped every marker gets the original's at its
-    end. `wait`: False raises ModelBusyError where the in-process model has no free
-    context."""
+    back as written; the textbook terms of the language are given for the glossary's terms
+    the text holds (glossary.py; `source`: the text's language, guessed when ""). A
+    translation that dropped every marker gets the original's at its end. `wait`: False
+    raises ModelBusyError where the in-process model has no free context."""
     # each formula goes through as a placeholder, put back after: the small model rewrote
     # them ("lim_(n→∞)aₙ=sup aₙ" as "n → ∞에 aₙ = sup aₙ"); a translation that loses one is
     # asked for once more with the formulas in the text
     masked, found = mask_names(*mask_formulas(text))
-    out = _translated(router, masked, language_name, log, wait)
+    target = language_code(language_name)
+    source = source or detect_language(text, "")
+    terms = glossary.instruction(glossary.renderings(
+        masked, "" if source == UNKNOWN else source, target))
+    out = _translated(router, masked, language_name, log, wait, terms)
     if found:
         out = unmask(out, found) or ""
         # (with placeholders in it, the model now and then leaves a word as it is: "… 的情况下
         # diverge。"; asked once more with the text as written, it translates it)
-        if not out or untranslated(text, out, _code(language_name)):
-            out = _translated(router, text, language_name, log, wait)
+        if not out or untranslated(text, out, target):
+            out = _translated(router, text, language_name, log, wait, terms)
     if runaway(text, out):
         return ""  # "금융의 금융의 금융의 ...": the reply as written is better
     cited = cited_numbers(text)
@@ -139,20 +144,19 @@ def untranslated(original: str, translated: str, language: str) -> list[str]:
     return [w for w in _LATIN_WORD.findall(_ASIDE.sub(" ", translated)) if w in said]
 
 
-def _code(language_name: str) -> str:
-    return next((c for c, name in LANGUAGE_NAMES.items() if name == language_name), "")
-
-
 def _translated(router: Router, text: str, language_name: str, log: list[CallRecord],
-                wait: bool) -> str:
+                wait: bool, terms: str = "") -> str:
     # a system message: asked in one user message, the small model returns the text as it is
     system = prompts.render("translate_reply", language=language_name)
     # room for a translation twice the text's length, not for a model stuck on a phrase
     budget = min(MAX_TRANSLATION_TOKENS, 64 + len(text))
     params = GenParams(temperature=0.0, max_tokens=budget, wait=wait)
+    # the text's terms last, after the fixed start (instructions and worked example) that
+    # the model has evaluated before
+    told = [Message("system", terms.strip())] if terms else []
     return router.complete("answer", [Message("system", system),
-                                      *_worked_example(language_name), Message("user", text)],
-                           params, log).text.strip()
+                                      *_worked_example(language_name), *told,
+                                      Message("user", text)], params, log).text.strip()
 
 
 def runaway(text: str, out: str) -> bool:
@@ -172,7 +176,7 @@ def _examples() -> dict[str, Any]:
 def _worked_example(language_name: str) -> list[Message]:
     """One sentence and its translation into the language, as an earlier exchange."""
     table = _examples()
-    translation = table["translations"].get(_code(language_name))
+    translation = table["translations"].get(language_code(language_name))
     if not translation:
         return []
     return [Message("user", table["source"]), Message("assistant", translation)]

@@ -7,7 +7,8 @@ from collections.abc import Sequence
 from ..llm import GenParams, Message
 from ..llm.router import CallRecord, Router
 from ..types import Turn
-from . import prompts
+from ..retrieval.language import UNKNOWN, detect_language, language_code
+from . import glossary, prompts
 
 MAX_REWRITE_CHARS = 300
 _QUESTION_MARKS = ("?", "\uff1f", "\u037e", "\u061f")
@@ -63,6 +64,9 @@ def translation(router: Router, question: str, language_name: str,
     vocabulary = (f"\nThe course writes its terms like this: {', '.join(terms)}. When the "
                   "question names one of them in another script, write it this way."
                   if terms else "")
+    source = detect_language(question, "")
+    vocabulary += glossary.instruction(glossary.renderings(
+        question, "" if source == UNKNOWN else source, language_code(language_name)))
     prompt = prompts.render("translate", language=language_name, question=question,
                             terms=vocabulary)
     text = _one_line(router, prompt, 80, log)

@@ -226,7 +226,7 @@ def _translated(tools: Tools, text: str, language: str, pivot: str, wait: bool =
     translation); one written in the course's language (`pivot`) whose translation lost a
     name or a number keeps itself after the translation, in parentheses."""
     translated = translate_reply(tools.router, text, language_name(language), tools.log,
-                                 wait)
+                                 wait, source=pivot)
     if not translated:
         return text
     if pivot and not keeps_terms(text, translated):

@@ -1,0 +1,97 @@
+"""The terms a translation is told to write: a glossary of mathematics, optimisation and
+machine learning across the tutor's languages (glossary.toml).
+
+The bundled model translates the words of a sentence well and its terms of art badly, most of
+all into Korean: "positive definite" became 양의 정방행렬 ("positive square matrix"), 收敛
+(converges) 발전 ("develops"), 有上界 (bounded above) 상한을 가진다 ("has a supremum"). A
+Korean student then reads a false statement under a correct citation. Given the textbook term
+for each term its text holds ("positive definite → 양의 정부호"), it writes that term.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import tomllib
+from collections.abc import Sequence
+from importlib import resources
+
+from ..retrieval.tokenize import has_cjk
+
+MAX_TERMS = 12  # terms told per translation at most: a long list drowns the text
+MIN_CJK = 2  # characters of a Chinese, Japanese or Korean spelling looked for in a text
+# languages whose terms stand as they are, or take a suffix: 수렴 → 수렴합니다
+_SUFFIXED = frozenset({"zh", "ja", "ko"})
+
+
+@functools.cache
+def _terms() -> tuple[dict[str, tuple[str, ...]], ...]:
+    table = tomllib.loads((resources.files("coursetutor.tutor") / "glossary.toml")
+                          .read_text(encoding="utf-8"))
+    return tuple({language: tuple(spellings) for language, spellings in term.items()}
+                 for term in table["term"])
+
+
+@functools.cache
+def _patterns(language: str) -> tuple[tuple[re.Pattern[str], int], ...]:
+    """Every spelling of `language` as a pattern with its term's index, longest first."""
+    spellings = [(spelling, n) for n, term in enumerate(_terms())
+                 for spelling in term.get(language, ())
+                 if not has_cjk(spelling) or len(spelling) >= MIN_CJK]
+    spellings.sort(key=lambda pair: -len(pair[0]))
+    return tuple((_pattern(spelling), n) for spelling, n in spellings)
+
+
+def _pattern(spelling: str) -> re.Pattern[str]:
+    body = r"[\s-]+".join(re.escape(part) for part in spelling.split())
+    if has_cjk(spelling):
+        return re.compile(body)
+    return re.compile(rf"(?<![\w-]){body}(?![\w-])", re.IGNORECASE)
+
+
+def found(text: str, language: str) -> list[tuple[str, int]]:
+    """The glossary's terms in `text`, written in `language`: each as the text spells it,
+    with its term's index, in the order of the text; a longer term hides the shorter ones in
+    it ("quadratic convergence", not also "convergence")."""
+    taken: list[tuple[int, int]] = []
+    out: list[tuple[int, str, int]] = []
+    for pattern, n in _patterns(language):
+        for match in pattern.finditer(text):
+            start, end = match.span()
+            if any(start < b and a < end for a, b in taken):
+                continue
+            taken.append((start, end))
+            out.append((start, match.group(0), n))
+    return [(spelled, n) for _, spelled, n in sorted(out)]
+
+
+def renderings(text: str, source: str, target: str,
+               most: int = MAX_TERMS) -> list[tuple[str, str]]:
+    """(the term as `text` spells it in `source`, the term in `target`) for each glossary
+    term of the text that the target language spells otherwise; at most `most`, each term
+    once. Into a language of Latin letters only a term the text spells in its first form
+    is told: "converges → convergenza" would put a noun where a verb goes, where Korean
+    makes 수렴 a verb with a suffix."""
+    if not source or source == target:
+        return []
+    inflects = target not in _SUFFIXED
+    seen: set[int] = set()
+    out: list[tuple[str, str]] = []
+    for spelled, n in found(text, source):
+        term = _terms()[n]
+        written = term.get(target, ())
+        if n in seen or not written or spelled.casefold() in (w.casefold() for w in written):
+            continue
+        if inflects and spelled.casefold() != term[source][0].casefold():
+            continue
+        seen.add(n)
+        out.append((spelled, written[0]))
+    return out[:most]
+
+
+def instruction(pairs: Sequence[tuple[str, str]]) -> str:
+    """The sentence that tells a translator the terms: "" when there are none."""
+    if not pairs:
+        return ""
+    told = "; ".join(f"{spelled} → {written}" for spelled, written in pairs)
+    return f" Translate these terms as the textbooks of the language do: {told}."
