@@ -6,8 +6,8 @@ from collections.abc import Sequence
 
 from ..llm import GenParams, Message
 from ..llm.router import CallRecord, Router
-from ..types import Turn
 from ..retrieval.language import UNKNOWN, detect_language, language_code
+from ..types import Turn
 from . import glossary, prompts
 
 MAX_REWRITE_CHARS = 300
