@@ -71,3 +71,23 @@ def test_the_names_of_the_courses_results_are_read_once_per_version() -> None:
     store.version = "v2"
     terms.result_names(store, "t", "c")  # type: ignore[arg-type]
     assert store.reads == 2
+    # the same reading gives the names of the numbered results, for a statement citing one
+    labels = terms.result_labels(store, "t", "c")  # type: ignore[arg-type]
+    assert labels["定理5.1.2"] == "Rolle 中值" and labels["teorema43"] == "di Lagrange"
+    assert store.reads == 2
+
+
+def test_a_result_cited_by_its_number_alone_gets_the_courses_name() -> None:
+    from coursetutor.tutor.terms import cites_result, named_results
+
+    labels = {"引理5.1.1": "Fermat 中值", "teorema41": "di Fermat"}
+    assert named_results("根据引理 5.1.1, 此处导数为 0.", labels) == (
+        "根据引理 5.1.1 (Fermat 中值), 此处导数为 0.")
+    assert named_results("见引理 5.1.1.", labels) == "见引理 5.1.1 (Fermat 中值)."
+    assert named_results("per il Teorema 41 si ha", labels) == (
+        "per il Teorema 41 (di Fermat) si ha")
+    # named already, another number, a number the course names nothing, a word ending so
+    for text in ("由 引理 5.1.1 (Fermat 中值), 存在", "引理 5.1.12 说", "引理 5.1 说",
+                 "Teorema 7 dice", "xTeorema 41"):
+        assert named_results(text, labels) == text
+    assert cites_result("由 引理 5.1.1, 存在") and not cites_result("由 Fermat 引理")

@@ -11,6 +11,7 @@ terms in a Latin script are collected: the course's language is the one translat
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import re
 from collections import Counter
@@ -64,32 +65,75 @@ def course_terms(hits: Sequence[Hit], most: int = MAX_TERMS) -> list[str]:
 
 
 # a labelled result and its name: "Teorema 42 (di Rolle)", "定理 5.1.2 (Rolle 中值)"
-_RESULT = re.compile(
-    r"(?:Teorema|Definizione|Corollario|Lemma|Proposizione|Theorem|Definition|Corollary|"
-    r"Proposition|Satz|Théorème|定理|定义|引理|推论)\s*\d*(?:\.\d+)*\s*[(（]"
-    r"([^)）]{1,60})[)）]")
+_KINDS = (r"Teorema|Definizione|Corollario|Lemma|Proposizione|Theorem|Definition|Corollary|"
+          r"Proposition|Satz|Théorème|定理|定义|引理|推论")
+_RESULT = re.compile(rf"({_KINDS})\s*(\d*(?:\.\d+)*)\s*[(（]([^)）]{{1,60}})[)）]")
+# a result named by its number alone ("根据 引理 5.1.1, 此处导数为 0"), no name after it
+_CITED = re.compile(rf"(?<![A-Za-z])({_KINDS})\s*(\d+(?:\.\d+)*)(?!\.?\d)(?!\s*[(（])")
 _NAMES_KEPT = 64  # courses whose result names are kept in memory
-_named: dict[tuple[str, str, str], list[str]] = {}
+
+
+@dataclasses.dataclass(frozen=True)
+class _Results:
+    names: list[str]  # people's names, most frequent first
+    labels: dict[str, str]  # "引理 5.1.1" (spaces taken out) -> "Fermat 中值"
+
+
+_results: dict[tuple[str, str, str], _Results] = {}
 
 
 def result_names(store: Store, tenant: str, course: str) -> list[str]:
     """The people's names the course's labelled results carry ("Teorema 42 (di Rolle)":
     Rolle; "定理 5.1.2 (Rolle 中值)": Rolle), most frequent first: the name of a result a
-    question asks about ("롤의 정리") may be in no passage the original finds. Read once per
-    version of the course's documents."""
+    question asks about ("롤의 정리") may be in no passage the original finds."""
+    return _course_results(store, tenant, course).names
+
+
+def result_labels(store: Store, tenant: str, course: str) -> dict[str, str]:
+    """The names the course gives its numbered results: "引理 5.1.1" -> "Fermat 中值"."""
+    return _course_results(store, tenant, course).labels
+
+
+def cites_result(text: str) -> bool:
+    """Does `text` name a numbered result by its number alone ("引理 5.1.1", "Teorema 41")?"""
+    return bool(_CITED.search(text))
+
+
+def named_results(text: str, labels: dict[str, str]) -> str:
+    """`text` with the course's name after each numbered result it cites by number alone:
+    "根据 引理 5.1.1 (Fermat 中值), 此处导数为 0", where the proof's sentence said "根据 引理
+    5.1.1" and a student cannot know which lemma that is."""
+    def name(match: re.Match[str]) -> str:
+        found = labels.get(_key(match.group(1), match.group(2)))
+        return f"{match.group(0)} ({found})" if found else match.group(0)
+
+    return _CITED.sub(name, text) if labels else text
+
+
+def _key(kind: str, number: str) -> str:
+    return f"{kind.casefold()}{number}"
+
+
+def _course_results(store: Store, tenant: str, course: str) -> _Results:
+    """The course's result names and labels, read once per version of its documents."""
     documents = store.list_documents(tenant, course)
     key = (tenant, course, "|".join(sorted(f"{d.id}:{d.content_hash}" for d in documents)))
-    if key not in _named:
+    if key not in _results:
         counts: Counter[str] = Counter()
+        labels: dict[str, str] = {}
         lower: set[str] = set()  # "Criterio del Rapporto" is no name: "criterio" is a word
         for document in documents:
             for row in store.export_chunks(tenant, course, document.id):
                 text = _LATEX.sub(" ", row.text)
                 lower.update(w for w in _WORD.findall(text) if w.islower())
                 for label in _RESULT.finditer(text):
-                    counts.update(n for n in _NAME.findall(label.group(1))
+                    counts.update(n for n in _NAME.findall(label.group(3))
                                   if len(n) >= 3 and not n.isupper())
-        if len(_named) >= _NAMES_KEPT:
-            _named.pop(next(iter(_named)))
-        _named[key] = [n for n, _ in counts.most_common() if n.lower() not in lower]
-    return _named[key]
+                    if label.group(2):
+                        labels.setdefault(_key(label.group(1), label.group(2)),
+                                          label.group(3).strip())
+        if len(_results) >= _NAMES_KEPT:
+            _results.pop(next(iter(_results)))
+        _results[key] = _Results([n for n, _ in counts.most_common() if n.lower() not in lower],
+                                 labels)
+    return _results[key]

@@ -27,6 +27,7 @@ from ..reply_language import checked, in_script, keeps_terms, translate_reply
 from ..sentences import Line, asks_proof, asks_which, is_proof, steps_wanted
 from ..statement_check import StatementVerdict, check_statements
 from ..statements import MAX_STATEMENTS, Statement, StatementStream, parse, schema
+from ..terms import cites_result, named_results, result_labels
 from ..whole import complete, every_item
 from .select import Selected
 from .tools import Tools
@@ -206,7 +207,12 @@ def _show(tools: Tools, s: Selected, shown: _Shown, statement: Statement,
         verdict = _checked(tools, statement, lines, question, written, busy)
     except _Busy:
         return None
+    # the course's name of a result the statement cites by number (not checked: the
+    # course's own label, "引理 5.1.1 (Fermat 中值)")
     text = statement.text
+    if verdict.kept and cites_result(text):
+        text = named_results(text, result_labels(tools.ws.store, tools.ws.tenant,
+                                                 u.recalled.opened.course))
     if verdict.kept and (pivot or (checked(cat.language)
                                    and not in_script(text, cat.language))):
         try:
