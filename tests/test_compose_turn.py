@@ -389,3 +389,21 @@ def test_the_second_try_at_a_proof_question_writes_from_the_proof() -> None:
     assert _closest(lines, "介值定理是用什么方法证明的？", "explain").id == "S2"
     assert _closest(lines, "介值定理是什么？", "definition").id == "S1"
     assert _closest(lines[:1], "介值定理是用什么方法证明的？", "explain").id == "S1"
+
+
+def test_a_statement_citing_a_result_by_number_gets_the_courses_name_for_it(
+        make_tutor: MakeTutor, monkeypatch: pytest.MonkeyPatch) -> None:
+    from coursetutor.tutor.stages import compose
+
+    asked: list[str] = []
+
+    def labels(store: Any, tenant: str, course: str) -> dict[str, str]:
+        asked.append(course)
+        return {"teorema41": "di Fermat"}
+
+    monkeypatch.setattr(compose, "result_labels", labels)
+    tutor, _ = make_tutor(ScriptedLLM(answer=[restating(
+        ("Per il Teorema 41 la derivata si annulla nel punto di minimo.", "S1"))]))
+    _, answer = run(tutor, CONCEPT)
+    assert "Per il Teorema 41 (di Fermat) la derivata" in answer.text
+    assert len(asked) == 1  # read for the statement that cites a result, not the other
