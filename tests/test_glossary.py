@@ -46,7 +46,7 @@ def test_nothing_is_told_within_a_language_or_from_an_unknown_one() -> None:
     assert renderings("the method converges", "en", "en") == []
     assert renderings("the method converges", "", "ko") == []
     assert instruction([]) == ""
-    assert instruction([("converges", "수렴")]).strip().endswith("converges → 수렴.")
+    assert instruction([("converges", "수렴")]).endswith("converges → 수렴.")
 
 
 def test_a_term_the_text_already_spells_as_the_target_does_is_not_told() -> None:

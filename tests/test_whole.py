@@ -152,6 +152,14 @@ def test_questions_that_ask_for_a_formula(question: str, asks: bool) -> None:
     ("第二类间断点是指至少一侧极限不存在的间断点。 [1]", False),
     ("The method of the secant uses the secant of the curve instead of the tangent. [1]", False),
     ("If f is continuous on [a, b] and f is differentiable on (a, b), then f'(c) = 0.", False),
+    # a parallel phrase, said twice in a long statement
+    ("Esiste un punto c nell'intervallo [a, b] tale che la derivata della funzione f in c è "
+     "uguale alla differenza tra il valore della funzione f in b e il valore della funzione f "
+     "in a, divisa per la differenza tra b e a. [1]", False),
+    # a phrase said three times is a loop however long the statement
+    ("The bisection method halves the bracket, and the bisection method halves the bracket "
+     "again, and so the bisection method halves the bracket until the bracket is small enough "
+     "for the tolerance the student chose at the start of the method. [1]", True),
 ])
 def test_a_statement_that_says_one_thing_over_and_over(statement: str, loops: bool) -> None:
     # the statement check removes it before its words are compared (statement_check.py)

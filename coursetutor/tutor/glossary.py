@@ -94,4 +94,4 @@ def instruction(pairs: Sequence[tuple[str, str]]) -> str:
     if not pairs:
         return ""
     told = "; ".join(f"{spelled} → {written}" for spelled, written in pairs)
-    return f" Translate these terms as the textbooks of the language do: {told}."
+    return f"Translate these terms as the textbooks of the language do: {told}."

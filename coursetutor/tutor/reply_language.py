@@ -89,8 +89,10 @@ def translate_reply(router: Router, text: str, language_name: str,
     masked, found = mask_names(*mask_formulas(text))
     target = language_code(language_name)
     source = source or detect_language(text, "")
+    # (into Chinese, Japanese and Korean, whose terms the model gets wrong; told a noun in
+    # Italian, it wrote "un solo iterazione" where it had written "un solo passo")
     terms = glossary.instruction(glossary.renderings(
-        masked, "" if source == UNKNOWN else source, target))
+        masked, "" if source == UNKNOWN else source, target)) if checked(target) else ""
     out = _translated(router, masked, language_name, log, wait, terms)
     if found:
         out = unmask(out, found) or ""
@@ -153,7 +155,7 @@ def _translated(router: Router, text: str, language_name: str, log: list[CallRec
     params = GenParams(temperature=0.0, max_tokens=budget, wait=wait)
     # the text's terms last, after the fixed start (instructions and worked example) that
     # the model has evaluated before
-    told = [Message("system", terms.strip())] if terms else []
+    told = [Message("system", terms)] if terms else []
     return router.complete("answer", [Message("system", system),
                                       *_worked_example(language_name), *told,
                                       Message("user", text)], params, log).text.strip()

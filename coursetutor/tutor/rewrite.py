@@ -65,8 +65,9 @@ def translation(router: Router, question: str, language_name: str,
                   "question names one of them in another script, write it this way."
                   if terms else "")
     source = detect_language(question, "")
-    vocabulary += glossary.instruction(glossary.renderings(
-        question, "" if source == UNKNOWN else source, language_code(language_name)))
+    if told := glossary.instruction(glossary.renderings(
+            question, "" if source == UNKNOWN else source, language_code(language_name))):
+        vocabulary += f"\n{told}"  # on a line of its own: after the names, the model answered
     prompt = prompts.render("translate", language=language_name, question=question,
                             terms=vocabulary)
     text = _one_line(router, prompt, 80, log)

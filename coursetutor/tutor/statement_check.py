@@ -274,9 +274,12 @@ def says_little(text: str, own: Sequence[Line], question: str, language: str) ->
 
 
 def repeats_itself(text: str) -> bool:
-    """Does the statement say a phrase of its own twice (a small model's loop: "连续函数在区间上
-    是连续的，而连续函数在区间上是连续的")? A run of REPEAT_CJK characters or REPEAT_WORDS words,
-    found again further on."""
+    """Does the statement say a phrase of its own over and over (a small model's loop: "连续
+    函数在区间上是连续的，而连续函数在区间上是连续的")? A run of REPEAT_CJK characters or
+    REPEAT_WORDS words said three times, or said again where the run is twice that long or
+    its two copies make half the statement. A parallel phrase is no loop: "la differenza tra
+    il valore della funzione f in b e il valore della funzione f in a" says six words twice in
+    a statement of sixty."""
     bare = MARKER.sub(" ", text)
     if has_cjk(bare):
         units: list[str] = [c for c in bare if not c.isspace()]
@@ -284,13 +287,27 @@ def repeats_itself(text: str) -> bool:
     else:
         units = [w.casefold() for w in _WORD.findall(bare)]
         size = REPEAT_WORDS
-    first: dict[tuple[str, ...], int] = {}
+    seen: dict[tuple[str, ...], list[int]] = {}
     for i in range(len(units) - size + 1):
-        key = tuple(units[i:i + size])
-        if key in first and i >= first[key] + size:
+        at = seen.setdefault(tuple(units[i:i + size]), [])
+        if not at or i >= at[-1] + size:
+            at.append(i)
+        if len(at) >= 3:
             return True
-        first.setdefault(key, i)
-    return False
+    run = _longest_repeat(units) if any(len(at) > 1 for at in seen.values()) else 0
+    return run >= size and (run >= 2 * size or 4 * run >= len(units))
+
+
+def _longest_repeat(units: Sequence[str]) -> int:
+    """The length of the longest run of `units` found again after its own end."""
+    best = 0
+    for i in range(len(units)):
+        for j in range(i + best + 1, len(units)):
+            k = 0
+            while j + k < len(units) and i + k < j and units[i + k] == units[j + k]:
+                k += 1
+            best = max(best, k)
+    return best
 
 
 def _terms_and_form(statement: Statement, own: Sequence[Line], question: str,
