@@ -173,6 +173,12 @@ def test_names_go_through_a_translation_as_placeholders() -> None:
     # a name of two names is one at the start of the sentence too
     assert mask_names("Newton-Raphson may diverge.", []) == ("⟨F1⟩ may diverge.",
                                                             ["Newton-Raphson"])
+    # names side by side are one placeholder, numbered in the text's order
+    text = "Use the Wolfe conditions in the Damped Newton-Raphson method with x = y + 1."
+    masked, found = mask_names(*mask_formulas(text))
+    assert masked == "Use the ⟨F2⟩ conditions in the ⟨F3⟩ method with ⟨F1⟩."
+    assert found == ["x = y + 1", "Wolfe", "Damped Newton-Raphson"]
+    assert unmask(masked, found) == text
 
 
 def test_a_word_a_translation_left_in_english_is_found() -> None:

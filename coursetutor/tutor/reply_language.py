@@ -119,16 +119,26 @@ def mask_names(text: str, found: list[str]) -> tuple[str, list[str]]:
     languages = {n.split(" (")[0] for n in LANGUAGE_NAMES.values()}
     out = list(found)
     # a name of two capitalised names is one wherever it stands, first word or not
-    for name in dict.fromkeys([*names(text), *_JOINED_NAME.findall(text)]):
-        if name in languages:
-            continue
+    single = [n for n in dict.fromkeys([*names(text), *_JOINED_NAME.findall(text)])
+              if n not in languages]
+    # and names side by side are one placeholder ("Damped Newton-Raphson"): as two, the
+    # translation dropped both ("… in the ⟨F3⟩ ⟨F4⟩ method" lost), then read them as sounds
+    either = "|".join(re.escape(n) for n in sorted(single, key=len, reverse=True))
+    runs = re.findall(rf"(?<![\w⟨-])(?:{either})(?: +(?:{either}))+(?![\w⟩-])",
+                      text) if single else []
+    for name in dict.fromkeys([*runs, *single]):
 
         def placeholder(match: re.Match[str]) -> str:
             out.append(match.group(0))
             return f"⟨F{len(out)}⟩"
 
         text = re.sub(rf"(?<![\w⟨-]){re.escape(name)}(?![\w⟩-])", placeholder, text)
-    return text, out
+    # the names numbered in the order the text gives them, after the formulas
+    order = [int(n) for n in re.findall(r"⟨F(\d+)⟩", text) if int(n) > len(found)]
+    number = {old: len(found) + k for k, old in enumerate(dict.fromkeys(order), start=1)}
+    text = re.sub(r"⟨F(\d+)⟩", lambda m: f"⟨F{number.get(int(m.group(1)), int(m.group(1)))}⟩",
+                  text)
+    return text, [*found, *(out[old - 1] for old in sorted(number, key=number.__getitem__))]
 
 
 _LATIN_WORD = re.compile(r"(?<![\w-])[a-z]{4,}(?![\w-])")
