@@ -246,6 +246,28 @@ def test_a_statement_that_carries_nothing_of_its_sentence_is_removed(
     assert "next to nothing" in verdicts[0].reason
 
 
+DAMPED = ("Relaxed/Damped Newton-Raphson: Use step size α > 0 with x [t+1] = x [t] + αd[t] to "
+          "satisfy Wolfe conditions (or just Armijo rule)")
+
+
+@pytest.mark.parametrize(("text", "kept"), [
+    # half its words are the slide's; the clause it joins to them is its own
+    ("The damping factor α is used to control the step size and ensure that the method "
+     "converges.", False),
+    ("Damped Newton-Raphson uses a step size α > 0 and chooses it to satisfy the Wolfe "
+     "conditions or the Armijo rule.", True),
+])
+def test_a_clause_of_its_own_joined_to_what_the_sentence_says_is_removed(
+        text: str, kept: bool) -> None:
+    (verdict,) = check_statements([Statement(text, ("S1",))], _line(DAMPED, "en"),
+                                  "What is damped Newton-Raphson?", "en",
+                                  _SameVector())  # type: ignore[arg-type]
+    assert verdict.kept is kept
+    if not kept:
+        assert verdict.reason == ("adds a clause of its own: ensure that the method "
+                                  "converges")
+
+
 def test_a_sentence_that_says_little_beyond_the_question_asks_little_of_its_statement() -> None:
     sentence = "Newton-Raphson only needs one iteration for quadratic forms"
     (verdict,) = check_statements([Statement(sentence, ("S1",))], _line(sentence, "en"),

@@ -247,6 +247,32 @@ def bare_conditions(sentence: str) -> list[str]:
     return out
 
 
+# the words that join two clauses of a statement ("… to control the step size and ensure
+# that the method converges"), in the languages whose words are told apart by spaces
+_JOINED = re.compile(r"\s*[,;]?\s+\b(?:and|but|so|while|whereas|e|ed|ma|quindi|mentre|und|"
+                     r"aber|sodass|et|mais|donc|y|pero|así)\s+", re.I)
+OWN_CLAUSE = 3  # content words of a joined clause none of which its sentences have
+
+
+def own_clause(text: str, found: set[str], language: str) -> str:
+    """The clause the statement joins to what its sentences say that has OWN_CLAUSE or more
+    words and not one of theirs or the question's (`found`): "The damping factor α is used
+    to control the step size and ensure that the method converges." for a slide that says
+    the step size is chosen "to satisfy Wolfe conditions (or just Armijo rule)"; half its
+    words being the slide's, the whole passed. "" when there is none."""
+    bare = MARKER.sub(" ", text)
+    if has_cjk(bare):
+        return ""
+    clauses = _JOINED.split(bare)
+    if len(clauses) < 2:
+        return ""
+    for clause in clauses:
+        words = content_words(clause, language)
+        if len(words) >= OWN_CLAUSE and not words & found:
+            return clause.strip(" .")
+    return ""
+
+
 def asks(text: str) -> bool:
     """Is the statement a question ("定理 2.3.1 中提到的定理是什么？")? It answers nothing."""
     return MARKER.sub(" ", text).rstrip().endswith(("?", "？"))
@@ -346,6 +372,8 @@ def _terms_and_form(statement: Statement, own: Sequence[Line], question: str,
     if same and mine and len(mine & found) < OVERLAP_LOW * len(mine):
         return StatementVerdict(statement, False, reason="most of its words are not in its "
                                                          "sentences")
+    if same and (clause := own_clause(text, found, language)):
+        return StatementVerdict(statement, False, reason="adds a clause of its own: " + clause)
     if same and says_little(text, same, question, language):
         return StatementVerdict(statement, False, reason="carries next to nothing its "
                                 "sentences add to the question")
