@@ -203,3 +203,23 @@ def test_a_question_that_asks_which_ones_gets_every_one_its_sentence_lists() -> 
              "区间套定理与 Dedekind 定理等价, Cauchy 收敛原理也与它们等价。")
     assert every_item(whole, [EQUIVALENT]) is None
     assert every_item("它与 Dedekind 定理等价。", ["区间套定理与 Dedekind 定理等价."]) is None
+
+
+@pytest.mark.parametrize(("statement", "lines", "whole"), [
+    # the model left out the bound its sentence gives the letter
+    ("The step size α must satisfy the Wolfe conditions.", [DAMPED],
+     "The step size α > 0 must satisfy the Wolfe conditions."),
+    # α in αd[t] is part of a product: the bound goes to the bare one
+    ("x[t+1] = x[t] + αd[t] with the step α.", [DAMPED],
+     "x[t+1] = x[t] + αd[t] with the step α > 0."),
+    ("Per ogni ε esiste n tale che |aₙ − l| < ε.", ["∀ ε>0 ∃ n ∈ ℕ: |aₙ − l| < ε"],
+     "Per ogni ε > 0 esiste n tale che |aₙ − l| < ε."),
+    # bounded already, or no bound in the sentence: nothing added
+    ("Use a step size α > 0 to satisfy Wolfe.", [DAMPED], None),
+    ("The step size α must satisfy the Wolfe conditions.", ["Choose the step size α."], None),
+])
+def test_a_letter_its_sentence_bounds_gets_the_bound(statement: str, lines: list[str],
+                                                     whole: str | None) -> None:
+    from coursetutor.tutor.whole import with_bounds
+
+    assert with_bounds(statement, lines) == whole

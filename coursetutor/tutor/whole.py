@@ -217,7 +217,33 @@ def complete(statement: str, lines: Sequence[str], language: str,
     if asks_formula(question) and (definition := defining(body, lines, question)):
         where = _WHERE.get(language, "where")
         return f"{body.rstrip('.!。！ ')}, {where} {definition}"
-    return with_antecedent(body, lines)
+    told = with_antecedent(body, lines)
+    return with_bounds(told or body, lines) or told
+
+
+# a Greek letter its sentence bounds ("Use step size α > 0 with …"), and the same letter
+# where a statement writes it bare
+_GREEK = "α-ωΑ-Ω"
+_BOUND = re.compile(rf"(?<![\w{_GREEK}])([{_GREEK}])\s*([<>≤≥≠∈]\s*[\w.+−-]{{1,6}})(?![\w(])")
+_BARE = rf"(?<![\w{_GREEK}])%s(?![\w{_GREEK}(\[_^]|\s*[<>≤≥≠∈=])"
+
+
+def with_bounds(statement: str, lines: Sequence[str]) -> str | None:
+    """The statement with the bound its sentences give a Greek letter it writes bare:
+    "The step size α > 0 must satisfy the Wolfe conditions" where the model wrote "step
+    size α" from "Use step size α > 0 with … to satisfy Wolfe conditions" (a step size of 0
+    or less is no step). The first bare α only; None when nothing is added."""
+    bounds: dict[str, str] = {}
+    for line in lines:
+        for letter, bound in _BOUND.findall(to_unicode(line)):
+            bounds.setdefault(letter, " ".join(bound.split()))
+    out = statement
+    for letter, bound in bounds.items():
+        if _BOUND.search(out) and any(m.group(1) == letter for m in _BOUND.finditer(out)):
+            continue  # bounded already
+        out = re.sub(_BARE % re.escape(letter), f"{letter} {bound[0]} {bound[1:].strip()}",
+                     out, count=1)
+    return None if out == statement else out
 
 
 # a word that points back to a place the statement does not name ("此处导数为 0": here, where?)
