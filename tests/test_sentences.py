@@ -485,3 +485,34 @@ def test_a_title_slide_is_no_evidence() -> None:
     texts = [line.text for line in picked.lines]
     assert texts and not any(t.startswith("Optimization") for t in texts)
     assert any("may diverge" in t for t in texts)  # a slide's item keeps its lower-case words
+
+
+BISECTION = (
+    "The bisection method repeatedly halves a bracket, keeping the half in which the sign "
+    "change survives:\n\n1. Start with `a` and `b` such that `f(a) * f(b) < 0`. 2. Compute the "
+    "midpoint `c = (a + b) / 2` and evaluate `f(c)`. 3. If `f(c) = 0`, then `c` is a root and "
+    "we stop. 4. If `f(a) * f(c) < 0`, the root lies in `[a, c]`: set `b = c`. Otherwise the "
+    "root lies in `[c, b]`: set `a = c`. 5. Repeat from step 2 until the interval is small "
+    "enough.\n\nAfter every step the new interval is still a bracket, so by the intermediate "
+    "value theorem it still contains a root.")
+
+
+def test_a_how_question_gets_the_whole_numbered_list_of_steps() -> None:
+    from coursetutor.tutor.sentences import select
+    from coursetutor.types import Hit
+
+    hit = Hit(_chunk(0, BISECTION, "en", 3), 1.0, {}, {}, Locator(page=3))
+    picked = select("How does the bisection method work?", "", [hit], "en", "concept",
+                    _FlatEmbedder())  # type: ignore[arg-type]
+    text = " ".join(line.text for line in picked.lines)
+    # every step, in the page's order (the tutor gave the first two of five)
+    at = [text.index(step) for step in ("1. Start", "2. Compute", "3. If", "4. If",
+                                        "Otherwise", "5. Repeat")]
+    assert at == sorted(at)
+
+
+def test_a_list_number_inside_a_statement_goes_as_the_reply_numbers_its_own() -> None:
+    raw = json.dumps({"statements": [{"text": "3. If f(c) = 0, we stop. 4. If f(a) * f(c) < 0, "
+                                              "set b = c.", "evidence": ["S1"]}]})
+    assert parse(raw, ["S1"]) == [Statement("If f(c) = 0, we stop. If f(a) * f(c) < 0, set b = c.",
+                                            ("S1",))]

@@ -223,3 +223,14 @@ def test_a_letter_its_sentence_bounds_gets_the_bound(statement: str, lines: list
     from coursetutor.tutor.whole import with_bounds
 
     assert with_bounds(statement, lines) == whole
+
+
+def test_a_lead_in_that_announces_the_steps_is_no_step() -> None:
+    sentence = ("Come funziona: si calcola il punto medio `c = (a + b) / 2`; se `f(a)` e `f(c)` "
+                "hanno segno opposto la radice sta in `[a, c]`, altrimenti sta in `[c, b]`.")
+    question = "Come funziona il metodo di bisezione?"
+    lead = "Il metodo di bisezione funziona come segue:"
+    # in a list of steps it gets nothing (then the check removes it as incomplete): given
+    # the midpoint's formula, it said what the next step said again
+    assert complete(lead, [sentence], "it", question, steps=True) is None
+    assert complete(lead, [sentence], "it", question) == f"{lead} `c = (a + b) / 2`"

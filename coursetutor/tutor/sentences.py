@@ -421,6 +421,7 @@ def select(question: str, search: str, hits: Sequence[Hit], language: str, inten
     if steps_wanted(question, intent):
         chosen = _with_result(_with_proof(chosen, candidates, hits, set(order)), top,
                               candidates, set(order))
+        chosen = _with_list(chosen, candidates, top, set(order))
     if steps_wanted(question, intent):
         # the best passage's sentences first, in reading order (steps as the page gives them)
         chosen.sort(key=lambda i: (order.index(i) if candidates[i][0] != candidates[top][0]
@@ -454,6 +455,41 @@ def _markless(text: str) -> str:
     overlapping passages print it ("**定理 2.4.2 (区间套)** 若…" and "** 定理 2.4.2
     (区间套)** 若…")."""
     return "".join(c for c in text if not c.isspace() and c not in "*_")
+
+
+MAX_LIST = 8  # evidence sentences at most with the rest of a numbered list of steps
+# a list item's number, at a sentence's start or after the colon that opens the list
+# (a sentence may hold two: "3. If f(c) = 0, … we stop. 4. If f(a) * f(c) < 0, …")
+_STEP_NUMBER = re.compile(r"(?:^|[:：.;]\s+)[*_]*(\d{1,2})[.)]\s+(?=\S)")
+
+
+def _with_list(chosen: list[int], candidates: Sequence[tuple[int, int, str]], top: int,
+               readable: set[int]) -> list[int]:
+    """The chosen sentences with the rest of the numbered list the best passage's chosen
+    ones begin ("1. Start with a and b …", "2. Compute the midpoint …", then "3. If f(c) =
+    0 …", "4. If f(a) * f(c) < 0 …", "Otherwise …", "5. Repeat from step 2 …"): asked how
+    the bisection method works, the tutor gave its first two steps of five. Up to the list's
+    last item, MAX_LIST sentences at most, in reading order."""
+    p = candidates[top][0]
+    at = {i: n for n, (q, i, _) in enumerate(candidates) if q == p and n in readable}
+    numbers = {i: [int(m.group(1)) for m in _STEP_NUMBER.finditer(candidates[n][2])]
+               for i, n in at.items()}
+    numbers = {i: found for i, found in numbers.items() if found}
+    mine = [candidates[n][1] for n in chosen if candidates[n][0] == p]
+    if len(numbers) < 2 or not mine:
+        return chosen
+    # the list the chosen sentences are in: its items numbered on by one, in order
+    start = max(i for i in mine if i in numbers or i == min(mine))
+    last, number = start, numbers[start][-1] if start in numbers else None
+    for i in sorted(k for k in numbers if k > start):
+        if number is not None and numbers[i][0] != number + 1:
+            break
+        last, number = i, numbers[i][-1]
+    if number is None or last == start:
+        return chosen
+    added = [at[i] for i in range(start + 1, last + 1) if i in at and at[i] not in chosen]
+    room = MAX_LIST - len(chosen)
+    return [*chosen, *added[:room]] if room > 0 else chosen
 
 
 def _with_antecedents(chosen: list[int], candidates: Sequence[tuple[int, int, str]],

@@ -82,11 +82,13 @@ def parse(raw: str, ids: Sequence[str]) -> list[Statement] | None:
 # numbers steps), an evidence id in the text ("… 导数为 0. [S2]", the reply cites it as [n])
 _ENUMERATED = re.compile(r"^(?:\d{1,2}[.)]\s+)+")
 _IDS = re.compile(r"\s*\[\s*S\d{1,2}(?:\s*,\s*S\d{1,2})*\s*\]", re.I)
+# a list number inside, copied with a sentence that holds two items ("… we stop. 4. If …")
+_ITEM_INSIDE = re.compile(r"(?<=[.;:!?])\s+\d{1,2}[.)]\s+(?=[^\W\d_])")
 
 
 def _bare(text: str) -> str:
     """A statement's text without the list numbers and evidence ids the model wrote in it."""
-    return _IDS.sub("", _ENUMERATED.sub("", text)).strip()
+    return _IDS.sub("", _ITEM_INSIDE.sub(" ", _ENUMERATED.sub("", text))).strip()
 
 
 def latex_safe(raw: str) -> str:

@@ -202,14 +202,19 @@ def as_follows(statement: str) -> bool:
 
 
 def complete(statement: str, lines: Sequence[str], language: str,
-             question: str = "") -> str | None:
+             question: str = "", steps: bool = False) -> str | None:
     """The statement with the formula of its sentences that it leaves out; None when it
     needs nothing, or its sentences leave the choice open. A lead-in gets what it
     introduces; for a question that asks for a formula, a statement that gives none (beyond
     the question's own) gets the sentence's, and one that gives a formula with a symbol
-    its sentence defines gets that definition ("where d[t] = ...")."""
+    its sentence defines gets that definition ("where d[t] = ..."). Where the reply is a
+    list of `steps`, a lead-in that announces them ("Il metodo di bisezione funziona come
+    segue:") is no step and gets nothing: given the midpoint's formula, it said what the
+    next step said again."""
     body = MARKER.sub(" ", statement).strip()
     opened = lead_in(body, language)
+    if opened and steps and as_follows(body):
+        return None
     stated = stated_formulas(body, question)
     if opened or (asks_formula(question) and not stated):
         found = missing_formula(body, lines, language, opened, question)

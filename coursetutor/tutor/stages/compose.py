@@ -202,7 +202,7 @@ def _show(tools: Tools, s: Selected, shown: _Shown, statement: Statement,
     if repeats(statement.text, shown.said):  # small models loop on one sentence
         removed.append(statement.text)
         return ""
-    statement = _whole(statement, lines, f"{question} {u.translated}", written)
+    statement = _whole(statement, lines, f"{question} {u.translated}", written, shown.steps)
     try:
         verdict = _checked(tools, statement, lines, question, written, busy)
     except _Busy:
@@ -325,7 +325,7 @@ def _evidence(lines: Sequence[Line]) -> str:
 
 
 def _whole(statement: Statement, lines: dict[str, Line], question: str,
-           language: str) -> Statement:
+           language: str, steps: bool = False) -> Statement:
     """The statement with the formula its sentences give and it leaves out (whole.py): a
     lead-in completed, a formula asked for given as the page writes it, the whole list its
     sentence gives for a question that asks which ones (`question`: as asked and as
@@ -335,7 +335,7 @@ def _whole(statement: Statement, lines: dict[str, Line], question: str,
     if asks_which(question) and (listed := every_item(statement.text, own)):
         n, whole = listed  # the sentence's whole list, not the part the model wrote
         return dataclasses.replace(statement, text=whole, evidence=(ids[n],))
-    text = complete(statement.text, own, language, question)
+    text = complete(statement.text, own, language, question, steps)
     return statement if text is None else dataclasses.replace(statement, text=text)
 
 
