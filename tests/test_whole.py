@@ -234,3 +234,12 @@ def test_a_lead_in_that_announces_the_steps_is_no_step() -> None:
     # the midpoint's formula, it said what the next step said again
     assert complete(lead, [sentence], "it", question, steps=True) is None
     assert complete(lead, [sentence], "it", question) == f"{lead} `c = (a + b) / 2`"
+
+
+def test_a_bound_the_statement_says_in_words_or_by_another_letter_is_not_added() -> None:
+    from coursetutor.tutor.whole import with_bounds
+
+    sentence = "Teorema 5. Siano α, β ∈ ℝ con β > 0 e α < β. Allora ∃ n ∈ ℕ: nα > β"
+    assert with_bounds("Se α e β sono due numeri positivi e α è minore di β, esiste n.",
+                       [sentence]) is None
+    assert with_bounds("Se α è minore di β, esiste n.", ["α < β"]) is None

@@ -229,7 +229,9 @@ def complete(statement: str, lines: Sequence[str], language: str,
 # a Greek letter its sentence bounds ("Use step size α > 0 with …"), and the same letter
 # where a statement writes it bare
 _GREEK = "α-ωΑ-Ω"
-_BOUND = re.compile(rf"(?<![\w{_GREEK}])([{_GREEK}])\s*([<>≤≥≠∈]\s*[\w.+−-]{{1,6}})(?![\w(])")
+_BOUND = re.compile(rf"(?<![\w{_GREEK}])([{_GREEK}])\s*([<>≤≥]\s*[−-]?\d[\d.]*)(?![\w(.])")
+# a word that says the bound already ("due numeri positivi")
+_SIGNED = re.compile(r"positiv|negativ|nonnegativ|non-negativ|正|负|양의|양수|음수|陽|負", re.I)
 _BARE = rf"(?<![\w{_GREEK}])%s(?![\w{_GREEK}(\[_^]|\s*[<>≤≥≠∈=])"
 
 
@@ -237,7 +239,11 @@ def with_bounds(statement: str, lines: Sequence[str]) -> str | None:
     """The statement with the bound its sentences give a Greek letter it writes bare:
     "The step size α > 0 must satisfy the Wolfe conditions" where the model wrote "step
     size α" from "Use step size α > 0 with … to satisfy Wolfe conditions" (a step size of 0
-    or less is no step). The first bare α only; None when nothing is added."""
+    or less is no step). A bound by a number only, and none where the statement says it in
+    words ("se α e β sono due numeri positivi"); the first bare α only; None when nothing is
+    added."""
+    if _SIGNED.search(statement):
+        return None
     bounds: dict[str, str] = {}
     for line in lines:
         for letter, bound in _BOUND.findall(to_unicode(line)):
