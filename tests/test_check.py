@@ -77,6 +77,9 @@ def test_terms_of_a_claim() -> None:
     assert claim_numbers(claim) == {"1", "1/2"}  # not the list number nor the marker
     assert names("It uses the Gauss-Newton method and BFGS, says Lipschitz.") == [
         "Gauss-Newton", "BFGS", "Lipschitz"]
+    # the first word of each sentence of a statement of several is no name
+    assert names("Il teorema è importante. Esiste un punto c. Questo punto è di Lagrange. "
+                 "BFGS no.") == ["Lagrange", "BFGS"]
 
 
 @pytest.mark.parametrize(("claim", "found"), [

@@ -248,13 +248,16 @@ def _formula_spans(tokens: Sequence[str]) -> list[tuple[int, int]]:
 def names(claim: str) -> list[str]:
     """Named terms of a Latin-script claim: capitalised words inside the sentence (Hessian,
     Gauss-Newton) and acronyms (BFGS)."""
-    body = _ENUMERATOR.sub("", MARKER.sub(" ", claim)).strip()
-    words = _WORD.findall(_LATEX_COMMAND.sub(" ", body))  # \Rightarrow names nothing
+    body = _LATEX_COMMAND.sub(" ", _ENUMERATOR.sub("", MARKER.sub(" ", claim)).strip())
     out = []
-    for i, word in enumerate(words):
+    for i, match in enumerate(_WORD.finditer(body)):  # \Rightarrow names nothing
+        word = match.group(0)
         if word.casefold() in _NOT_NAMES or word.casefold() in NUMBER_WORDS:
             continue
-        if _ACRONYM.match(word) or (i > 0 and _CAPITALISED.match(word) and len(word) >= 3):
+        # a sentence's first word is capitalised whatever it is ("… derivabili. Esiste un
+        # punto c …": a statement of two sentences)
+        opens = i == 0 or body[:match.start()].rstrip().endswith((".", "!", "?"))
+        if _ACRONYM.match(word) or (not opens and _CAPITALISED.match(word) and len(word) >= 3):
             out.append(word)
     return out
 
