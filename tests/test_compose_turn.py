@@ -407,3 +407,19 @@ def test_a_statement_citing_a_result_by_number_gets_the_courses_name_for_it(
     _, answer = run(tutor, CONCEPT)
     assert "Per il Teorema 41 (di Fermat) la derivata" in answer.text
     assert len(asked) == 1  # read for the statement that cites a result, not the other
+
+
+def test_a_quoted_line_in_another_language_is_translated_after_it(
+        make_tutor: MakeTutor) -> None:
+    invented = json.dumps({"statements": [
+        {"text": "It was invented in 1817 by Bolzano in Prague.", "evidence": ["S1"]}]})
+    korean = "이분법은 구간을 반으로 나눕니다."  # (its formulas lost: asked for once more)
+    fake = ScriptedLLM(translate=["How does the bisection method work?"],
+                       answer=[invented, invented], translate_reply=[korean, korean])
+    tutor, _ = make_tutor(fake, answer_check=True)
+    events, answer = run(tutor, "이분법은 어떻게 작동하나요?")
+    quote, translated = answer.text.split("\n")[1:3]
+    assert quote.startswith("> ") and quote.endswith("[1]")  # the page's own line, cited
+    assert translated == f"({korean})"  # then what it says, in the student's language
+    assert answer.text == "".join(e.text for e in events if isinstance(e, TokenEvent))
+    assert fake.kinds()[-1] == "translate_reply"

@@ -127,6 +127,9 @@ def compose(tools: Tools, s: Selected) -> Generator[StreamEvent, None, Reply]:
         text = f"{reply('quote_first', cat.language)}\n> {best.text} [1]"
         first = first or time.perf_counter()
         yield TokenEvent(text)
+        if (said := _quote_translated(tools, best, cat.language, deadline)):
+            text += f"\n{said}"
+            yield TokenEvent(f"\n{said}")
     else:
         text = shown.text
     laps["first_token"] = round(((first or time.perf_counter()) - o.started) * 1000, 1)
@@ -238,6 +241,22 @@ def _translated(tools: Tools, text: str, language: str, pivot: str, wait: bool =
     if pivot and not keeps_terms(text, translated):
         return f"{translated} ({text})"
     return translated
+
+
+def _quote_translated(tools: Tools, line: Line, language: str, deadline: float) -> str:
+    """The quoted line in the student's language, when the page writes another: a Korean
+    student asking "전이 학습이란 무엇인가요?" was shown the transcript's English line alone.
+    "" when the line is in the student's language, the deadline has passed or the model
+    gives no translation."""
+    if not line.language or line.language == language or time.perf_counter() >= deadline \
+            or not tools.router.enabled:
+        return ""
+    try:
+        said = translate_reply(tools.router, to_unicode(line.text), language_name(language),
+                               tools.log, source=line.language)
+    except BackendError:
+        return ""  # the quote stands alone
+    return f"({said.strip()})" if said.strip() else ""
 
 
 def _closest(lines: Sequence[Line], question: str, intent: str) -> Line:
