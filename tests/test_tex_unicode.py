@@ -156,6 +156,10 @@ def test_formulas_go_through_a_translation_as_placeholders() -> None:
     assert unmask("수렴합니다.", found) is None
     assert unmask("⟨F1⟩ ⟨F1⟩", found) is None
     assert mask_formulas("No maths here.") == ("No maths here.", [])
+    # a code span is one formula with its backticks, numbered in the text's order
+    masked, found = mask_formulas("Compute `c = (a + b) / 2` and f(a)=f(b), then `f(c)`.")
+    assert masked == "Compute ⟨F1⟩ and ⟨F2⟩, then ⟨F3⟩."
+    assert found == ["`c = (a + b) / 2`", "f(a)=f(b)", "`f(c)`"]
 
 
 def test_names_go_through_a_translation_as_placeholders() -> None:

@@ -162,10 +162,34 @@ def formulas(claim: str) -> list[str]:
     return [" ".join(tokens[i:j]).strip(_TRAILING) for i, j in _formula_spans(tokens)]
 
 
+_CODE_SPAN = re.compile(r"(`[^`\n]+`)")
+
+
 def mask_formulas(text: str) -> tuple[str, list[str]]:
     """`text` with each formula replaced by a placeholder ⟨F1⟩, ⟨F2⟩ … and the formulas as
     written, so that a translation cannot rewrite them ("lim_(n→∞)aₙ=sup aₙ" came back from
-    Korean as "n → ∞에 aₙ = sup aₙ"): `unmask` puts them back."""
+    Korean as "n → ∞에 aₙ = sup aₙ"): `unmask` puts them back. A code span is one formula
+    with its backticks: read by tokens, "`c = (a + b) / 2`" lost its "`c" to the prose and
+    came back as "`c = (a + b) / 2``"."""
+    out: list[str] = []
+    found: list[str] = []
+    for part in _CODE_SPAN.split(text):
+        if _CODE_SPAN.fullmatch(part):
+            found.append(part)
+            out.append(f"⟨F{len(found)}⟩")
+            continue
+        masked, formulas_found = _mask_plain(part)
+        out.append(_renumbered(masked, len(found)))
+        found.extend(formulas_found)
+    return "".join(out), found
+
+
+def _renumbered(masked: str, shift: int) -> str:
+    return re.sub(r"⟨F(\d+)⟩", lambda m: f"⟨F{int(m.group(1)) + shift}⟩", masked)
+
+
+def _mask_plain(text: str) -> tuple[str, list[str]]:
+    """`mask_formulas` of a text without code spans."""
     tokens = _split(text)
     plain = [normalize_math(token) for token in tokens]
     found: list[str] = []
