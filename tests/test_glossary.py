@@ -51,3 +51,10 @@ def test_nothing_is_told_within_a_language_or_from_an_unknown_one() -> None:
 
 def test_a_term_the_text_already_spells_as_the_target_does_is_not_told() -> None:
     assert renderings("fine-tuning the model", "en", "it") == []  # Italian says fine-tuning
+
+
+def test_a_question_s_translation_is_given_the_words_not_told_to_translate_them() -> None:
+    # told "Translate these terms …" inside the question's prompt, the model answered it
+    pairs = [("상합", "somma superiore")]
+    assert instruction(pairs, glossary.FOR_QUESTION) == (
+        "Words to use in the translation: 상합 → somma superiore.")

@@ -1042,3 +1042,15 @@ def test_exercise_help_cut_to_a_word_gets_the_rungs_help(make_tutor: MakeTutor) 
     tutor, _ = make_tutor(ScriptedLLM(answer=["Certainly [1]"]))  # a deadline's fragment
     events, answer = run(tutor, EXERCISE_2)
     assert (answer.level, tokens(events)) == ("hint", [fallback_help("hint", "en", 1)])
+
+
+def test_the_questions_translation_is_given_the_textbook_words_first(
+        make_tutor: MakeTutor) -> None:
+    fake = ScriptedLLM(translate=["How does the bisection method work?"],
+                       answer=["이분법은 구간을 반으로 나눕니다 [1]."])
+    tutor, _ = make_tutor(fake, answer_across="direct")
+    run(tutor, KOREAN)
+    prompt = next(c for c in fake.calls if fake.kind(c.messages) == "translate").messages[0]
+    words = prompt.content.index("Words to use in the translation: 이분법 → bisection method.")
+    # before the course's own spellings: after them, the model answered the question
+    assert words < prompt.content.index("The course writes its terms like this:")

@@ -89,9 +89,16 @@ def renderings(text: str, source: str, target: str,
     return out[:most]
 
 
-def instruction(pairs: Sequence[tuple[str, str]]) -> str:
+# how the terms are told: to the translation of a reply, and within the prompt that
+# translates a question (there, told as the reply's, the model answered "리만 적분에서 상합은
+# 어떻게 정의되나요?" instead of translating it)
+FOR_REPLY = "Translate these terms as the textbooks of the language do:"
+FOR_QUESTION = "Words to use in the translation:"
+
+
+def instruction(pairs: Sequence[tuple[str, str]], lead: str = FOR_REPLY) -> str:
     """The sentence that tells a translator the terms: "" when there are none."""
     if not pairs:
         return ""
     told = "; ".join(f"{spelled} → {written}" for spelled, written in pairs)
-    return f"Translate these terms as the textbooks of the language do: {told}."
+    return f"{lead} {told}."

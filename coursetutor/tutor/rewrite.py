@@ -66,8 +66,11 @@ def translation(router: Router, question: str, language_name: str,
                   if terms else "")
     source = detect_language(question, "")
     if told := glossary.instruction(glossary.renderings(
-            question, "" if source == UNKNOWN else source, language_code(language_name))):
-        vocabulary += f"\n{told}"  # on a line of its own: after the names, the model answered
+            question, "" if source == UNKNOWN else source, language_code(language_name)),
+            glossary.FOR_QUESTION):
+        # the words before the course's names, on a line of their own: after them, the
+        # model answered "리만 적분에서 상합은 어떻게 정의되나요?" instead of translating it
+        vocabulary = f"\n{told}{vocabulary}"
     prompt = prompts.render("translate", language=language_name, question=question,
                             terms=vocabulary)
     text = _one_line(router, prompt, 80, log)
