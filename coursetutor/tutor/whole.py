@@ -244,16 +244,15 @@ def with_bounds(statement: str, lines: Sequence[str]) -> str | None:
     added."""
     if _SIGNED.search(statement):
         return None
-    bounds: dict[str, str] = {}
+    bounds: dict[str, str] = {}  # "α" -> "> 0", spaced as a reader writes it
     for line in lines:
         for letter, bound in _BOUND.findall(to_unicode(line)):
-            bounds.setdefault(letter, " ".join(bound.split()))
+            bounds.setdefault(letter, f"{bound[0]} {bound[1:].strip()}")
+    bounded = {letter for letter, _ in _BOUND.findall(statement)}
     out = statement
     for letter, bound in bounds.items():
-        if _BOUND.search(out) and any(m.group(1) == letter for m in _BOUND.finditer(out)):
-            continue  # bounded already
-        out = re.sub(_BARE % re.escape(letter), f"{letter} {bound[0]} {bound[1:].strip()}",
-                     out, count=1)
+        if letter not in bounded:
+            out = re.sub(_BARE % re.escape(letter), f"{letter} {bound}", out, count=1)
     return None if out == statement else out
 
 
