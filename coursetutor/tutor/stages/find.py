@@ -20,12 +20,14 @@ from ..claims import absent_names
 from ..evidence import Evidence, EvidenceFinder
 from ..exercise import find_exercise
 from ..pipeline import Reply
+from ..statement_check import content_words
 from ..replies import reply
 from ..tiers import tier_of, with_tiers
 from .tools import Tools
 from .understand import Understood, canned
 
 NAMED_PASSAGES = 6  # the passages a name the question asks about must be in
+EXERCISE_WORDS = 3  # words of an exercise's own text a question must share to ask it
 
 
 @dataclasses.dataclass(frozen=True)
@@ -56,7 +58,7 @@ def find(tools: Tools, u: Understood, reused: Evidence | None) -> Found:
         evidence = finder.find(query, o.course, o.allowed_types, cat.intent, pinned=pinned,
                                language=cat.language,
                                asked=o.question if u.translated and not u.followup else "")
-    if _about_an_exercise(cat, evidence):
+    if _about_an_exercise(cat, evidence, u.translated or o.question, u.searched or cat.language):
         cat = dataclasses.replace(cat, intent="exercise")
     elif previous_intent(history) == "exercise" and not cat.about_exercise:
         # the student's own working on the last turn's exercise ("I added 3 and 4") is
@@ -142,12 +144,21 @@ def _categorize_with_model(tools: Tools, question: str, history: tuple[Turn, ...
     return parse_llm_categorization(raw.text, cat)
 
 
-def _about_an_exercise(cat: Categorization, ev: Evidence) -> bool:
-    """A concept or definition question whose best passage is an exercise: exercise help."""
-    return (cat.intent in ("concept", "definition") and not cat.about_exercise
-            and bool(ev.hits)
-            and ev.grade != "incorrect"
-            and ev.hits[0].chunk.doc_type in ("exercise", "exam"))
+def _about_an_exercise(cat: Categorization, ev: Evidence, question: str,
+                       language: str) -> bool:
+    """A concept or definition question whose best passage is an exercise and which asks
+    what that exercise asks: exercise help. The exercise must share with the question three
+    words of its own text, not of its title: "What is the secant method?" found "Exercise 4:
+    The secant method" first (its title is the question's words) and was answered with
+    homework hints instead of the lecture's definition."""
+    if not (cat.intent in ("concept", "definition") and not cat.about_exercise
+            and bool(ev.hits) and ev.grade != "incorrect"
+            and ev.hits[0].chunk.doc_type in ("exercise", "exam")):
+        return False
+    top = ev.hits[0].chunk
+    title = content_words(" ".join((top.document_title, *top.section_path)), language)
+    own = content_words(top.text, language) - title
+    return len(content_words(question, language) & own) >= EXERCISE_WORDS
 
 
 def _closest_topics(ev: Evidence) -> str:
