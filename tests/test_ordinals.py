@@ -10,7 +10,7 @@ import pytest
 
 from coursetutor.tutor.ordinals import ordinals, unbacked_ordinals
 from coursetutor.tutor.sentences import Line
-from coursetutor.tutor.statement_check import check_statements
+from coursetutor.tutor.statement_check import check_statements, without_own_sentences
 from coursetutor.tutor.statements import Statement
 from coursetutor.types import Chunk, Hit, Locator
 
@@ -362,3 +362,36 @@ def test_a_chinese_paraphrase_that_adds_its_own_words_is_removed() -> None:
     (verdict,) = check_statements([wrong], _line(monotone, "zh"), "单调收敛原理是什么？", "zh",
                                   _SameVector())  # type: ignore[arg-type]
     assert not verdict.kept and verdict.reason == "most of its words are not in its sentences"
+
+
+BISEZIONE = ("Come funziona: si calcola il punto medio `c = (a + b) / 2`; se `f(a)` e `f(c)` "
+             "hanno segno opposto la radice sta in `[a, c]`, altrimenti sta in `[c, b]`.")
+
+
+@pytest.mark.parametrize(("text", "shown"), [
+    # a sentence of the model's own after the one that restates: cut, the first stays
+    ("Se `f(a)` e `f(c)` hanno segno opposto, la radice sta in `[a, c]`, altrimenti sta in "
+     "`[c, b]`. Questo è il criterio di parità per determinare il nuovo intervallo.",
+     "Se `f(a)` e `f(c)` hanno segno opposto, la radice sta in `[a, c]`, altrimenti sta in "
+     "`[c, b]`."),
+    # a second sentence that restates the same sentence stays
+    ("Si calcola il punto medio `c = (a + b) / 2`. Se `f(a)` e `f(c)` hanno segno opposto, "
+     "la radice sta in `[a, c]`.",
+     "Si calcola il punto medio `c = (a + b) / 2`. Se `f(a)` e `f(c)` hanno segno opposto, "
+     "la radice sta in `[a, c]`."),
+    # the question's words as a label: gone
+    ("Come funziona: si calcola il punto medio `c = (a + b) / 2`.",
+     "Si calcola il punto medio `c = (a + b) / 2`."),
+])
+def test_a_sentence_of_its_own_and_the_question_as_a_label_are_cut(text: str,
+                                                                  shown: str) -> None:
+    trimmed = without_own_sentences(Statement(text, ("S1",)), _line(BISEZIONE, "it"),
+                                    "Come funziona il metodo di bisezione?", "it")
+    assert trimmed.text == shown
+
+
+def test_a_label_that_is_not_the_question_stays() -> None:
+    text = "Teorema 43 (di Lagrange): esiste c in (a, b) con f'(c) = (f(b) - f(a)) / (b - a)."
+    trimmed = without_own_sentences(Statement(text, ("S1",)), _line(text, "it"),
+                                    "Che cosa dice il teorema di Lagrange?", "it")
+    assert trimmed.text == text

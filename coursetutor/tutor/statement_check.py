@@ -45,7 +45,7 @@ from ..retrieval.embed import EmbeddingModel
 from ..retrieval.language import ANY_STOPWORD
 from ..retrieval.tokenize import has_cjk, tokenize
 from .check import Judge
-from .claims import formulas, missing_terms, skeleton
+from .claims import formulas, missing_terms, sentences, skeleton
 from .markers import MARKER
 from .ordinals import unbacked_ordinals
 from .sentences import Line, unlabelled, variant_words
@@ -271,6 +271,45 @@ def own_clause(text: str, found: set[str], language: str) -> str:
         if len(words) >= OWN_CLAUSE and not words & found:
             return clause.strip(" .")
     return ""
+
+
+def without_own_sentences(statement: Statement, lines: Mapping[str, Line], question: str,
+                          language: str) -> Statement:
+    """The statement without a sentence after its first that has OWN_CLAUSE or more content
+    words and not one of its sentences' or the question's: "Se `f(a)` e `f(c)` hanno segno
+    opposto, la radice sta in `[a, c]`, altrimenti sta in `[c, b]`. Questo è il criterio di
+    parità per determinare il nuovo intervallo." restates its sentence, then adds a "parity
+    criterion" the course never names; the first sentence is what the student should read."""
+    text = statement.text
+    if _echoed_label(text, question, language):
+        rest = _ECHOED_LABEL.sub("", text, count=1)
+        text = rest[:1].upper() + rest[1:]
+    if has_cjk(text):
+        return dataclasses.replace(statement, text=text)
+    own = [lines[i] for i in statement.evidence if i in lines]
+    same = [line for line in own if (line.language or language) == language]
+    parts = sentences(text)
+    if not same or len(parts) < 2:
+        return dataclasses.replace(statement, text=text)
+    found = content_words(" ".join(line.text for line in same) + " " + question, language)
+    kept = [parts[0], *(part for part in parts[1:] if not (
+        len(words := content_words(MARKER.sub(" ", part), language)) >= OWN_CLAUSE
+        and not words & found))]
+    return dataclasses.replace(statement, text=text if len(kept) == len(parts)
+                               else " ".join(kept))
+
+
+# "Come funziona: si calcola il punto medio …": the question's words as a label
+_ECHOED_LABEL = re.compile(r"^\s*([^:：.\n]{1,40})[:：]\s+(?=\S)")
+
+
+def _echoed_label(text: str, question: str, language: str) -> bool:
+    """Does the statement open on a label of at most three words, each the question's?"""
+    m = _ECHOED_LABEL.match(text)
+    if m is None or "`" in m.group(1) or "$" in m.group(1):
+        return False
+    words = tokenize(m.group(1), language)
+    return 0 < len(words) <= 3 and set(words) <= set(tokenize(question, language))
 
 
 def asks(text: str) -> bool:

@@ -25,7 +25,7 @@ from ..pipeline import Reply
 from ..replies import language_name, reply
 from ..reply_language import checked, in_script, keeps_terms, translate_reply
 from ..sentences import Line, asks_proof, asks_which, is_proof, steps_wanted
-from ..statement_check import StatementVerdict, check_statements
+from ..statement_check import StatementVerdict, check_statements, without_own_sentences
 from ..statements import MAX_STATEMENTS, Statement, StatementStream, parse, schema
 from ..terms import cites_result, named_results, result_labels
 from ..whole import complete, every_item
@@ -206,6 +206,7 @@ def _show(tools: Tools, s: Selected, shown: _Shown, statement: Statement,
         removed.append(statement.text)
         return ""
     statement = _whole(statement, lines, f"{question} {u.translated}", written, shown.steps)
+    statement = without_own_sentences(statement, lines, question, written)
     try:
         verdict = _checked(tools, statement, lines, question, written, busy)
     except _Busy:

@@ -20,8 +20,8 @@ from ..claims import absent_names
 from ..evidence import Evidence, EvidenceFinder
 from ..exercise import find_exercise
 from ..pipeline import Reply
-from ..statement_check import content_words
 from ..replies import reply
+from ..statement_check import content_words
 from ..tiers import tier_of, with_tiers
 from .tools import Tools
 from .understand import Understood, canned
