@@ -288,8 +288,38 @@ def test_answers_and_short_tasks_keep_their_prompts_apart(smollm: LocalLLM) -> N
     for question in ("Is the sky blue?", "Is grass green?", "Is snow white?"):
         smollm.complete([Message("user", f"{question} Answer yes or no.")], params)
     answers, tasks = (context.llama.cache for context in smollm._contexts)
-    # a judge's prompts fill their own context and cache; the answer's state is still there
-    assert len(answers.cache_state) == 1 and len(tasks.cache_state) >= 1
+    # one cache for both contexts: a judge's prompts leave the answer's state in it
+    assert answers is tasks and len(answers.cache_state) == 4
+    assert any(key[:20] == tuple(smollm._contexts[0].llama.input_ids[:20])
+               for key in answers.cache_state)
+
+
+def test_a_prompt_one_context_evaluated_loads_into_the_other(smollm: LocalLLM) -> None:
+    """A translation runs in the answers' context when it is free and in the tasks' while an
+    answer is written: the instructions either evaluated serve both, and the reply is the
+    one a context that evaluated the whole prompt gives."""
+    rules = "Translate the student's sentence into Italian. Keep formulas as written. " * 4
+    first = [Message("system", rules), Message("user", "The bisection method halves a bracket.")]
+    second = [Message("system", rules), Message("user", "The secant method needs two points.")]
+    params = GenParams(temperature=0.0, max_tokens=10)
+    answers = smollm._contexts[0]
+    smollm._context(1)
+    smollm.forget_prompts()
+    with answers.lock:  # the tasks' context evaluates the whole prompt
+        alone = smollm.complete(second, params).text
+    smollm.forget_prompts()
+    smollm.complete(first, params)  # in the answers' context
+    with answers.lock:
+        tasks = smollm._contexts[1].llama
+        evaluated: list[int] = []
+        real = tasks.eval
+        tasks.eval = lambda tokens: (evaluated.append(len(tokens)), real(tokens))
+        try:
+            loaded = smollm.complete(second, params).text
+        finally:
+            del tasks.eval
+    prompt = len(tasks.tokenize(rules.encode(), add_bos=False))
+    assert loaded == alone and evaluated and evaluated[0] < prompt
 
 
 def test_a_short_task_runs_while_an_answer_stream_is_paused(smollm: LocalLLM) -> None:

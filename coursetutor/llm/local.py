@@ -17,11 +17,12 @@ from .base import LLM, Delta, GenParams, Message, Usage
 from .bundled import INSTALL_HINT, bundled_model_path
 from .prompt_cache import lean_states, prompt_cache
 
-# each context keeps its evaluated prompt; a RAM cache per context also keeps the states of
-# earlier prompts, so the fixed start of each (the system prompt and task of answers, a judge's
-# worked examples) is evaluated once (each state holds ~300 MB of logits with the bundled model)
-PROMPT_CACHE_BYTES = 1 << 30
-TASK_CACHE_BYTES = 700 << 20
+# each context keeps its evaluated prompt; a RAM cache shared by the contexts also keeps the
+# states of earlier prompts, so the fixed start of each (the system prompt and task of answers,
+# a judge's worked examples, a translation's instructions) is evaluated once, in whichever
+# context it ran first: a translation runs in the answers' context when it is free and in the
+# tasks' while an answer is being written (each state holds ~30 KB per token)
+PROMPT_CACHE_BYTES = (1 << 30) + (700 << 20)
 
 
 _PARAMS_LOCK = threading.Lock()
@@ -64,19 +65,21 @@ def _weight_repacking(repack: bool | None) -> Iterator[None]:
 
 @dataclasses.dataclass
 class _Context:
-    """One llama.cpp context over the model: its evaluated prompt, its prompt-state cache,
-    and the lock held while it generates (a paused stream keeps holding it)."""
+    """One llama.cpp context over the model: its evaluated prompt, the prompt-state cache it
+    shares with the model's other context, and the lock held while it generates (a paused
+    stream keeps holding it)."""
 
     llama: Any
-    cache_bytes: int
+    cache: Any
     lock: threading.Lock = dataclasses.field(default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
-        self.forget()
+        self.llama.set_cache(self.cache)
 
-    def forget(self) -> None:
+    def forget(self, cache: Any) -> None:
         self.llama.reset()
-        self.llama.set_cache(prompt_cache(self.cache_bytes))
+        self.cache = cache
+        self.llama.set_cache(cache)
 
 
 class LocalLLM(LLM):
@@ -101,7 +104,8 @@ class LocalLLM(LLM):
             raise ModelNotFoundError(f"no model file at {model_path} (llm_model)")
         self._path, self._threads, self._repack = model_path, threads, repack
         self.context_tokens = context_tokens
-        self._contexts = [_Context(self._load(self._repack), PROMPT_CACHE_BYTES)]
+        self._cache = prompt_cache(PROMPT_CACHE_BYTES)
+        self._contexts = [_Context(self._load(self._repack), self._cache)]
         self._building = threading.Lock()
 
     def _load(self, repack: bool | None) -> Any:
@@ -128,7 +132,7 @@ class LocalLLM(LLM):
         a prompt (most of a judge's work) no slower, at some cost in tokens written."""
         with self._building:
             if index >= len(self._contexts):
-                self._contexts.append(_Context(self._load(False), TASK_CACHE_BYTES))
+                self._contexts.append(_Context(self._load(False), self._cache))
             return self._contexts[index]
 
     @classmethod
@@ -140,9 +144,10 @@ class LocalLLM(LLM):
 
     def forget_prompts(self) -> None:
         """Drop every evaluated prompt (the contexts and their caches): a cold start."""
+        self._cache = prompt_cache(PROMPT_CACHE_BYTES)
         for context in list(self._contexts):
             with context.lock:
-                context.forget()
+                context.forget(self._cache)
 
     def count_tokens(self, text: str) -> int:
         tokens = self._contexts[0].llama.tokenize(text.encode("utf-8"), add_bos=False,

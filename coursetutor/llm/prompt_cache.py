@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ctypes
+import threading
 from typing import Any
 
 import numpy as np
@@ -14,15 +15,34 @@ def prompt_cache(capacity_bytes: int) -> Any:
     llama-cpp-python's `LlamaRAMCache` counts only the KV state of each entry, but every saved
     state also carries a copy of the logits (n_batch x vocabulary floats: 311 MB for Qwen2.5's
     151,936 tokens), so its 1 GiB cap let a server with 8 students grow to 10.5 GB. This one
-    counts them, and evicts the least recently used states accordingly.
+    counts them, and evicts the least recently used states accordingly. One cache may serve
+    several contexts of one model: a state saved by one loads into another.
     """
     from llama_cpp.llama_cache import LlamaRAMCache
 
     class CountingRAMCache(LlamaRAMCache):  # type: ignore[misc]
+        """Shared by the model's contexts, each generating in its own thread: one lock."""
+
+        def __init__(self, capacity_bytes: int) -> None:
+            super().__init__(capacity_bytes=capacity_bytes)
+            self._lock = threading.RLock()
+
         @property
         def cache_size(self) -> int:
             return sum(int(s.llama_state_size) + int(s.scores.nbytes) + int(s.input_ids.nbytes)
                        for s in self.cache_state.values())
+
+        def __getitem__(self, key: Any) -> Any:
+            with self._lock:
+                return super().__getitem__(key)
+
+        def __contains__(self, key: Any) -> bool:
+            with self._lock:
+                return bool(super().__contains__(key))
+
+        def __setitem__(self, key: Any, value: Any) -> None:
+            with self._lock:
+                super().__setitem__(key, value)
 
     return CountingRAMCache(capacity_bytes=capacity_bytes)
 
