@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from coursetutor.tutor.wording import dangles, polarity, unbacked_polarity
+from coursetutor.tutor.wording import answers_polar, dangles, opposed, polarity, unbacked_polarity
 
 
 @pytest.mark.parametrize(("claim", "language", "cut"), [
@@ -80,11 +80,13 @@ SLIDE = "Disadvantage: For “bad” starting points: Newton-Raphson may diverge
     ("Il metodo può divergere se il punto iniziale non è adatto.",
      "Svantaggio: per punti iniziali cattivi il metodo può divergere.", "it", set()),
     # a negation of anything else is still the claim's own
-    ("Newton-Raphson does not diverge for bad starting points.", SLIDE, "en", {"not"}),
+    # ("not diverge" says "converge", the opposite of the slide's "diverge")
+    ("Newton-Raphson does not diverge for bad starting points.", SLIDE, "en",
+     {"not", "converg"}),
     ("It may diverge when the starting point is not close to the root.", SLIDE, "en",
      {"not"}),
-    ("It does not converge when the starting point is not good.", SLIDE, "en",
-     {"not", "converg"}),
+    # "does not converge" says what "may diverge" does; "not good" is the claim's own
+    ("It does not converge when the starting point is not good.", SLIDE, "en", {"not"}),
     # no bad quality in the passage: nothing backs the denial
     ("It may diverge when the starting point is not well chosen.",
      "Newton-Raphson may diverge far from the root.", "en", {"not"}),
@@ -92,3 +94,30 @@ SLIDE = "Disadvantage: For “bad” starting points: Newton-Raphson may diverge
 def test_a_denied_good_quality_is_backed_by_a_bad_one(
         claim: str, passage: str, language: str, unbacked: set[str]) -> None:
     assert unbacked_polarity(claim, passage, language) == unbacked
+
+
+HARMONIC = ("Quindi: 1/k+1/(k+1)+…+1/2k>1/2k⋅ k= 1/2 Cauchy non è rispettato quindi e la "
+            "serie diverge.")
+
+
+@pytest.mark.parametrize(("claim", "passage", "language", "turned"), [
+    ("La serie armonica non converge.", HARMONIC, "it", set()),  # "non converge": diverge
+    ("La serie armonica converge.", HARMONIC, "it", {"converg"}),
+    ("The series diverges.", "The series does not converge.", "en", set()),
+    ("调和级数不收敛。", "因此级数发散。", "zh", set()),
+    ("调和级数收敛。", "因此级数发散。", "zh", {"收敛"}),
+])
+def test_a_negated_word_says_its_opposite(claim: str, passage: str, language: str,
+                                          turned: set[str]) -> None:
+    assert opposed(claim, passage, language) == turned
+
+
+@pytest.mark.parametrize(("claim", "answers"), [
+    ("La serie armonica non converge.", True),
+    ("La serie armonica diverge.", True),
+    ("La serie armonica converge.", False),  # the question's words, not the page's verdict
+    ("La serie armonica è una serie importante.", False),
+])
+def test_the_answer_to_a_yes_no_question_is_its_words_with_the_verdict(
+        claim: str, answers: bool) -> None:
+    assert answers_polar(claim, "La serie armonica converge?", HARMONIC, "it") is answers

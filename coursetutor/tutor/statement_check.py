@@ -51,7 +51,7 @@ from .ordinals import unbacked_ordinals
 from .sentences import Line, unlabelled, variant_words
 from .statements import Statement
 from .whole import lead_in
-from .wording import dropped_negation, negates, unbacked_polarity
+from .wording import answers_polar, dropped_negation, negates, unbacked_polarity
 
 # e5 cosines, statement to its own sentence (course pack and sample course, docs/tutor.md)
 KEEP = 0.88
@@ -327,6 +327,9 @@ def says_little(text: str, own: Sequence[Line], question: str, language: str) ->
     forms") asks no more of its restatement."""
     bare = MARKER.sub(" ", text)
     if any(c.isdigit() for c in bare) or any(_RELATION.search(f) for f in formulas(bare)):
+        return False
+    # a yes/no question's answer is its own words with the sentence's verdict on them
+    if answers_polar(bare, question, " ".join(line.text for line in own), language):
         return False
     asked = set(tokenize(question, language))
     # a word: two CJK characters, not one; three letters, not a symbol ("f", "a", "su")

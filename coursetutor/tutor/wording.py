@@ -51,12 +51,53 @@ def _starts(text: str, language: str) -> set[str]:
 
 def opposed(claim: str, passage: str, language: str) -> set[str]:
     """The words of `claim` whose opposite `passage` says instead ("converges" where the
-    passage has "diverges" and never "converges")."""
-    said = _starts(claim, language)
+    passage has "diverges" and never "converges"); a word right after a negation says its
+    opposite ("non converge" is what "diverge" says)."""
+    said = _meant(claim, language)
     if not said:
         return set()
-    there = _starts(passage, language)
+    there = _meant(passage, language)
     return {a for a, b in _opposites(language) if a in said and a not in there and b in there}
+
+
+def _meant(text: str, language: str) -> set[str]:
+    """The opposite pairs' word beginnings `text` means: those it says, each one that a
+    negation precedes (within LITOTES_REACH words; right before it in CJK) turned round."""
+    said = _starts(text, language)
+    if not said:
+        return said
+    lowered = MARKER.sub(" ", text).casefold()
+    negation = _words(language, "negation")
+    pairs = dict(_opposites(language))
+    out: set[str] = set()
+    if language in CJK_LANGUAGES:
+        for a in said:
+            plain = lowered
+            for w in negation:
+                plain = plain.replace(f"{w}{a}", " ")
+            out |= ({pairs[a]} if plain != lowered else set()) | ({a} if a in plain else set())
+        return out
+    words = _WORD.findall(lowered)
+    for i, word in enumerate(words):
+        for a in said:
+            if word.startswith(a):
+                before = words[max(0, i - LITOTES_REACH):i]
+                out.add(pairs[a] if any(w in negation for w in before) else a)
+    return out
+
+
+def answers_polar(claim: str, question: str, passage: str, language: str) -> bool:
+    """Does `claim` give the verdict of `passage` on a word of the question, where the
+    passage says its opposite: "La serie armonica non converge." (or "… diverge.") for "La
+    serie armonica converge?" from "… Cauchy non è rispettato quindi e la serie diverge."?
+    The words are the question's; what the claim says is the passage's answer to it."""
+    asked = _starts(question, language)
+    there = _starts(passage, language)
+    said = _starts(claim, language)
+    denied = negates(claim, language) and not negates(question, language)
+    return any(a in asked and b in there and a not in there
+               and (b in said or (a in said and denied))
+               for a, b in _opposites(language))
 
 
 def has_opposites(text: str, language: str) -> bool:

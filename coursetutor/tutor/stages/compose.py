@@ -340,10 +340,8 @@ def _messages(tools: Tools, s: Selected, lines: Sequence[Line], pivot: str = "",
 
 
 def _evidence(lines: Sequence[Line]) -> str:
-    """The numbered sentences as the model reads them, without their pages or anchors: the
-    ids are what it cites, and a section's anchor ("(#22-how-the-bisection-method-works)")
-    took a sixth of the prompt it evaluates before the first statement."""
-    return "\n".join(f"[{line.id}] {to_unicode(line.text)}" for line in lines)
+    return "\n".join(f"[{line.id}] ({line.hit.locator.label()}) {to_unicode(line.text)}"
+                     for line in lines)
 
 
 def _whole(statement: Statement, lines: dict[str, Line], question: str,
