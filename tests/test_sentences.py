@@ -9,7 +9,16 @@ import pytest
 
 from coursetutor.retrieval.language import ANY_STOPWORD
 from coursetutor.retrieval.tokenize import tokenize
-from coursetutor.tutor.sentences import NAMED_WEIGHT, WHOLE, garbled, named, steps_wanted, units
+from coursetutor.tutor.sentences import (
+    NAMED_WEIGHT,
+    WHOLE,
+    asks_yes_no,
+    garbled,
+    named,
+    states_result,
+    steps_wanted,
+    units,
+)
 from coursetutor.tutor.statements import Statement, StatementStream, parse, schema
 from coursetutor.types import Chunk, Locator
 
@@ -516,3 +525,32 @@ def test_a_list_number_inside_a_statement_goes_as_the_reply_numbers_its_own() ->
                                               "set b = c.", "evidence": ["S1"]}]})
     assert parse(raw, ["S1"]) == [Statement("If f(c) = 0, we stop. If f(a) * f(c) < 0, set b = c.",
                                             ("S1",))]
+
+
+@pytest.mark.parametrize(("sentence", "result"), [
+    ("Teorema 43 (di Lagrange). Sia f:[a,b]→ ℝ. Se: - f è continua in [a,b] - f è derivabile "
+     "su (a,b) Allora: ∃ c∈ (a,b): f'(c)=(f(b)−f(a))/(b−a)", True),
+    ("**定理 3.2.4 (介值定理)** 若 f∈ C[a,b] 满足 f(a)<f(b), 则 …", True),
+    ("Il teorema di Lagrange dice che esiste un punto c.", False),  # about a result, no label
+    ("Newton-Raphson may diverge for bad starting points.", False),
+])
+def test_a_labelled_result_is_told_from_a_sentence_about_one(sentence: str,
+                                                             result: bool) -> None:
+    # the second attempt asks for its hypotheses, then its conclusion (compose.RESULT_SHAPE)
+    assert states_result(sentence) is result
+
+
+@pytest.mark.parametrize(("question", "yes_no"), [
+    ("La serie armonica converge?", True),
+    ("Does Newton's method always converge?", True),
+    ("调和级数收敛吗？", True),
+    ("조화급수는 수렴하나요?", True),
+    ("What is damped Newton-Raphson?", False),
+    ("Come funziona il metodo di bisezione?", False),
+    ("전이 학습이란 무엇인가요?", False),
+    ("介值定理是用什么方法证明的？", False),
+])
+def test_a_yes_no_question_is_told_from_one_that_asks_for_something(question: str,
+                                                                    yes_no: bool) -> None:
+    # its second attempt asks for the sentence's verdict (compose.YES_NO_SHAPE)
+    assert asks_yes_no(question) is yes_no

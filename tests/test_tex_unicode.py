@@ -32,6 +32,9 @@ NEWTON_TEX = r"\(x^{[t+1]} = x^{[t]} - \left(\nabla^2 f(x^{[t]})\right)^{-1} \na
     (r"$a \not= b$", "a ≠ b"),
     (r"$A^T$ and $A^{\top}$", "Aᵀ and Aᵀ"),
     (r"$\epsilon > 0$", "ϵ > 0"),
+    # the note on a brace is no exponent: the brace reads as what it spans
+    (r"$f'(c)=\overbrace{\frac{f(b)-f(a)}{b-a}}^{\mbox{punto medio}}$", "f'(c)=(f(b)−f(a))/(b−a)"),
+    (r"$\underbrace{a+b}_{n} = c^2$", "a+b = c²"),
 ])
 def test_latex_maths_reads_as_unicode(latex: str, unicode: str) -> None:
     assert to_unicode(latex) == unicode

@@ -323,7 +323,14 @@ class _Reader:
         return self._argument()
 
     def underbrace(self) -> str:
-        return self._argument()
+        """What the brace spans, without the note written on it ("punto medio" of
+        `\\overbrace{\\frac{f(b)-f(a)}{b-a}}^{\\mbox{punto medio}}` is no exponent)."""
+        spanned = self._argument()
+        self._skip_spaces()
+        if self.i < len(self.tokens) and self.tokens[self.i] in ("^", "_"):
+            self.i += 1
+            self._argument()
+        return spanned
 
     def begin(self) -> str:
         env = self._group().rstrip("*")

@@ -232,6 +232,12 @@ def is_proof(sentence: str) -> bool:
     return bool(_PROOF_START.match(sentence))
 
 
+def states_result(sentence: str) -> bool:
+    """Does the evidence sentence state a named result under its label ("Teorema 43 (di
+    Lagrange). Sia f … Se: … Allora: …")?"""
+    return bool(_LABEL.match(sentence.strip()))
+
+
 def opens_on_proof(text: str, language: str = "en", found: list[str] | None = None) -> bool:
     """Does the passage open on a proof, the statement it proves at the end of the passage
     before? (`found`: its units, when already cut.)"""
@@ -650,6 +656,25 @@ def asks_which(question: str) -> bool:
     """Does the question ask for the members of a list ("哪些定理…", "which conditions",
     "어떤 조건")?"""
     return bool(_WHICH.search(question))
+
+
+# the words that ask for something other than yes or no, in the tutor's languages
+_WH = re.compile(
+    r"\b(?:what|how|why|when|where|which|who|whom|whose|cosa|che|come|perch[ée]|quando|dove|"
+    r"qual[ei]?|chi|quanto|quanti|was|wie|warum|wann|wo|welche[rsnm]?|wer|que|quoi|comment|"
+    r"pourquoi|quand|où|quel(?:le)?s?|qu[ée]|c[óo]mo|cu[áa]ndo|d[óo]nde|cu[áa]l(?:es)?|"
+    r"qui[ée]n)\b|什么|怎么|如何|为什么|哪|谁|多少|何|무엇|뭐|어떻게|왜|언제|어디|누구|어떤|몇|무슨",
+    re.I)
+_YES_NO_CJK = re.compile(r"吗[？?]?$|是否|ですか[？?]?$|ますか[？?]?$")
+
+
+def asks_yes_no(question: str) -> bool:
+    """Does the question ask for a yes or a no ("La serie armonica converge?", "Does Newton's
+    method always converge?", "调和级数收敛吗？")?"""
+    q = question.strip()
+    if _YES_NO_CJK.search(q):
+        return not _WH.search(q)
+    return q.endswith(("?", "？")) and not _WH.search(q)
 
 
 def asks_proof(question: str, intent: str) -> bool:

@@ -24,7 +24,15 @@ from ..pedagogy import level_hint
 from ..pipeline import Reply
 from ..replies import language_name, reply
 from ..reply_language import checked, in_script, keeps_terms, translate_reply
-from ..sentences import Line, asks_proof, asks_which, is_proof, steps_wanted
+from ..sentences import (
+    Line,
+    asks_proof,
+    asks_which,
+    asks_yes_no,
+    is_proof,
+    states_result,
+    steps_wanted,
+)
 from ..statement_check import StatementVerdict, check_statements, without_own_sentences
 from ..statements import MAX_STATEMENTS, Statement, StatementStream, parse, schema
 from ..terms import cites_result, named_results, result_labels
@@ -47,6 +55,24 @@ PROOF_SHAPE = ("The student asks how a result is proved: restate the steps of th
 CLOSE_SHAPE = ("Answer with 1 or 2 statements that say what the evidence sentence says, in "
                "its own words as far as the language allows: keep its terms, numbers and "
                "formulas as written and add nothing of your own.")
+
+# the second attempt from a labelled result: asked for the sentence in its own words, the
+# model wrote "Il teorema di Lagrange è un teorema che fornisce una relazione tra la derivata
+# di una funzione e il valore della funzione a un punto intermedio" twice from "Teorema 43 (di
+# Lagrange). Sia f … Se: f è continua in [a,b], f è derivabile su (a,b). Allora: ∃ c∈ (a,b):
+# f'(c)=(f(b)−f(a))/(b−a)"
+RESULT_SHAPE = ("The evidence sentence states a result. Restate it as 1 or 2 statements: "
+                "first what it assumes (its Se, Sia, If or Let part), then what it concludes, "
+                "with its formula exactly as written. Do not describe the result in general "
+                "words.")
+
+# the second attempt for a yes/no question: asked for the sentence in its own words, the
+# model wrote "La serie armonica converge se e solo se 1/k+1/(k+1)+…" from "… Cauchy non è
+# rispettato quindi e la serie diverge."
+YES_NO_SHAPE = ("The student asks a yes-or-no question, and the evidence sentence's last "
+                "words answer it: the answer may be no. Write 1 statement that repeats those "
+                "last words, then 1 that gives the reason the sentence gives before them. Add "
+                "nothing of your own.")
 
 # "哪些定理与区间套定理等价？": the model named one of the five its sentence lists
 ALL_SHAPE = (" The question asks which ones: name every one the evidence gives, each "
@@ -325,7 +351,8 @@ def _messages(tools: Tools, s: Selected, lines: Sequence[Line], pivot: str = "",
     language = pivot or cat.language
     earlier = "".join(f"Student: {h.question}\n" for h in r.history[-2:])
     steps = steps_wanted(o.question, cat.intent)
-    shape = (CLOSE_SHAPE if close else PROOF_SHAPE if asks_proof(o.question, cat.intent) else
+    shape = (_close_shape(lines[0].text, o.question) if close else
+             PROOF_SHAPE if asks_proof(o.question, cat.intent) else
              "Explain it as 2 to 5 statements that are the steps of the explanation, in the "
              "order the evidence gives them." if steps else
              "Answer with 1 to 3 short statements: what the evidence says that answers the "
@@ -337,6 +364,15 @@ def _messages(tools: Tools, s: Selected, lines: Sequence[Line], pivot: str = "",
         level=r.level, level_hint=level_hint(r.level), language=language_name(language),
         native=native_instruction(language))
     return [Message("system", prompts.load("statements_system")), Message("user", user)]
+
+
+def _close_shape(sentence: str, question: str) -> str:
+    """What the second attempt, from the best sentence alone, asks for: a labelled result's
+    hypotheses and conclusion, a yes/no question's verdict, else the sentence in its own
+    words."""
+    if states_result(sentence):
+        return RESULT_SHAPE
+    return YES_NO_SHAPE if asks_yes_no(question) else CLOSE_SHAPE
 
 
 def _evidence(lines: Sequence[Line]) -> str:
