@@ -1,7 +1,7 @@
 """The glossary a translation is told its terms from."""
 
 from coursetutor.tutor import glossary
-from coursetutor.tutor.glossary import found, instruction, renderings
+from coursetutor.tutor.glossary import dropped, found, instruction, renderings
 
 
 def test_every_term_has_english_and_the_languages_the_bundled_model_translates_worst() -> None:
@@ -58,3 +58,12 @@ def test_a_question_s_translation_is_given_the_words_not_told_to_translate_them(
     pairs = [("상합", "somma superiore")]
     assert instruction(pairs, glossary.FOR_QUESTION) == (
         "Words to use in the translation: 상합 → somma superiore.")
+
+
+def test_a_term_the_translation_left_out_is_named() -> None:
+    question = "감쇠 뉴턴-랩슨 방법에서 스텝 크기는 어떤 조건을 만족해야 하나요?"
+    lossy = "What is the condition for the step size in the Newton-Raphson method?"
+    assert dropped(lossy, question, "ko", "en") == ["damped"]
+    assert dropped("In damped Newton-Raphson, what must the step size satisfy?", question,
+                   "ko", "en") == []
+    assert dropped(lossy, question, "en", "en") == []  # nothing was translated

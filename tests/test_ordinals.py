@@ -208,6 +208,13 @@ def test_a_statement_that_leaves_out_the_variant_its_slide_item_is_about() -> No
                                 "en", _SameVector())  # type: ignore[arg-type]
     assert [v.kept for v in verdicts] == [False, True]
     assert "variant" in verdicts[0].reason and "damp" in verdicts[0].reason
+    # a question about the variant is the statement's context: it need not name it again
+    (asked,) = check_statements(
+        [Statement("The step size α > 0 must satisfy Wolfe conditions (or just Armijo rule).",
+                   ("S1",))], lines,
+        "In damped Newton-Raphson, which condition must the step size satisfy?", "en",
+        _SameVector())  # type: ignore[arg-type]
+    assert asked.kept
     # a generic label ("Update scheme:", "Disadvantage:") names no variant
     from coursetutor.tutor.sentences import variant_words
 

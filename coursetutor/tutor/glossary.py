@@ -89,6 +89,21 @@ def renderings(text: str, source: str, target: str,
     return out[:most]
 
 
+def dropped(translated: str, source_text: str, source: str, target: str) -> list[str]:
+    """The glossary terms of `source_text` that its translation leaves out, in `target`'s
+    first spelling: "감쇠 뉴턴-랩슨 방법에서 스텝 크기는 …?" came back as "What is the condition
+    for the step size in the Newton-Raphson method?", without "damped"."""
+    if not source or source == target:
+        return []
+    there = {n for _, n in found(translated, target)}
+    out: list[str] = []
+    for _, n in found(source_text, source):
+        written = _terms()[n].get(target, ())
+        if written and n not in there and written[0] not in out:
+            out.append(written[0])
+    return out
+
+
 # how the terms are told: to the translation of a reply, and within the prompt that
 # translates a question (there, told as the reply's, the model answered "리만 적분에서 상합은
 # 어떻게 정의되나요?" instead of translating it)

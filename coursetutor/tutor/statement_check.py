@@ -404,7 +404,9 @@ def _terms_and_form(statement: Statement, own: Sequence[Line], question: str,
         return StatementVerdict(statement, False, reason="names another kind than its "
                                 "sentences: " + ", ".join(map(str, sorted(ranks))))
     same = [line for line in own if (line.language or language) == language]
-    words = {w for w in tokenize(text, language) if w not in ANY_STOPWORD}
+    # a variant the question names is the one the statement answers about ("감쇠 뉴턴-랩슨
+    # 방법에서 스텝 크기는 …?", searched as "In damped Newton-Raphson, …")
+    words = {w for w in tokenize(f"{text} {question}", language) if w not in ANY_STOPWORD}
     for line in same:
         if (variant := variant_words(line)) and not variant & words:
             return StatementVerdict(statement, False, reason="leaves out the variant its "
