@@ -61,10 +61,10 @@ CLOSE_SHAPE = ("Answer with 1 or 2 statements that say what the evidence sentenc
 # di una funzione e il valore della funzione a un punto intermedio" twice from "Teorema 43 (di
 # Lagrange). Sia f … Se: f è continua in [a,b], f è derivabile su (a,b). Allora: ∃ c∈ (a,b):
 # f'(c)=(f(b)−f(a))/(b−a)"
-RESULT_SHAPE = ("The evidence sentence states a result. Restate it as 1 or 2 statements: "
-                "first what it assumes (its Se, Sia, If or Let part), then what it concludes, "
-                "with its formula exactly as written. Do not describe the result in general "
-                "words.")
+RESULT_SHAPE = ("The evidence sentence states a result. Restate it as 1 statement of the "
+                "form \"if <what it assumes>, then <what it concludes>\", in the student's "
+                "language, with its formulas exactly as written. Do not describe the result in "
+                "general words.")
 
 # the second attempt for a yes/no question: asked for the sentence in its own words, the
 # model wrote "La serie armonica converge se e solo se 1/k+1/(k+1)+…" from "… Cauchy non è
