@@ -17,6 +17,7 @@ from coursetutor.tutor.sentences import (
     named,
     states_result,
     steps_wanted,
+    unasked,
     units,
 )
 from coursetutor.tutor.statements import Statement, StatementStream, parse, schema
@@ -554,3 +555,18 @@ def test_a_yes_no_question_is_told_from_one_that_asks_for_something(question: st
                                                                     yes_no: bool) -> None:
     # its second attempt asks for the sentence's verdict (compose.YES_NO_SHAPE)
     assert asks_yes_no(question) is yes_no
+
+
+@pytest.mark.parametrize(("sentence", "read"), [
+    ("What is transfer learning? The idea of transfer learning is to leverage the knowledge "
+     "acquired by a model trained with lots of data on another task.",
+     "The idea of transfer learning is to leverage the knowledge acquired by a model trained "
+     "with lots of data on another task."),
+    ("c) What is the order of convergence of the secant method?",  # a question alone stays
+     "c) What is the order of convergence of the secant method?"),
+    ("The order is p = 1.618. Why? Because each step reuses f.",  # not asked first
+     "The order is p = 1.618. Why? Because each step reuses f."),
+])
+def test_the_model_reads_a_line_without_the_question_it_opens_with(sentence: str,
+                                                                  read: str) -> None:
+    assert unasked(sentence) == read

@@ -76,10 +76,6 @@ def translation(router: Router, question: str, language_name: str,
     text = _one_line(router, prompt, 80, log)
     if asks(question) and not asks(text):
         return ""  # an answer in place of the translation ("Il concetto di roll è …")
-    # a term the model left out is searched, and read by the answer's writer, all the same
-    if source != UNKNOWN and (left := glossary.dropped(
-            text, question, source, language_code(language_name))):
-        text = f"{text} ({', '.join(left)})"
     return text
 
 

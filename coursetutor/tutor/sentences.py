@@ -227,6 +227,19 @@ def _marks_joined(found: list[str]) -> list[str]:
     return out
 
 
+# a question the passage asks before it answers ("What is transfer learning? The idea of …")
+_ASKED_FIRST = re.compile(r"^[^?？.!。\n]{3,160}[?？]\s+(?=\S)")
+
+
+def unasked(sentence: str) -> str:
+    """The sentence without the question its passage asks before answering it ("What is
+    transfer learning? The idea of transfer learning is to leverage …"): read with it, the
+    model took the line for a question and wrote its own definition of transfer learning,
+    which the check removed. A sentence that is nothing but a question stays as it is."""
+    rest = _ASKED_FIRST.sub("", sentence, count=1)
+    return rest if rest.strip() else sentence
+
+
 def is_proof(sentence: str) -> bool:
     """Does the evidence sentence begin a proof ("*→ Proof.* 区间套, …", "Dimostrazione.")?"""
     return bool(_PROOF_START.match(sentence))

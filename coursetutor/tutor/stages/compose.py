@@ -20,6 +20,7 @@ from ...types import Citation, MetaEvent, StreamEvent, TokenEvent
 from .. import prompts
 from ..check import CheckResult, Verdict, model_judge
 from ..citations import hit_citation
+from ..glossary import dropped
 from ..pedagogy import level_hint
 from ..pipeline import Reply
 from ..replies import language_name, reply
@@ -32,6 +33,7 @@ from ..sentences import (
     is_proof,
     states_result,
     steps_wanted,
+    unasked,
 )
 from ..statement_check import StatementVerdict, check_statements, without_own_sentences
 from ..statements import MAX_STATEMENTS, Statement, StatementStream, parse, schema
@@ -233,8 +235,12 @@ def _show(tools: Tools, s: Selected, shown: _Shown, statement: Statement,
         return ""
     statement = _whole(statement, lines, f"{question} {u.translated}", written, shown.steps)
     statement = without_own_sentences(statement, lines, question, written)
+    # a term of the question its translation left out is still what the question is about
+    # ("감쇠 …" searched as "… the Newton-Raphson method?": damped)
+    about = " ".join([question, *dropped(u.translated, u.recalled.opened.question,
+                                          cat.language, written)]) if pivot else question
     try:
-        verdict = _checked(tools, statement, lines, question, written, busy)
+        verdict = _checked(tools, statement, lines, about, written, busy)
     except _Busy:
         return None
     # the course's name of a result the statement cites by number (not checked: the
@@ -376,8 +382,8 @@ def _close_shape(sentence: str, question: str) -> str:
 
 
 def _evidence(lines: Sequence[Line]) -> str:
-    return "\n".join(f"[{line.id}] ({line.hit.locator.label()}) {to_unicode(line.text)}"
-                     for line in lines)
+    return "\n".join(f"[{line.id}] ({line.hit.locator.label()}) "
+                     f"{to_unicode(unasked(line.text))}" for line in lines)
 
 
 def _whole(statement: Statement, lines: dict[str, Line], question: str,
