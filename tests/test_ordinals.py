@@ -402,22 +402,3 @@ def test_a_label_that_is_not_the_question_stays() -> None:
     trimmed = without_own_sentences(Statement(text, ("S1",)), _line(text, "it"),
                                     "Che cosa dice il teorema di Lagrange?", "it")
     assert trimmed.text == text
-
-
-DAMPED_ITEM = ("Relaxed/Damped Newton-Raphson: Use step size α > 0 with x [t+1] = x [t] + αd[t] "
-               "to satisfy Wolfe conditions (or just Armijo rule)")
-
-
-@pytest.mark.parametrize(("text", "kept"), [
-    # none of the names the slide adds to the question: the conditions it names are left out
-    ("Damped Newton-Raphson is a variant of the Newton-Raphson method that uses a damping "
-     "factor d to reduce the step size α > 0.", False),
-    ("Damped Newton-Raphson uses a step size α > 0 chosen to satisfy the Wolfe conditions.",
-     True),
-])
-def test_a_statement_that_keeps_none_of_the_names_its_sentence_adds_says_little(
-        text: str, kept: bool) -> None:
-    (verdict,) = check_statements([Statement(text, ("S1",))], _line(DAMPED_ITEM, "en"),
-                                  "What is damped Newton-Raphson?", "en",
-                                  _SameVector())  # type: ignore[arg-type]
-    assert verdict.kept is kept
