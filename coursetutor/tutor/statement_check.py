@@ -45,7 +45,7 @@ from ..retrieval.embed import EmbeddingModel
 from ..retrieval.language import ANY_STOPWORD
 from ..retrieval.tokenize import has_cjk, tokenize
 from .check import Judge
-from .claims import formulas, missing_terms, names, sentences, skeleton
+from .claims import formulas, missing_terms, sentences, skeleton
 from .markers import MARKER
 from .ordinals import unbacked_ordinals
 from .sentences import Line, unlabelled, variant_words
@@ -69,8 +69,6 @@ _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 OVERLAP_LOW = 0.5  # share of a same-language statement's words in its sentences: below, removed
 AVAILABLE = 4  # words of its own a sentence has beyond the question ...
 CARRIED = 2  # ... of which a statement with no number or formula of theirs carries this many
-NAMES_ADDED = 2  # names a sentence adds to the question, of which a statement must keep one
-_WORDS = re.compile(r"[\w'’-]+")
 _RELATION = re.compile(r"[=<>≤≥≠≈∈∉⊂⊆→⇒∃∀]")
 _RESULT_NUMBER = re.compile(r"(?:定理|引理|定义|推论|命题|정리|보조정리|정의|\b(?:theorem|lemma|"
                             r"definition|corollary|proposition|teorema|definizione|"
@@ -328,8 +326,6 @@ def says_little(text: str, own: Sequence[Line], question: str, language: str) ->
     little beyond the question ("Newton-Raphson only needs one iteration for quadratic
     forms") asks no more of its restatement."""
     bare = MARKER.sub(" ", text)
-    if _leaves_out_names(bare, own, question):
-        return True
     if any(c.isdigit() for c in bare) or any(_RELATION.search(f) for f in formulas(bare)):
         return False
     # a yes/no question's answer is its own words with the sentence's verdict on them
@@ -343,17 +339,6 @@ def says_little(text: str, own: Sequence[Line], question: str, language: str) ->
               and any(c.isalpha() for c in w)}
     mine = set(tokenize(bare, language))
     return len(theirs) >= AVAILABLE and len(mine & theirs) < CARRIED
-
-
-def _leaves_out_names(text: str, own: Sequence[Line], question: str) -> bool:
-    """Does the statement keep none of the names its sentences add to the question, where
-    they add NAMES_ADDED or more ("Damped Newton-Raphson is a variant of the Newton-Raphson
-    method that uses a damping factor to control the step size." from "Relaxed/Damped
-    Newton-Raphson: Use step size α > 0 with … to satisfy Wolfe conditions (or just Armijo
-    rule)": the conditions the slide names are the answer)?"""
-    asked = {w.casefold() for w in _WORDS.findall(question)}
-    theirs = {n.casefold() for line in own for n in names(line.text)} - asked
-    return len(theirs) >= NAMES_ADDED and not {n.casefold() for n in names(text)} & theirs
 
 
 def repeats_itself(text: str) -> bool:
