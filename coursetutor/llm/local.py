@@ -65,20 +65,15 @@ def _weight_repacking(repack: bool | None) -> Iterator[None]:
 
 @dataclasses.dataclass
 class _Context:
-    """One llama.cpp context over the model: its evaluated prompt, the prompt-state cache it
-    shares with the model's other context, and the lock held while it generates (a paused
-    stream keeps holding it)."""
+    """One llama.cpp context over the model: its evaluated prompt (and, in `llama.cache`, the
+    prompt-state cache it shares with the model's other context), and the lock held while it
+    generates (a paused stream keeps holding it)."""
 
     llama: Any
-    cache: Any
     lock: threading.Lock = dataclasses.field(default_factory=threading.Lock)
-
-    def __post_init__(self) -> None:
-        self.llama.set_cache(self.cache)
 
     def forget(self, cache: Any) -> None:
         self.llama.reset()
-        self.cache = cache
         self.llama.set_cache(cache)
 
 
@@ -105,7 +100,7 @@ class LocalLLM(LLM):
         self._path, self._threads, self._repack = model_path, threads, repack
         self.context_tokens = context_tokens
         self._cache = prompt_cache(PROMPT_CACHE_BYTES)
-        self._contexts = [_Context(self._load(self._repack), self._cache)]
+        self._contexts = [_Context(self._load(self._repack))]
         self._building = threading.Lock()
 
     def _load(self, repack: bool | None) -> Any:
@@ -122,6 +117,7 @@ class LocalLLM(LLM):
         except ValueError as exc:  # llama-cpp-python's way of saying the file is not a model
             raise ModelNotFoundError(f"cannot load {self._path} as a GGUF model") from exc
         lazy_grammar.install(llama)  # a statement's grammar checked on its likeliest tokens
+        llama.set_cache(self._cache)  # one cache for both contexts
         lean_states(llama)  # cached prompt states without the unused logits table
         return llama
 
@@ -132,7 +128,7 @@ class LocalLLM(LLM):
         a prompt (most of a judge's work) no slower, at some cost in tokens written."""
         with self._building:
             if index >= len(self._contexts):
-                self._contexts.append(_Context(self._load(False), self._cache))
+                self._contexts.append(_Context(self._load(False)))
             return self._contexts[index]
 
     @classmethod

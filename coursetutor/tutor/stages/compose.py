@@ -89,6 +89,9 @@ class _Shown:
     numbers: dict[str, int] = dataclasses.field(default_factory=dict)  # S id -> [n]
     texts: list[str] = dataclasses.field(default_factory=list)
     said: list[str] = dataclasses.field(default_factory=list)  # the kept statements, bare
+    # terms of the question its translation left out: still what the statements are about
+    # ("감쇠 …" searched as "… the Newton-Raphson method?": damped)
+    unsaid: tuple[str, ...] = ()
     verdicts: list[StatementVerdict] = dataclasses.field(default_factory=list)
 
     def add(self, text: str, evidence: Sequence[str]) -> str:
@@ -121,8 +124,10 @@ def compose(tools: Tools, s: Selected) -> Generator[StreamEvent, None, Reply]:
     o = u.recalled.opened
     yield MetaEvent(o.session_id, cat.category, cat.intent, "", ev.grade, cat.language)
     lines = {line.id: line for line in s.selection.lines}
-    shown = _Shown(lines, steps_wanted(o.question, cat.intent) and len(lines) > 1)
     pivot = _pivot(tools, s)
+    shown = _Shown(lines, steps_wanted(o.question, cat.intent) and len(lines) > 1,
+                   unsaid=tuple(dropped(u.translated, o.question, cat.language, pivot))
+                   if pivot else ())
     deadline = o.started + tools.settings.answer_deadline_s
     laps: dict[str, float] = {}
     complete = True
@@ -235,10 +240,7 @@ def _show(tools: Tools, s: Selected, shown: _Shown, statement: Statement,
         return ""
     statement = _whole(statement, lines, f"{question} {u.translated}", written, shown.steps)
     statement = without_own_sentences(statement, lines, question, written)
-    # a term of the question its translation left out is still what the question is about
-    # ("감쇠 …" searched as "… the Newton-Raphson method?": damped)
-    about = " ".join([question, *dropped(u.translated, u.recalled.opened.question,
-                                          cat.language, written)]) if pivot else question
+    about = " ".join([question, *shown.unsaid])
     try:
         verdict = _checked(tools, statement, lines, about, written, busy)
     except _Busy:
