@@ -282,3 +282,15 @@ def test_majority_language_of_a_document() -> None:
     assert majority_language(chunks, default="en") == "ru"
     assert majority_language(["12 + 3", "x"], default="en") == "en"
 
+
+
+@pytest.mark.parametrize(("text", "lang"), [
+    # "mi" and "con" are Spanish too: the request's own words decide
+    ("Mi aiuti con l'esercizio 3?", "it"),
+    ("Aiutami con l'esercizio 3", "it"),
+    ("¿Me ayudas con el ejercicio 3?", "es"),
+    ("Kannst du mir bei Aufgabe 3 helfen?", "de"),
+    ("Peux-tu m'aider avec l'exercice 3 ?", "fr"),
+])
+def test_a_short_request_for_help_is_read_in_its_language(text: str, lang: str) -> None:
+    assert detect_language(text, default="en") == lang

@@ -765,6 +765,34 @@ def test_an_exercise_the_model_declines_gets_the_rungs_help(make_tutor: MakeTuto
     assert [c.doc_type for c in answer.sources] == ["exercise"]
 
 
+def test_exercise_help_reads_the_exercise_and_the_lecture_that_teaches_it(
+        make_tutor: MakeTutor) -> None:
+    # asked for by number alone, the search found the other exercises of the sheet; the
+    # lecture's error bound, which exercise 3 asks the student to prove, was not in the prompt
+    tutor, fake = make_tutor(ScriptedLLM(answer=[CLEAN_HINT]))
+    run(tutor, "Can you help me with exercise 3?")
+    prompt = fake.answer_calls()[0].messages[1].content
+    sources = re.findall(r"^\[\d+\] (.+)$", prompt, re.M)
+    assert sources[0].endswith("Exercise 3: How many bisection steps?")
+    assert any(s.endswith("2.3 Error bound for bisection") for s in sources)
+    assert not any("Exercise" in s for s in sources[1:])
+
+
+def test_exercise_one_is_its_own_section_not_the_sheets_opening(make_tutor: MakeTutor) -> None:
+    # the sheet's opening sits under "Exercise sheet 1: Root finding": number 1 too
+    tutor, fake = make_tutor(ScriptedLLM(answer=[CLEAN_HINT]))
+    run(tutor, "Can you help me with exercise 1?")
+    prompt = fake.answer_calls()[0].messages[1].content
+    assert re.findall(r"^\[1\] (.+)$", prompt, re.M)[0].endswith(
+        "Exercise 1: Bisection on a cubic")
+
+
+def test_an_italian_request_for_help_is_answered_in_italian(make_tutor: MakeTutor) -> None:
+    tutor, _ = make_tutor(ScriptedLLM(answer=["Ricorda il teorema degli zeri [1]."]))
+    events, answer = run(tutor, "Mi aiuti con l'esercizio 3?")
+    assert (meta(events).intent, answer.language) == ("exercise", "it")
+
+
 def test_why_a_method_is_used_in_an_exercise_is_explained(make_tutor: MakeTutor) -> None:
     explanation = "Newton's method uses the derivative to converge fast near a root [1]."
     tutor, fake = make_tutor(ScriptedLLM(answer=[explanation]))

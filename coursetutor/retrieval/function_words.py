@@ -162,6 +162,20 @@ WORDS: dict[str, dict[str, str]] = {
     },
 }
 
+# besides function words, the words a student's short request for help is made of: "Mi aiuti
+# con l'esercizio 3?" has only "mi" and "con", which Spanish writes too, and was answered in
+# the English of the course
+REQUESTS: dict[str, str] = {
+    "en": "help exercise exercises explain please",
+    "it": "aiuti aiuta aiutami aiutare puoi potresti spiegami spiega dammi esercizio esercizi",
+    "es": "ayuda ayúdame ayudar puedes podrías explícame dame ejercicio ejercicios",
+    "fr": "aide aidez aider peux pouvez explique expliquez donne exercice exercices",
+    "de": "hilf hilfe helfen kannst könntest erkläre erklär gib übung übungen aufgabe aufgaben",
+    "pt": "ajuda ajude ajudar podes explique dá exercício exercícios",
+}
+for _language, _words in REQUESTS.items():
+    WORDS["latin"][_language] += " " + _words
+
 # letters that only some languages of a script write: letter -> those languages
 LETTERS: dict[str, dict[str, str]] = {
     "latin": {

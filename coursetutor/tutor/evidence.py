@@ -17,9 +17,15 @@ from ..types import DocType, Hit
 from ..workspace import Workspace
 from . import prompts
 from .context import source_header, trim_to_question
+from .exercise import EXERCISE_TYPES
 from .pedagogy import preferred_types
 
 PREFERENCE_BOOST = 1.15  # preferred document types rank first among close candidates
+# exercise help reads the exercise and this many passages of the course that teach its method:
+# searched with the question alone ("Can you help me with exercise 3?"), the sources were four
+# other exercises and a passage on Newton's convergence, 1,278 prompt tokens (~14 s on 2
+# cores), and not the bisection error bound that exercise 3 asks the student to prove
+TAUGHT = 2
 _QUESTION_WORDS = frozenset(
     "what which who how why when where does do did is are can could would should explain tell "
     "me please about give".split()
@@ -92,21 +98,22 @@ class EvidenceFinder:
         student asked it (`query` may be its translation).
 
         A `pinned` passage (the exercise the student names) comes first and makes the
-        evidence sufficient: the question is about the course's own material.
+        evidence sufficient: the question is about the course's own material. After it come
+        the passages that teach its method (`taught`), not other exercises.
 
         `asked`, the question as the student wrote it when `query` is its translation, is
         searched too, and the better graded of the two searches stands: the small model
         mistranslates names ("뉴턴-랩슨" as "Newton-Laplace", "헤시안" as "Hamiltonian"),
         and e5 matches the original across languages better than such a translation.
         """
+        if pinned is not None:
+            taught, score = self.taught(pinned, query, course, types, intent)
+            return Evidence([pinned, *taught], score, "correct")
         hits, score = self._search(query, course, types, k, intent)
         if asked and asked != query:
             other, other_score = self._search(asked, course, types, k, intent)
             if other_score > score:
                 hits, score = other, other_score
-        if pinned is not None:
-            rest = [h for h in hits if h.chunk.id != pinned.chunk.id]
-            return Evidence([pinned, *rest][:k], score, "correct")
         verdict = grade(score, self.settings.grade_correct, self.settings.grade_incorrect)
         if verdict != "ambiguous":
             return Evidence(hits, score, verdict)
@@ -122,6 +129,19 @@ class EvidenceFinder:
             return Evidence(merged, score, "correct", widened=True, deferred=True)
         supported = self._model_check(query, merged[:3])
         return Evidence(merged, score, "correct" if supported else "incorrect", True, True)
+
+    def taught(self, exercise: Hit, query: str, course: str, types: tuple[DocType, ...],
+               intent: str) -> tuple[list[Hit], float]:
+        """The passages of the lectures, slides, textbook or transcripts that teach what
+        `exercise` asks, searched with its own text and the student's words (`query`), and
+        how well they match; never another exercise, and a solution only where the course
+        shows its solutions (`types`)."""
+        teaching = tuple(t for t in types if t not in EXERCISE_TYPES)
+        if not teaching:
+            return [], 0.0
+        hits, score = self._search(f"{exercise.chunk.text}\n{query}", course, teaching,
+                                   TAUGHT, intent)
+        return hits[:TAUGHT], score
 
     def _model_check(self, question: str, hits: Sequence[Hit]) -> bool:
         """Ask the grading model whether the passages hold the answer (JSON yes/no)."""

@@ -73,6 +73,15 @@ def _section_number(hit: Hit) -> str | None:
     return None
 
 
+def _section_item(hit: Hit) -> str | None:
+    """The number of the innermost section headed as an exercise ("Exercise 3: …",
+    "Esercizio 3."), if any."""
+    for part in reversed(hit.chunk.section_path):
+        if found := item_numbers(part):
+            return found[0]
+    return None
+
+
 def _label_number(hit: Hit) -> str | None:
     """The exercise number of a passage: its section's, else the first heading in its text."""
     items = item_numbers(hit.chunk.text)
@@ -122,7 +131,10 @@ def find_exercise(ws: Workspace, course: str, question: str, history: Sequence[T
     except EmptyQueryError:
         return None
     if number:
-        # the section's number first; a PDF sheet's passages carry it only in their text
-        return (next((h for h in hits if _section_number(h) == number), None)
-                or next((h for h in hits if number in item_numbers(h.chunk.text)), None))
+        # a section headed as that exercise first ("Exercise 1: Bisection on a cubic", not the
+        # sheet's opening under "Exercise sheet 1: Root finding"); a PDF sheet's passages
+        # carry the heading only in their text; else any section of that number
+        return (next((h for h in hits if _section_item(h) == number), None)
+                or next((h for h in hits if number in item_numbers(h.chunk.text)), None)
+                or next((h for h in hits if _section_number(h) == number), None))
     return next((h for h in hits if exercise_key(h) == key), None)
