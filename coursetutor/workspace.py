@@ -11,6 +11,7 @@ from .ingest.pipeline import ProgressFn
 from .memory import TurnCache, turn_cache
 from .retrieval import EmbeddingModel, Retriever, SearchTrace, get_embedder
 from .retrieval.retriever import result_cache
+from .retrieval.sentence_store import StoredSentences
 from .store import Store, store_for
 from .store.files import FileStore
 from .types import Course, DocType, Document, FileMeta, Hit, SearchFilters
@@ -46,6 +47,11 @@ class Workspace:
         if self._embedder is None:
             self._embedder = get_embedder(self.settings.embedder, self.settings.embed_threads)
         return self._embedder
+
+    @property
+    def sentences(self) -> StoredSentences:
+        """This tenant's evidence-sentence vectors, kept in the store."""
+        return StoredSentences(self.store, self.tenant, self.embedder.model_id)
 
     def close(self) -> None:
         self.store.close()

@@ -34,6 +34,7 @@ from ..retrieval import EmbeddingModel
 from ..store import Store
 from ..store.base import JobFile
 from ..store.private import FOLDER_MODE, private_dir
+from ..tutor.warm import warm
 from ..types import FileMeta, Job
 from ..workspace import Workspace
 from .fair_turns import FairSlots, Turns
@@ -259,7 +260,16 @@ class _JobRun:
         self.current = (0, 0)
         with self.turns.turn(self.job.tenant):
             report = self.ws.ingest(self.job.course, [(path, meta)], self._progress)
-        return report.files[0]
+            result = report.files[0]
+            if result.document_id and result.status not in ("failed", "skipped"):
+                # the evidence sentences' vectors, between the tenant's turns like embedding;
+                # a stop or a cancel leaves the rest to the turns that meet them
+                warm(self.ws, self.job.course, [result.document_id], self._warming)
+        return result
+
+    def _warming(self, _done: int, _total: int) -> bool:
+        self.turns.pass_on(self.job.tenant)
+        return self.stop.is_set() or self.cancelled()
 
     def _progress(self, p: Progress) -> None:
         if p.stage == "parsed":

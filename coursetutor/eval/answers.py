@@ -26,6 +26,7 @@ from ..tutor.leak import reveals, states_number
 from ..tutor.markers import MARKER, cited_numbers
 from ..tutor.next_step import uses_solution
 from ..tutor.replies import reply
+from ..tutor.warm import warm
 from ..types import (
     Answer,
     Chunk,
@@ -367,6 +368,7 @@ def eval_coursepack(tutor: Tutor, questions: Path, pack: Path, limit: int | None
         ids[c.id] = f"eval-pack-{c.id}" + ("-pdf" if pdf_only else "")
         ws.create_course(ids[c.id], c.title, c.language)
         ws.ingest(ids[c.id], files)
+        warm(ws, ids[c.id])  # as every ingest of the product does
     chosen = (_sample([q for q in asked if q.answerable], limit)
               + _sample([q for q in asked if not q.answerable], limit))
     scorer = AnswerScorer(ws.embedder)
@@ -673,4 +675,5 @@ def sample_course(tutor: Tutor) -> str:
     course = m.course_id or "sample"
     tutor.ws.create_course(course, m.title, m.language)
     tutor.ws.ingest(course, m.files)
+    warm(tutor.ws, course)
     return course

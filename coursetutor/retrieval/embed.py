@@ -5,7 +5,8 @@ from __future__ import annotations
 import abc
 import functools
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -14,6 +15,14 @@ from ..errors import BackendError, ConfigError, MissingDependencyError
 from .lru import LRU
 
 Matrix = npt.NDArray[np.float32]
+
+
+class SentenceStore(Protocol):
+    """Where sentence vectors outlive the process (`sentence_store.StoredSentences`)."""
+
+    def get(self, texts: Sequence[str]) -> dict[str, npt.NDArray[np.float32]]: ...
+
+    def put(self, vectors: Mapping[str, npt.NDArray[np.float32]]) -> None: ...
 
 
 class EmbeddingModel(abc.ABC):
@@ -48,10 +57,13 @@ class EmbeddingModel(abc.ABC):
 
     sentence_cache_size = 8192
 
-    def embed_sentences(self, texts: Iterable[str]) -> Matrix:
+    def embed_sentences(self, texts: Iterable[str],
+                        stored: SentenceStore | None = None) -> Matrix:
         """Embed a passage's sentences; recent ones come from an LRU cache: a passage's
         sentences are read again for each question it answers (the evidence sentences), and
-        the answer check compares each statement with sentences the selection embedded."""
+        the answer check compares each statement with sentences the selection embedded.
+        With `stored`, the ones not in the cache are read from it, and those embedded now are
+        kept there (a course's sentences are embedded once, at ingest or on first use)."""
         items = list(texts)
         if self.sentence_cache_size <= 0 or not items:
             return self.embed_passages(items)
@@ -59,10 +71,18 @@ class EmbeddingModel(abc.ABC):
         unique = dict.fromkeys(items)
         found = {text: vector for text in unique if (vector := cache.get(text)) is not None}
         missing = [text for text in unique if text not in found]
+        if missing and stored is not None:
+            for text, vector in stored.get(missing).items():
+                found[text] = vector
+                cache.put(text, vector)
+            missing = [text for text in missing if text not in found]
         if missing:
-            for text, new in zip(missing, self.embed_passages(missing), strict=True):
-                found[text] = new
-                cache.put(text, new)
+            new = dict(zip(missing, self.embed_passages(missing), strict=True))
+            for text, vector in new.items():
+                found[text] = vector
+                cache.put(text, vector)
+            if stored is not None:
+                stored.put(new)
         return np.vstack([found[text] for text in items]).astype(np.float32, copy=False)
 
     def _cache(self, name: str, size: int) -> LRU[str, npt.NDArray[np.float32]]:

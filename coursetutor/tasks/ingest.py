@@ -14,6 +14,7 @@ from ..errors import CoursetutorError, JobCancelledError
 from ..ingest import FileResult, Ingestor, IngestReport, Progress
 from ..ingest.pipeline import failed_result
 from ..ingest.report import outcome
+from ..tutor.warm import warm
 from ..types import FileMeta
 from ..workspace import Workspace
 from .job_counts import JobProgress
@@ -53,6 +54,8 @@ def ingest_file(job_id: str, tenant: str, course: str, index: int, name: str,
         prepared = ingestor.prepare(tenant, course, language, path, FileMeta(**meta), notify)
         with course_lock(ctx.link, tenant, course, ws.settings.ingest_lock_seconds):
             result = ingestor.write(tenant, course, prepared, notify)
+        if result.document_id and result.status not in ("failed", "skipped"):
+            warm(ws, course, [result.document_id])  # its evidence sentences' vectors
     except CoursetutorError as exc:
         result = failed_result(path, exc)
         notify(Progress(str(path), result.status, result.pages))

@@ -28,7 +28,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..ingest.formulas import has_gap
-from ..retrieval.embed import EmbeddingModel
+from ..retrieval.embed import EmbeddingModel, SentenceStore
 from ..retrieval.language import ANY_STOPWORD
 from ..retrieval.tokenize import has_cjk, tokenize
 from ..types import Hit
@@ -374,9 +374,10 @@ class Selection:
 
 
 def select(question: str, search: str, hits: Sequence[Hit], language: str, intent: str,
-           embedder: EmbeddingModel) -> Selection:
+           embedder: EmbeddingModel, stored: SentenceStore | None = None) -> Selection:
     """The evidence sentences of the first passages for `question` (asked in `language`;
-    `search`: the question as searched in the course's language, "" when the same)."""
+    `search`: the question as searched in the course's language, "" when the same;
+    `stored`: where the sentences' vectors are kept, which warm.py fills at ingest)."""
     candidates: list[tuple[int, int, str]] = []  # (passage, position, sentence)
     soup: set[int] = set()  # the candidates too garbled to restate
     seen: set[str] = set()  # a sentence two passages hold (a proof's statement added to it)
@@ -384,9 +385,8 @@ def select(question: str, search: str, hits: Sequence[Hit], language: str, inten
         for i, sentence in enumerate(units(hit.chunk.text, hit.chunk.language or language)):
             sentence = uncued(sentence)
             key = _markless(sentence)
-            if sum(c.isalnum() for c in sentence) < 12 or _heading(sentence, hit) or \
-                    key in seen or _LABEL_ONLY.match(sentence.strip("*_ →")):
-                continue  # (a label alone, its statement not read, names and says nothing)
+            if not readable(sentence) or _heading(sentence, hit) or key in seen:
+                continue
             seen.add(key)
             if i == 0 and _formula_only(sentence):
                 sentence = _headed(sentence, hit)
@@ -396,7 +396,7 @@ def select(question: str, search: str, hits: Sequence[Hit], language: str, inten
     asked = [q for q in dict.fromkeys([question, search]) if q]
     if not candidates:
         return Selection((), 0.0)
-    vectors = embedder.embed_sentences(s for _, _, s in candidates)
+    vectors = embedder.embed_sentences((s for _, _, s in candidates), stored)
     cosines = np.max([vectors @ embedder.embed_query(q) for q in asked], axis=0)
     wanted = [{t for t in tokenize(q, lang) if t not in ANY_STOPWORD}
               for q, lang in zip(asked, [language, hits[0].chunk.language or language],
@@ -461,6 +461,13 @@ def _headed(formula: str, hit: Hit) -> str:
         return formula
     title = _NUMBERING.sub("", hit.chunk.section_path[-1]).strip()
     return f"{title}: {formula}" if title else formula
+
+
+def readable(sentence: str) -> bool:
+    """Can `sentence` be evidence: a dozen letters or digits, and more than a label alone
+    (its statement not read, it names and says nothing)?"""
+    return sum(c.isalnum() for c in sentence) >= 12 and not _LABEL_ONLY.match(
+        sentence.strip("*_ →"))
 
 
 def uncued(sentence: str) -> str:

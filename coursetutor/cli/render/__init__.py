@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -30,9 +31,12 @@ out = Console()
 def ingest_with_progress(
     ws: Workspace, course: str, items: list[tuple[Path, FileMeta]], quiet: bool = False
 ) -> IngestReport:
-    """Run an ingest with a progress bar: files, pages, chunks and embedding rate."""
+    """Run an ingest with a progress bar: files, pages, chunks and embedding rate; then the
+    evidence sentences of the documents it stored (tutor/warm.py)."""
     if quiet or not console.is_terminal:
-        return ws.ingest(course, items, progress=None if quiet else _plain_progress)
+        report = ws.ingest(course, items, progress=None if quiet else _plain_progress)
+        _warm(ws, course, report, quiet)
+        return report
     totals = {"pages": 0, "chunks": 0, "embedded": 0}
     started = time.perf_counter()
     with Progress(
@@ -55,7 +59,28 @@ def ingest_with_progress(
             bar.update(task, stats=f"{totals['pages']} pages  {totals['chunks']} chunks  "
                        f"{totals['embedded']} embedded ({rate:.1f}/s)  {Path(p.path).name}")
 
-        return ws.ingest(course, items, progress=update)
+        report = ws.ingest(course, items, progress=update)
+        sentences = bar.add_task("sentences", total=None, stats="")
+
+        def warmed(done: int, total: int) -> None:
+            bar.update(sentences, completed=done, total=total)
+
+        _warm(ws, course, report, quiet, warmed)
+        return report
+
+
+def _warm(ws: Workspace, course: str, report: IngestReport, quiet: bool,
+          notify: Callable[[int, int], None] | None = None) -> None:
+    """Embed the evidence sentences of the documents the ingest stored or updated."""
+    from ...tutor.warm import warm
+
+    documents = [f.document_id for f in report.files
+                 if f.document_id and f.status not in ("failed", "skipped")]
+    if not documents:
+        return
+    embedded = warm(ws, course, documents, notify)
+    if embedded and not quiet and not console.is_terminal:
+        click.echo(f"  sentences {embedded} embedded", err=True)
 
 
 def _plain_progress(p: IngestProgress) -> None:

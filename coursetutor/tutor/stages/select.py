@@ -47,7 +47,7 @@ def select_evidence(tools: Tools, f: Found) -> Selected | Reply:
     u = f.understood
     hits = continued(tools, u.recalled.opened.course, f.evidence.hits)
     selection = select(u.recalled.opened.question, u.translated, hits,
-                       f.cat.language, f.cat.intent, tools.ws.embedder)
+                       f.cat.language, f.cat.intent, tools.ws.embedder, tools.ws.sentences)
     hit = selection.garbled_only
     if hit is None:
         return Selected(f, selection)
