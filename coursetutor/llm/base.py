@@ -37,9 +37,6 @@ class GenParams:
     # a JSON schema the reply must follow: a grammar on llama.cpp, `format` on Ollama,
     # `response_format` on OpenAI-compatible servers (implies `json`)
     schema: Mapping[str, Any] | None = None
-    # a GBNF grammar the reply must follow, on backends that take one (`LLM.grammars`: the
-    # in-process llama.cpp); it goes before `schema`
-    grammar: str = ""
     # False: an in-process model whose contexts are all taken raises ModelBusyError at once
     # instead of waiting (a judge asked while the same turn's answer stream is paused)
     wait: bool = True
@@ -81,8 +78,6 @@ class LLM(abc.ABC):
     """A chat model behind some backend (llama.cpp, Ollama, an OpenAI-compatible server)."""
 
     backend: str = ""
-    #: takes a GBNF grammar (`GenParams.grammar`)
-    grammars: bool = False
     #: tokens of context the tutor may fill by default with this kind of backend
     default_context_budget: int = 2600
 

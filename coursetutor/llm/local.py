@@ -85,7 +85,6 @@ class LocalLLM(LLM):
     has more to write). A context generates one reply at a time."""
 
     backend = "local"
-    grammars = True
     default_context_budget = 1500
 
     def __init__(self, model_path: Path, threads: int = 0, context_tokens: int = 4096,
@@ -160,11 +159,7 @@ class LocalLLM(LLM):
             "seed": params.seed,
             "stream": True,
         }
-        if params.grammar:
-            from llama_cpp.llama_grammar import LlamaGrammar
-
-            kwargs["grammar"] = LlamaGrammar.from_string(params.grammar, verbose=False)
-        elif params.schema is not None:  # llama.cpp turns the schema into a grammar
+        if params.schema is not None:  # llama.cpp turns the schema into a grammar
             kwargs["response_format"] = {"type": "json_object", "schema": dict(params.schema)}
         elif params.json:
             kwargs["response_format"] = {"type": "json_object"}

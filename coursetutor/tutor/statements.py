@@ -1,17 +1,13 @@
 """Writing under a contract: short statements, each with the evidence sentences it restates.
 
-On llama.cpp the reply is lines under a grammar (`grammar`): each statement opens with the ids
-of its evidence sentences in brackets, "[S1] The bisection method repeatedly halves a bracket
-…", the ids only this turn's, so a statement without its sentence cannot be produced. On
-Ollama (`format`) and OpenAI-compatible servers (`response_format`), which take a JSON schema,
-it is a JSON object `{"statements": [{"text": ..., "evidence": ["S1"]}]}` (`schema`); a reply
-that still does not parse is asked for once more in plainer words (`parse`, then the retry
-prompt). The bundled model wrote 12 tokens of JSON before its first statement's first word and
-14 between two statements, ~0.5 s each on 2 cores; a line costs 4 or 5.
+The model's reply is a JSON object `{"statements": [{"text": ..., "evidence": ["S1"]}]}`
+whose schema names only this turn's evidence ids: on llama.cpp the schema is a grammar, so a
+statement without its sentence cannot be produced; Ollama (`format`) and OpenAI-compatible
+servers (`response_format`) are sent the same schema, and a reply that still does not parse
+is asked for once more in plainer words (`parse`, then the retry prompt).
 
-While the reply streams, each statement is passed on as soon as its line ends or its object
-is closed (`LineStream`, `StatementStream`), so the student reads the first statement before
-the last is written.
+While the reply streams, each statement is passed on as soon as its text is closed
+(`StatementStream`), so the student reads the first statement before the last is written.
 """
 
 from __future__ import annotations
@@ -55,67 +51,6 @@ def schema(ids: Sequence[str], most: int = MAX_STATEMENTS) -> dict[str, Any]:
         }},
         "required": ["statements"],
     }
-
-
-def grammar(ids: Sequence[str], most: int = MAX_STATEMENTS) -> str:
-    """The GBNF grammar of a reply in lines that may cite only `ids`: 1 to `most`
-    statements, each a line that opens with the ids of its sentences in brackets ("[S1] The
-    bisection method …", "[S2, S3] …"). Its text holds no marker of its own ("[1]"; "[1, 2]"
-    is an interval, "[a, c]" too) and opens on no list number, bullet or bracket; it does not
-    end on a colon or a space: a lead-in ("Il metodo di bisezione funziona come segue:") goes
-    on into what it introduces."""
-    choices = " | ".join(f'"{i}"' for i in ids)
-    return "\n".join((
-        f'root ::= statement ("\\n" statement){{0,{max(0, most - 1)}}}',
-        'statement ::= "[" id (", " id){0,2} "] " first char* last',
-        'first ::= [^\\n[0-9*#> -] | [0-9]+ [^\\n.)0-9]',
-        'char ::= [^\\n[] | "[" [^\\nS0-9] | "[" [0-9]+ [^\\n\\]0-9]',
-        'last ::= [^\\n[:\uff1a ]',
-        f"id ::= {choices}",
-    ))
-
-
-_LINE = re.compile(r"^\[(?P<ids>S\d{1,2}(?:\s*,\s*S\d{1,2})*)\]\s*(?P<text>.*)$")
-
-
-def parse_line(line: str, ids: Sequence[str]) -> Statement | None:
-    """A statement of a reply in lines: its evidence ids (those in `ids`) and its text; None
-    when the line does not open with ids in brackets, or none of this turn's."""
-    match = _LINE.match(line.strip())
-    if not match:
-        return None
-    known = set(ids)
-    evidence = tuple(dict.fromkeys(i.strip().upper() for i in match["ids"].split(",")
-                                   if i.strip().upper() in known))
-    text = _bare(" ".join(match["text"].split()))
-    return Statement(text, evidence) if text and evidence else None
-
-
-class LineStream:
-    """The statements of a streamed reply in lines, each as soon as its line ends."""
-
-    def __init__(self, ids: Sequence[str]) -> None:
-        self.ids = list(ids)
-        self.raw = ""
-        self._line = ""
-
-    def feed(self, piece: str) -> Iterator[Statement]:
-        """Add a piece of the reply; yield the statements it completed."""
-        for ch in piece:
-            self.raw += ch
-            if ch != "\n":
-                self._line += ch
-            elif (found := self._close()) is not None:
-                yield found
-
-    def close(self) -> Iterator[Statement]:
-        """The reply has ended: its last line is a statement too."""
-        if (found := self._close()) is not None:
-            yield found
-
-    def _close(self) -> Statement | None:
-        line, self._line = self._line, ""
-        return parse_line(line, self.ids)
 
 
 def parse(raw: str, ids: Sequence[str]) -> list[Statement] | None:

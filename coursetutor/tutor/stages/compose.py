@@ -36,15 +36,7 @@ from ..sentences import (
     unasked,
 )
 from ..statement_check import StatementVerdict, check_statements, without_own_sentences
-from ..statements import (
-    MAX_STATEMENTS,
-    LineStream,
-    Statement,
-    StatementStream,
-    grammar,
-    parse,
-    schema,
-)
+from ..statements import MAX_STATEMENTS, Statement, StatementStream, parse, schema
 from ..terms import cites_result, named_results, result_labels
 from ..whole import complete, every_item
 from .select import Selected
@@ -320,27 +312,19 @@ def _writing(tools: Tools, s: Selected, lines: Sequence[Line], deadline: float,
     in its own words."""
     ids = [line.id for line in lines]
     most = min(MAX_STATEMENTS, 1 + len(lines))
-    # in lines under a grammar where the model takes one (llama.cpp), else JSON by a schema
-    in_lines = tools.router.llm("answer").grammars
     params = GenParams(temperature=tools.settings.llm_temperature,
                        max_tokens=min(TOKENS * most + 40, tools.settings.llm_max_tokens),
-                       schema=None if in_lines else schema(ids, most),
-                       grammar=grammar(ids, most) if in_lines else "")
-    stream: LineStream | StatementStream = LineStream(ids) if in_lines else StatementStream(ids)
+                       schema=schema(ids, most))
+    stream = StatementStream(ids)
     wrote = False
     try:
-        for piece in _pieces(tools, _messages(tools, s, lines, pivot, close, in_lines),
-                             params):
+        for piece in _pieces(tools, _messages(tools, s, lines, pivot, close), params):
             for statement in stream.feed(piece):
                 wrote = True
                 yield statement
             if time.perf_counter() >= deadline:
                 writing.finished = False
                 return
-        if isinstance(stream, LineStream):
-            for statement in stream.close():
-                wrote = True
-                yield statement
     except BackendError:
         if not wrote:
             raise
@@ -368,7 +352,7 @@ def _pieces(tools: Tools, messages: Sequence[Message], params: GenParams) -> Ite
 
 
 def _messages(tools: Tools, s: Selected, lines: Sequence[Line], pivot: str = "",
-              close: bool = False, in_lines: bool = False) -> list[Message]:
+              close: bool = False) -> list[Message]:
     f = s.found
     r, cat = f.understood.recalled, f.cat
     o = r.opened
@@ -387,8 +371,7 @@ def _messages(tools: Tools, s: Selected, lines: Sequence[Line], pivot: str = "",
         question=f.understood.translated if pivot else o.question, shape=shape,
         level=r.level, level_hint=level_hint(r.level), language=language_name(language),
         native=native_instruction(language))
-    system = prompts.load("statements_system_lines" if in_lines else "statements_system")
-    return [Message("system", system), Message("user", user)]
+    return [Message("system", prompts.load("statements_system")), Message("user", user)]
 
 
 def _close_shape(sentence: str, question: str) -> str:
