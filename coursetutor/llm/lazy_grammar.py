@@ -47,6 +47,8 @@ class LazyGrammarSampler:
         self._vocab = int(llama._n_vocab)
         self._grammar = llama_cpp.llama_sampler_init_grammar(
             llama._model.vocab, grammar._grammar.encode("utf-8"), grammar._root.encode("utf-8"))
+        for token in getattr(grammar, "opening", ()):  # read with the prompt (llm/local.py)
+            llama_cpp.llama_sampler_accept(self._grammar, token)
         chain: Any = _internals.LlamaSampler
         self._rest: Any = chain()
         self._greedy = temp == 0.0
