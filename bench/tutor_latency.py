@@ -93,7 +93,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             log(f"repeat {r + 1}/{args.repeats}, question {i + 1}/{len(QUESTIONS)}")
     return {"git": git_state(), "threads": thread_setting(), "repeats": args.repeats,
             "warm": args.warm,
-            "questions": len(QUESTIONS), "medians": {n: _medians(s) for n, s in samples.items()}}
+            "questions": len(QUESTIONS), "medians": {n: _medians(s) for n, s in samples.items()},
+            # each turn's figures, question by question (repeat after repeat)
+            "turns": {n: [{"question": QUESTIONS[i % len(QUESTIONS)], **row}
+                          for i, row in enumerate(s)] for n, s in samples.items()}}
 
 
 def _workspace(ws: Workspace, settings: Settings) -> Workspace:
