@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import importlib
 import importlib.util
@@ -20,7 +19,6 @@ from coursetutor.llm.local import LocalLLM
 from coursetutor.llm.router import CallRecord, Router
 from coursetutor.retrieval import EmbeddingModel
 from coursetutor.store import SQLiteStore
-from coursetutor.tutor.statements import parse, schema
 from coursetutor.tutor.turn import Tutor
 from coursetutor.types import DoneEvent, MetaEvent, SourcesEvent
 from coursetutor.workspace import Workspace
@@ -64,25 +62,6 @@ def test_json_mode_constrains_the_output(smollm: LocalLLM) -> None:
     done = smollm.complete([Message("user", "Is 2 bigger than 1? Answer in JSON.")],
                            GenParams(temperature=0.0, max_tokens=16, json=True))
     assert done.text.lstrip().startswith("{")
-
-
-def test_a_schemas_opening_is_read_with_the_prompt_once_written(smollm: LocalLLM) -> None:
-    ask = [Message("system", "You are a tutor."),
-           Message("user", "Evidence: [S1] Bisection halves the bracket. State it.")]
-    params = GenParams(temperature=0.0, max_tokens=60, schema=schema(["S1"], 2))
-    raw = smollm.complete(ask, params).text
-    start = raw.index('"text"')
-    opening = raw[:raw.index('"', start + len('"text"')) + 1]  # as this model opens it
-    opened = dataclasses.replace(params, opening=opening)
-    first = list(smollm.stream(ask, opened))  # written: its tokens are kept
-    second = list(smollm.stream(ask, opened))  # read with the prompt
-    assert "".join(d.text for d in first) == raw
-    assert second[0].text == opening
-    again = "".join(d.text for d in second)
-    assert again.startswith(opening) and parse(again, ["S1"]) is not None
-    written, read = first[-1].usage, second[-1].usage
-    assert written is not None and read is not None
-    assert read.completion_tokens < written.completion_tokens
 
 
 def test_prompt_tokens_do_not_depend_on_how_the_reply_ended(smollm: LocalLLM) -> None:

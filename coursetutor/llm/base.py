@@ -37,11 +37,6 @@ class GenParams:
     # a JSON schema the reply must follow: a grammar on llama.cpp, `format` on Ollama,
     # `response_format` on OpenAI-compatible servers (implies `json`)
     schema: Mapping[str, Any] | None = None
-    # the schema's fixed first characters, as the model writes them ('{ "statements": [
-    # {"text": "'): an in-process model that has written them once reads them with the
-    # prompt afterwards instead of writing them token by token; every backend's reply
-    # starts with them
-    opening: str = ""
     # False: an in-process model whose contexts are all taken raises ModelBusyError at once
     # instead of waiting (a judge asked while the same turn's answer stream is paused)
     wait: bool = True

@@ -63,22 +63,6 @@ class LazyGrammarSampler:
             self._rest.add_dist(seed)
         self.shortlisted = 0  # steps decided from the shortlist (for tests and benchmarks)
         self.steps = 0
-        for token in getattr(grammar, "opening", ()):  # read with the prompt (llm/local.py)
-            self._skip(token)
-
-    def _skip(self, token: int) -> None:
-        """Take `token` as written without drawing it: the grammar goes past it, and the
-        draw the chain would have made for it is made on it alone, so the random draws of the
-        tokens after it are those of a reply that wrote it (with another draw each, the
-        bundled model's replies changed, and 3 more of 45 course-pack answers were wrong)."""
-        cpp = self._cpp
-        cpp.llama_sampler_accept(self._grammar, token)
-        data = np.empty(1, _TOKEN)
-        data["id"], data["logit"], data["p"] = token, 0.0, 0.0
-        array = cpp.llama_token_data_array(data.ctypes.data_as(cpp.llama_token_data_p), 1, -1,
-                                           False)
-        cpp.llama_sampler_apply(self._rest.sampler, ctypes.byref(array))
-        cpp.llama_sampler_accept(self._rest.sampler, token)
 
     def sample(self, ctx: Any, idx: int) -> int:
         cpp = self._cpp

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import json
 import os
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, cast
 
@@ -103,8 +102,6 @@ class LocalLLM(LLM):
         self._cache = prompt_cache(PROMPT_CACHE_BYTES)
         self._contexts = [_Context(self._load(self._repack))]
         self._building = threading.Lock()
-        self._openings: dict[str, list[int]] = {}  # a schema's opening -> the tokens written
-        self._format: Any = None
 
     def _load(self, repack: bool | None) -> Any:
         import llama_cpp
@@ -154,22 +151,6 @@ class LocalLLM(LLM):
         return len(tokens)
 
     def stream(self, messages: Sequence[Message], params: GenParams) -> Iterator[Delta]:
-        # answers (with their system prompt and the task's instructions) go to the first
-        # context, the short tasks to the second; either takes the other when its own is busy
-        own = 0 if messages and messages[0].role == "system" else 1
-        opening = self._openings.get(params.opening) if params.schema is not None else None
-        context = self._acquire(own, params.wait)
-        try:
-            if opening:
-                yield from self._opened(context.llama, messages, params, opening)
-            else:
-                yield from self._generate(context.llama, self._chat(messages, params),
-                                          params.opening if params.schema is not None else "")
-        finally:
-            context.lock.release()
-
-    @staticmethod
-    def _chat(messages: Sequence[Message], params: GenParams) -> dict[str, Any]:
         kwargs: dict[str, Any] = {
             "messages": [{"role": m.role, "content": m.content} for m in messages],
             "temperature": params.temperature,
@@ -182,7 +163,14 @@ class LocalLLM(LLM):
             kwargs["response_format"] = {"type": "json_object", "schema": dict(params.schema)}
         elif params.json:
             kwargs["response_format"] = {"type": "json_object"}
-        return kwargs
+        # answers (with their system prompt and the task's instructions) go to the first
+        # context, the short tasks to the second; either takes the other when its own is busy
+        own = 0 if messages and messages[0].role == "system" else 1
+        context = self._acquire(own, params.wait)
+        try:
+            yield from self._generate(context.llama, kwargs)
+        finally:
+            context.lock.release()
 
     def _acquire(self, own: int, wait: bool) -> _Context:
         for index in (own, 1 - own):
@@ -195,49 +183,16 @@ class LocalLLM(LLM):
         context.lock.acquire()
         return context
 
-    def _generate(self, llama: Any, kwargs: dict[str, Any], opening: str = "") -> Iterator[Delta]:
-        """A chat completion; with an `opening` the schema fixes, the tokens the model wrote
-        it in are kept for the next call (`_opened`)."""
-        chunks = cast(Iterator[dict[str, Any]], llama.create_chat_completion(**kwargs))
-        texts: list[str] = []
-        yield from self._deltas(llama, chunks, texts, lambda choice: choice.get("delta", {})
-                                .get("content"))
-        if opening and opening not in self._openings:
-            self._learn(llama, opening, texts)
-
-    def _opened(self, llama: Any, messages: Sequence[Message], params: GenParams,
-                opening: list[int]) -> Iterator[Delta]:
-        """The reply with its opening read as part of the prompt, in the tokens the model
-        wrote it in (so it reads on from where it would have been), the schema's grammar
-        advanced past it and its random draws kept in step (`lazy_grammar`): 7 tokens fewer
-        to write before the first statement, ~0.3 s on 2 cores."""
-        from llama_cpp.llama_grammar import LlamaGrammar
-
-        formatted = self._formatter(llama)(messages=[{"role": m.role, "content": m.content}
-                                                     for m in messages])
-        prompt = llama.tokenize(formatted.prompt.encode("utf-8"),
-                                add_bos=not formatted.added_special, special=True)
-        grammar = LlamaGrammar.from_json_schema(json.dumps(dict(params.schema or {})),
-                                                verbose=False)
-        grammar.opening = list(opening)  # type: ignore[attr-defined]
-        stop = [*params.stop, *([formatted.stop] if isinstance(formatted.stop, str)
-                                else formatted.stop or [])]
-        chunks = cast(Iterator[dict[str, Any]], llama.create_completion(
-            prompt=[*prompt, *opening], temperature=params.temperature,
-            max_tokens=max(1, params.max_tokens - len(opening)), stop=stop or None,
-            seed=params.seed, stream=True, grammar=grammar))
-        yield Delta(params.opening)
-        yield from self._deltas(llama, chunks, [], lambda choice: choice.get("text"))
-
-    def _deltas(self, llama: Any, chunks: Iterator[dict[str, Any]], texts: list[str],
-                text_of: Callable[[dict[str, Any]], Any]) -> Iterator[Delta]:
+    def _generate(self, llama: Any, kwargs: dict[str, Any]) -> Iterator[Delta]:
+        pieces = 0
         finish = "stop"
         try:
+            chunks = cast(Iterator[dict[str, Any]], llama.create_chat_completion(**kwargs))
             for chunk in chunks:
                 choice = chunk["choices"][0]
-                text = str(text_of(choice) or "")
+                text = str(choice.get("delta", {}).get("content") or "")
                 if text:
-                    texts.append(text)
+                    pieces += 1
                     yield Delta(text)
                 if choice.get("finish_reason"):
                     finish = str(choice["finish_reason"])
@@ -245,35 +200,5 @@ class LocalLLM(LLM):
             raise BackendError(f"local model: {exc}") from exc
         # llama.cpp keeps prompt + sampled tokens, except the last one of a reply cut by length
         evaluated = llama.n_tokens + (1 if finish == "length" else 0)
-        prompt = max(0, evaluated - len(texts))
-        yield Delta(usage=Usage(prompt, len(texts)), finish=finish)
-
-    def _learn(self, llama: Any, opening: str, texts: Sequence[str]) -> None:
-        """Keep the tokens the model wrote `opening` in: each streamed piece is one token;
-        nothing when the reply did not open so (its pieces end elsewhere)."""
-        tokens: list[int] = []
-        written = ""
-        for text in texts:
-            if written == opening:
-                break
-            piece = llama.tokenize(text.encode("utf-8"), add_bos=False, special=False)
-            if len(piece) != 1:
-                return
-            tokens.append(piece[0])
-            written += text
-        if written == opening:
-            self._openings[opening] = tokens
-
-    def _formatter(self, llama: Any) -> Any:
-        """The model's chat template as llama-cpp-python applies it."""
-        from llama_cpp import llama_chat_format
-
-        if self._format is None:
-            eos = llama.token_eos()
-            self._format = llama_chat_format.Jinja2ChatFormatter(
-                template=llama.metadata["tokenizer.chat_template"],
-                eos_token=llama._model.token_get_text(eos) if eos != -1 else "",
-                bos_token=(llama._model.token_get_text(llama.token_bos())
-                           if llama.token_bos() != -1 else ""),
-                stop_token_ids=[eos])
-        return self._format
+        prompt = max(0, evaluated - pieces)
+        yield Delta(usage=Usage(prompt, pieces), finish=finish)

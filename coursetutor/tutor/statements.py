@@ -19,9 +19,6 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 MAX_STATEMENTS = 5
-# how the bundled model opens every reply under the schema: 7 tokens, read with the prompt
-# once it has written them (GenParams.opening); what follows varies ('{"text"', '{ "text"')
-OPENING = '{ "statements": ['
 # a JSON escape, or (the empty group) a backslash that starts none: LaTeX's
 _ESCAPE = re.compile(r'\\(\\|"|/|u[0-9a-fA-F]{4}|[bfnrt](?![a-zA-Z])|)')
 

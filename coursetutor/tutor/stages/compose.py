@@ -36,14 +36,7 @@ from ..sentences import (
     unasked,
 )
 from ..statement_check import StatementVerdict, check_statements, without_own_sentences
-from ..statements import (
-    MAX_STATEMENTS,
-    OPENING,
-    Statement,
-    StatementStream,
-    parse,
-    schema,
-)
+from ..statements import MAX_STATEMENTS, Statement, StatementStream, parse, schema
 from ..terms import cites_result, named_results, result_labels
 from ..whole import complete, every_item
 from .select import Selected
@@ -321,7 +314,7 @@ def _writing(tools: Tools, s: Selected, lines: Sequence[Line], deadline: float,
     most = min(MAX_STATEMENTS, 1 + len(lines))
     params = GenParams(temperature=tools.settings.llm_temperature,
                        max_tokens=min(TOKENS * most + 40, tools.settings.llm_max_tokens),
-                       schema=schema(ids, most), opening=OPENING)
+                       schema=schema(ids, most))
     stream = StatementStream(ids)
     wrote = False
     try:
