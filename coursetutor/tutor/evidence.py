@@ -23,8 +23,8 @@ from .pedagogy import preferred_types
 PREFERENCE_BOOST = 1.15  # preferred document types rank first among close candidates
 # exercise help reads the exercise and this many passages of the course that teach its method:
 # searched with the question alone ("Can you help me with exercise 3?"), the sources were four
-# other exercises and a passage on Newton's convergence, 1,278 prompt tokens (~14 s on 2
-# cores), and not the bisection error bound that exercise 3 asks the student to prove
+# other exercises and a passage on Newton's convergence, and not the bisection error bound
+# that exercise 3 asks the student to prove
 TAUGHT = 2
 _QUESTION_WORDS = frozenset(
     "what which who how why when where does do did is are can could would should explain tell "
