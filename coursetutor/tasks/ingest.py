@@ -54,12 +54,14 @@ def ingest_file(job_id: str, tenant: str, course: str, index: int, name: str,
         prepared = ingestor.prepare(tenant, course, language, path, FileMeta(**meta), notify)
         with course_lock(ctx.link, tenant, course, ws.settings.ingest_lock_seconds):
             result = ingestor.write(tenant, course, prepared, notify)
-        if result.document_id and result.status not in ("failed", "skipped"):
-            warm(ws, course, [result.document_id])  # its evidence sentences' vectors
     except CoursetutorError as exc:
         result = failed_result(path, exc)
         notify(Progress(str(path), result.status, result.pages))
     finish(ws, progress, job_id, course, index, result)
+    if result.document_id and result.status not in ("failed", "skipped"):
+        # its evidence sentences' vectors, once the file is reported stored: they are a
+        # cache, which a turn fills for itself where this stops short
+        warm(ws, course, [result.document_id])
 
 
 def cancelled(ws: Workspace, job_id: str) -> bool:

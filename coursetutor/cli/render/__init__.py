@@ -60,10 +60,12 @@ def ingest_with_progress(
                        f"{totals['embedded']} embedded ({rate:.1f}/s)  {Path(p.path).name}")
 
         report = ws.ingest(course, items, progress=update)
-        sentences = bar.add_task("sentences", total=None, stats="")
+        shown: list[Any] = []  # the sentences' bar, from their first batch
 
         def warmed(done: int, total: int) -> None:
-            bar.update(sentences, completed=done, total=total)
+            if not shown:
+                shown.append(bar.add_task("sentences", total=total, stats=""))
+            bar.update(shown[0], completed=done)
 
         _warm(ws, course, report, quiet, warmed)
         return report
