@@ -1,11 +1,10 @@
 """Sentence vectors kept in the store: each evidence sentence is embedded once.
 
 The evidence stage (tutor/sentences.py) scores every sentence of the first passages against
-the question with e5, and a course-pack sentence of ~170 characters takes ~90 ms to embed on
-2 cores: the first question on a topic waited 0.4-3 s for them. Kept in the store's vector
-table, under a key of the tenant and the text, the vectors outlive the process and are shared
-by every worker; ingest fills them for a course's documents (`tutor/warm.py`), and a
-sentence met first in a turn is kept once embedded.
+the question with e5: embedded in the turn, they held up the first question on a topic. Kept
+in the store's vector table, under a key of the tenant and the text, the vectors outlive the
+process and are shared by every worker; ingest fills them for a course's documents
+(`tutor/warm.py`), and a sentence met first in a turn is kept once embedded.
 """
 
 from __future__ import annotations

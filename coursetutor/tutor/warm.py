@@ -1,12 +1,12 @@
 """The vectors of a course's evidence sentences, embedded at ingest instead of in a turn.
 
 The evidence stage scores each sentence of the first passages against the question with e5
-(sentences.py); embedding them in the turn cost the first question on a topic 0.4-0.6 s on the
-sample course and up to 3 s on the course pack's longer sentences, before the model read a
-word. Ingest (the command line, the API's jobs, the workers) embeds them once the document is
-stored, into the store's vector table (retrieval/sentence_store.py), for every process to read.
-Sentences a turn meets first (a live class's new lines, a passage joined to the next) are kept
-once embedded.
+(sentences.py); embedded in the turn, they held up the first question on a topic before the
+model read a word (the latency bench's evidence stage: 44.7 ms median before, 3.0 ms after).
+Ingest (the command line, the API's jobs, the workers) embeds them once the document is
+stored, into the store's vector table (retrieval/sentence_store.py), for every process to
+read. Sentences a turn meets first (a live class's new lines, a passage joined to the next)
+are kept once embedded.
 """
 
 from __future__ import annotations
