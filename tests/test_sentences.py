@@ -366,7 +366,8 @@ def test_overlapping_passages_give_a_labelled_statement_once() -> None:
         def embed_passages(self, texts):  # type: ignore[no-untyped-def]
             return np.ones((len(list(texts)), 2)) / np.sqrt(2)
 
-        embed_sentences = embed_passages
+        def embed_sentences(self, texts, stored=None):  # type: ignore[no-untyped-def]
+            return self.embed_passages(texts)
 
         def embed_query(self, text):  # type: ignore[no-untyped-def]
             return np.ones(2) / np.sqrt(2)
@@ -383,7 +384,8 @@ class _FlatEmbedder:
     def embed_passages(self, texts):  # type: ignore[no-untyped-def]
         return np.ones((len(list(texts)), 2)) / np.sqrt(2)
 
-    embed_sentences = embed_passages
+    def embed_sentences(self, texts, stored=None):  # type: ignore[no-untyped-def]
+        return self.embed_passages(texts)
 
     def embed_query(self, text):  # type: ignore[no-untyped-def]
         return np.ones(2) / np.sqrt(2)
