@@ -117,6 +117,20 @@ def test_ingest_files_and_folders_with_flags(tmp_path: Path, data_dir: Path) -> 
     }
 
 
+def test_ingest_embeds_the_sentences_of_what_it_stored_once(tmp_path: Path,
+                                                            data_dir: Path) -> None:
+    note = tmp_path / "falsi.md"
+    note.write_text("# Regula falsi\n\nRegula falsi keeps a bracket and draws the secant "
+                    "through the two ends of it.\n")
+    first = run(data_dir, "ingest", "--course", "extra", str(note))
+    assert first.exit_code == 0, first.stderr
+    assert "sentences 1 embedded" in first.stderr
+    note.write_text(note.read_text() + "\nIt converges linearly near a simple root.\n")
+    again = run(data_dir, "ingest", "--course", "extra", str(note))
+    assert again.exit_code == 0, again.stderr
+    assert "sentences 1 embedded" in again.stderr  # the new one: the first is kept
+
+
 @pytest.mark.parametrize("k", [1, 3, 7])
 def test_search_json(data_dir: Path, k: int) -> None:
     result = run(data_dir, "search", "What is the order of convergence of the secant method?",
