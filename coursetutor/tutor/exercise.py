@@ -6,7 +6,7 @@ import re
 from collections.abc import Sequence
 
 from ..errors import EmptyQueryError
-from ..types import DocType, Hit, Turn
+from ..types import Chunk, DocType, Hit, SearchFilters, Turn
 from ..workspace import Workspace
 
 _NUMBER = re.compile(r"\d+")
@@ -66,11 +66,7 @@ def item_numbers(text: str) -> list[str]:
 
 
 def _section_number(hit: Hit) -> str | None:
-    for part in reversed(hit.chunk.section_path):
-        found = _NUMBER.findall(part)
-        if found:
-            return str(found[0])
-    return None
+    return _number_in(hit.chunk.section_path)
 
 
 def _section_item(hit: Hit) -> str | None:
@@ -84,13 +80,27 @@ def _section_item(hit: Hit) -> str | None:
 
 def _label_number(hit: Hit) -> str | None:
     """The exercise number of a passage: its section's, else the first heading in its text."""
-    items = item_numbers(hit.chunk.text)
-    return _section_number(hit) or (items[0] if items else None)
+    return _chunk_number(hit.chunk)
+
+
+def _chunk_number(chunk: Chunk) -> str | None:
+    items = item_numbers(chunk.text)
+    return _number_in(chunk.section_path) or (items[0] if items else None)
+
+
+def _number_in(section_path: Sequence[str]) -> str | None:
+    for part in reversed(section_path):
+        found = _NUMBER.findall(part)
+        if found:
+            return str(found[0])
+    return None
 
 
 def solution_text(ws: Workspace, course: str, exercise: Hit) -> str:
     """The solution passage(s) of `exercise`: same number in the heading, else the closest,
-    in the order of their document (a next step reads them as steps)."""
+    in the order of their document (a next step reads them as steps), each with the
+    passages after it that carry no other number: a PDF sheet's "Solution 1:" heads its
+    first passage only, and parts (c) to (e) follow in the next ones."""
     try:
         hits = ws.search(exercise.chunk.text, course, k=8, doc_types=("solution",))
     except EmptyQueryError:
@@ -100,7 +110,33 @@ def solution_text(ws: Workspace, course: str, exercise: Hit) -> str:
     number = _label_number(exercise)
     numbered = [h for h in hits if number is not None and _label_number(h) == number]
     best = sorted(numbered or hits[:1], key=lambda h: (h.chunk.document_id, h.chunk.ordinal))
-    return "\n\n".join(h.chunk.text for h in best)
+    chunks = {(c.document_id, c.ordinal): c for h in best
+              for c in _with_following(ws, course, h.chunk, ("solution",))}
+    return "\n\n".join(chunks[k].text for k in sorted(chunks))
+
+
+def exercise_text(ws: Workspace, course: str, exercise: Hit) -> str:
+    """An exercise's whole text: its passage and the ones after it that carry no other
+    exercise's number (a PDF sheet's parts (d) and (e) on the next page)."""
+    return "\n\n".join(c.text for c in _with_following(ws, course, exercise.chunk,
+                                                         EXERCISE_TYPES))
+
+
+def _with_following(ws: Workspace, course: str, chunk: Chunk,
+                    types: tuple[DocType, ...]) -> list[Chunk]:
+    """`chunk` and the passages after it in its document, up to one with another number."""
+    out = [chunk]
+    own = _chunk_number(chunk)
+    filters = SearchFilters(ws.tenant, course, types)
+    for ordinal in range(chunk.ordinal + 1, chunk.ordinal + 1 + FOLLOWING):
+        after = ws.store.chunk_at(filters, chunk.document_id, ordinal)
+        if after is None or _chunk_number(after) not in (None, own):
+            break
+        out.append(after)
+    return out
+
+
+FOLLOWING = 12  # passages after a solution's heading read as the same solution, at most
 
 
 _REFERENCE = re.compile(
@@ -138,3 +174,39 @@ def find_exercise(ws: Workspace, course: str, question: str, history: Sequence[T
                 or next((h for h in hits if number in item_numbers(h.chunk.text)), None)
                 or next((h for h in hits if _section_number(h) == number), None))
     return next((h for h in hits if exercise_key(h) == key), None)
+
+
+# an exercise's parts: "(a) Show that …", "b) Compute …" at a line's start; a letter in
+# parentheses inside a formula ("f (d)") is a part only in the sequence a, b, c, …
+_PART_MARK = re.compile(r"(?:(?<=\s)|^)\(([a-h])\)(?=\s)|(?:^|\n)[ \t]*([a-h])\)[ \t]")
+# the part a question names: "exercise 1 (e)", "esercizio 2b", "练习1 (e)", "part (c)",
+# "parte c", "Teilaufgabe b"
+_PART_REF = re.compile(
+    r"(?:" + _REFERENCE.pattern + r")(?:\s*\(([a-h])\)|([a-h])(?![^\W\d_]))"
+    r"|\b(?:part|parte|punto|teil|teilaufgabe|partie|apartado|item)\s*\(?([a-h])\)?"
+    r"(?![^\W\d_])", re.IGNORECASE)
+
+
+def referenced_part(question: str) -> str | None:
+    """'exercise 1 (e)', 'esercizio 2b', 'part (c)' -> 'e', 'b', 'c' (lower case)."""
+    m = _PART_REF.search(question)
+    if not m:
+        return None
+    letters = [g for g in m.groups()[3:] if g]  # after the exercise number's three groups
+    return letters[0].lower() if letters else None
+
+
+def parts(text: str) -> dict[str, str]:
+    """An exercise's (or a solution's) parts by letter, each from its mark to the next: the
+    marks taken in the order a, b, c, … so a letter of a formula is no part. {} when the
+    text has no part (a) or only one part."""
+    found: dict[str, int] = {}
+    for m in _PART_MARK.finditer(text):
+        letter = (m.group(1) or m.group(2)).lower()
+        if ord(letter) - ord("a") == len(found):  # the next letter of the sequence
+            found[letter] = m.start()
+    if len(found) < 2:
+        return {}
+    starts = [*found.values(), len(text)]
+    return {letter: text[start:starts[n + 1]].strip()
+            for n, (letter, start) in enumerate(found.items())}

@@ -41,6 +41,7 @@ _LETTERS = re.compile(r"[^\W\d_]{2,}")
 _MATH = re.compile(r"[A-Za-z]+'*\([^()\s]{1,12}\)|[A-Za-z]_\{?\w{1,6}\}?")
 _SPACE = re.compile(r"[\s`$]+")
 _RESULT = re.compile(r"=\s*[$\u20ac\u00a3]?\s*(" + NUMBER.pattern + r")[^=]*$")
+_BRACE = re.compile(r"\|\s*\{z\s*\}")  # a PDF's \underbrace, drawn as "| {z }"
 _BARE = re.compile(r"^\s*[-\d.,]+\s*$", re.MULTILINE)  # a result alone on its line
 # words of every hint: they say nothing about this exercise's solution
 _COMMON = frozenset(tokenize(
@@ -48,7 +49,8 @@ _COMMON = frozenset(tokenize(
     "each you your can do does did we our then so now next step first find compute use get "
     "number value answer question know think about have has from at as if there their they "
     "il la le lo gli un una e o di da in con per che come quanto quanti questo cosa passo "
-    "primo trova calcola usa valore risposta domanda sai pensa", "en"))
+    "primo trova calcola usa valore risposta domanda sai pensa "
+    "why not exercise part sheet esercizio parte perché", "en"))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -65,7 +67,7 @@ def steps(solution: str, language: str = "en") -> list[str]:
     """The steps of a worked solution: its sentences (lines joined where one goes on on
     the next); headings, table rules and lines of hardly a word left out."""
     lines: list[str] = []
-    for unit in units(_BARE.sub("", solution), language):
+    for unit in units(_BARE.sub("", _BRACE.sub(" ", solution)), language):
         if lines and _LEADS_IN.search(lines[-1]):  # "Newton's iteration is" + its formula
             lines[-1] = f"{lines[-1]} {unit}"
         else:
@@ -144,3 +146,24 @@ def uses_solution(reply: str, solution: str, exercise: str, said: str,
         return False
     shared = _terms(reply, language) & frozenset().union(*(_terms(s, language) for s in left))
     return len(shared) >= USED or bool(shared - _terms(known, language))
+
+
+PART_WORDS = 2  # words a question must share with an exercise's part to ask about it
+
+
+def closest_part(question: str, parts: dict[str, str], language: str = "en") -> str | None:
+    """The part of an exercise a question asks about without naming it: the one sharing
+    the most words with it ("Why is the risk not convex?" and "(c) Show that Remp is not
+    convex in general"), at least two and more than any other part; None otherwise."""
+    asked = _terms(question, language)
+    shared = sorted(((len(asked & _terms(text, language)), letter)
+                     for letter, text in parts.items()), reverse=True)
+    if not shared or shared[0][0] < PART_WORDS or (
+            len(shared) > 1 and shared[1][0] == shared[0][0]):
+        return None
+    return shared[0][1]
+
+
+def asks_part(question: str, part: str, language: str = "en") -> bool:
+    """Does the question ask what an exercise's part asks (two of its words)?"""
+    return len(_terms(question, language) & _terms(part, language)) >= PART_WORDS

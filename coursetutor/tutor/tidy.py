@@ -214,3 +214,27 @@ def tidy(text: str, question: str, headers: Sequence[str], prompt: Sequence[str]
     out = "".join(kept).strip()
     letters = sum(c.isalpha() for c in MARKER.sub("", out))
     return out if letters >= MIN_LETTERS else ""
+
+
+_END = re.compile(r"[.!?\u3002\uff01\uff1f](?:\s*\[\d+\])*")
+_TRAILING = re.compile(r"(?:\s*\[\d+\])+\s*$")
+
+
+def whole_sentences(text: str) -> str:
+    """`text` without a last sentence the token limit cut off ("… because it can
+    iterate to"), when a whole sentence comes before it; its markers kept."""
+    body = _TRAILING.sub("", text).rstrip()
+    if not body or _END.fullmatch(body[-1]) or body[-1] in ")$`*":
+        return text
+    ends = [m for m in _END.finditer(body) if m.end() >= MIN_KEPT
+            and not _ABBREVIATION.search(body[:m.start()])]
+    if not ends:
+        return text
+    cut = body[:ends[-1].end()]
+    markers = " ".join(m.group(0) for m in MARKER.finditer(text[ends[-1].end():])
+                       if m.group(0) not in cut)
+    return f"{cut} {markers}" if markers else cut
+
+
+_ABBREVIATION = re.compile(r"(?:^|\s)(?:[A-Za-z]\.)*[A-Za-z]$")  # "e.g", "i.e", "x"
+MIN_KEPT = 20  # characters a reply keeps when its cut-off last sentence goes

@@ -12,13 +12,15 @@ from ...ingest.tex_unicode import to_unicode
 from ...live.rewrite import with_progress
 from ...llm import GenParams, Message
 from ...memory.adaptive import view_rerank
-from ...types import MetaEvent, Turn
+from ...types import Hit, MetaEvent, Turn
+from ...workspace import Workspace
 from .. import prompts
 from ..categorize import ANSWERED, Categorization, parse_llm_categorization
 from ..citations import as_citations
 from ..claims import absent_names
 from ..evidence import Evidence, EvidenceFinder
-from ..exercise import find_exercise
+from ..exercise import exercise_text, find_exercise, parts, referenced_part
+from ..next_step import asks_part, closest_part
 from ..pipeline import Reply
 from ..replies import reply
 from ..statement_check import content_words
@@ -40,6 +42,7 @@ class Found:
     query: str  # the query searched
     tier: str = ""  # during a class: the tier the passages came from
     laps: dict[str, float] = dataclasses.field(default_factory=dict)
+    part: str = ""  # the part of the exercise asked about ("e" of "exercise 1 (e)"), if any
 
 
 def find(tools: Tools, u: Understood, reused: Evidence | None) -> Found:
@@ -51,10 +54,17 @@ def find(tools: Tools, u: Understood, reused: Evidence | None) -> Found:
     cat, history = u.cat, list(r.history)
     if u.followup and previous_intent(history) == "exercise" and not cat.about_exercise:
         cat = dataclasses.replace(cat, intent="exercise")
-    evidence = reused
+    evidence, part = reused, ""
     if evidence is None:
         pinned = (find_exercise(ws, o.course, query, history, u.followup)
                   if cat.intent == "exercise" or cat.about_exercise else None)
+        if pinned is not None:
+            part, asked = asked_part(ws, o.course, pinned, o.question,
+                                     u.translated or o.question, u.searched or cat.language)
+            if cat.about_exercise and asked:
+                # "Why is Gauss-Newton applicable in exercise 1 (e)?" asks what part (e)
+                # asks ("Explain why Gauss-Newton is applicable here"): help with that part
+                cat = dataclasses.replace(cat, intent="exercise", about_exercise=False)
         evidence = finder.find(query, o.course, o.allowed_types, cat.intent, pinned=pinned,
                                language=cat.language,
                                asked=o.question if u.translated and not u.followup else "")
@@ -71,7 +81,20 @@ def find(tools: Tools, u: Understood, reused: Evidence | None) -> Found:
                 evidence, grade="correct",
                 hits=[pinned, *(h for h in evidence.hits if h.chunk.id != pinned.chunk.id)])
     laps = {"retrieve": round(finder.search_ms, 1)}
-    return Found(u, cat, evidence, query, tier_of(finder, laps), laps)
+    return Found(u, cat, evidence, query, tier_of(finder, laps), laps, part)
+
+
+def asked_part(ws: Workspace, course: str, exercise: Hit, question: str, words: str,
+               language: str) -> tuple[str, bool]:
+    """The part of `exercise` the question names ("exercise 1 (e)") or, unnamed, shares
+    the most words with (`words`: the question as translated for the search, in the
+    exercise's language), and whether the question asks what that part asks."""
+    whole = parts(exercise_text(ws, course, exercise))
+    named = referenced_part(question)
+    part = named if named in whole else closest_part(words, whole, language)
+    if not part:
+        return "", False
+    return part, asks_part(words, whole[part], language)
 
 
 def confirm(tools: Tools, f: Found) -> Found | Reply:

@@ -7,12 +7,15 @@ read here is the one the leak check (verify) holds the reply against."""
 from __future__ import annotations
 
 import dataclasses
+import re
 
+from ...llm import Message
 from .. import prompts
-from ..exercise import exercise_hit, solution_text
+from ..exercise import exercise_hit, exercise_text, parts, solution_text
 from ..next_step import Step, next_step
+from ..replies import language_name
 from .tools import Tools
-from .write import Prompted, messages
+from .write import Prompted, native_instruction
 
 # the rungs that point at a step; an analogous example uses other numbers and another
 # function, and the solution rung has the whole solution in its sources anyway
@@ -29,21 +32,49 @@ def plan(tools: Tools, p: Prompted) -> Prompted:
     solution = solution_text(tools.ws, f.understood.recalled.opened.course, hit) if hit else ""
     if not hit or not solution:
         return dataclasses.replace(p, solution=solution)
-    # the exercise as the sheet states it: every passage of its document that was found (a
-    # solution restates its data, which then is no step)
-    stated = "\n".join(h.chunk.text for h in f.evidence.hits
-                       if h.chunk.document_id == hit.chunk.document_id)
-    step = next_step(solution, stated, f.understood.student_said, f.cat.language)
+    # the exercise as the sheet states it: every passage of its document that was found,
+    # and those after its heading (a solution restates its data, which then is no step)
+    course = f.understood.recalled.opened.course
+    stated = "\n".join([h.chunk.text for h in f.evidence.hits
+                        if h.chunk.document_id == hit.chunk.document_id]
+                       + [exercise_text(tools.ws, course, hit)])
+    # the part asked about ("exercise 1 (e)"): the steps of its own solution, done when
+    # that part or the student gives them (a number of another part's formula is no step
+    # of this one's taken)
+    asked = _unmarked(parts(stated).get(f.part, "")) if f.part else ""
+    steps = (_unmarked(parts(solution).get(f.part, "")) if asked else "") or solution
+    step = next_step(steps, asked or stated, f.understood.student_said, f.cat.language)
     if step is None:
         return dataclasses.replace(p, solution=solution)
-    return dataclasses.replace(p, solution=solution, messages=messages(
-        tools, f, p.ctx, p.level, render(step, whole=p.level == "steps")))
+    lines = numbered(step, whole=p.level == "steps")
+    number = next((s.number for s in p.ctx.sources if s.hit.chunk.id == hit.chunk.id), 1)
+    language = f.cat.language
+    user = prompts.render(
+        "hint_step", n=str(number), exercise=_shown(asked or hit.chunk.text), steps=lines,
+        question=f.understood.recalled.opened.question, task=prompts.load(f"step_{p.level}"),
+        language=language_name(language))
+    # the student reads the exercise and the lecture as before; the model, a small one,
+    # writes from the exercise and this one step of its solution alone
+    return dataclasses.replace(p, solution=solution, step=lines, messages=(
+        Message("system", prompts.load("system")), Message("user", user)))
 
 
-def render(step: Step, whole: bool = False) -> str:
-    """The prompt's lines for `step`: the next one alone for a hint or guiding questions,
-    the ones after it too for the steps rung."""
+def _unmarked(part: str) -> str:
+    """A part without its mark: "(e) Explain why …" -> "Explain why …" (the model read
+    "(e)" as a step to name)."""
+    return re.sub(r"^\(?[a-h]\)\s*", "", part)
+
+
+EXERCISE_CHARS = 900  # of an exercise without parts, the opening the model reads
+
+
+def _shown(text: str) -> str:
+    text = text.strip()
+    return text if len(text) <= EXERCISE_CHARS else text[:EXERCISE_CHARS].rsplit(" ", 1)[0] + " …"
+
+
+def numbered(step: Step, whole: bool = False) -> str:
+    """The lines of `step`: the next one alone for a hint or guiding questions, the ones
+    after it too for the steps rung."""
     lines = [step.text, *(step.later if whole else ())]
-    numbered = "\n".join(f"{step.number + n}. {line}" for n, line in enumerate(lines))
-    return prompts.render("next_step", steps=numbered, number=str(step.number),
-                          total=str(step.total))
+    return "\n".join(f"{step.number + n}. {line}" for n, line in enumerate(lines))

@@ -26,7 +26,7 @@ from ..pipeline import Reply
 from ..replies import language_name, reply
 from ..reply_language import checked, in_script, keeps_terms, translate_reply
 from ..rungs import MIN_HELP
-from ..tidy import tidy
+from ..tidy import tidy, whole_sentences
 from .find import not_covered
 from .tools import Tools
 from .understand import Understood
@@ -83,12 +83,13 @@ def verify(tools: Tools, w: Written) -> Generator[StreamEvent, None, Reply]:
                                      *(h.answer for h in u.recalled.history)]))
         # a reply tidied down to "here are the passages", or cut off after a word or two
         # ("Certainly [1]", the deadline), gives no help on this rung
+        text = whole_sentences(text)  # a hint cut at its token limit ends where one did
         helps = not text.startswith(reply("passages", cat.language)) and sum(
             c.isalpha() for c in MARKER.sub("", text)) >= MIN_HELP
         text = guard_rung(tools.router, level, text if helps else "", facts, cat.language,
                           _exercise_source(ctx, ev), tools.log).text
         # the rung's numbers, formulas and names against the sources, before it is shown
-        check = _check(tools, u, text, ctx, cat, level)
+        check = _check(tools, u, text, ctx, cat, level, step=p.step)
         text = (check.text if check.changed else text).strip() or fallback_help(
             level, cat.language, _exercise_source(ctx, ev))
         text, cited = check_citations(text, ctx.sources)
@@ -131,18 +132,19 @@ def verify(tools: Tools, w: Written) -> Generator[StreamEvent, None, Reply]:
 
 
 def _check(tools: Tools, u: Understood, text: str, ctx: Context, cat: Categorization,
-           level: Level | None, asked: str = "") -> CheckResult:
+           level: Level | None, asked: str = "", step: str = "") -> CheckResult:
     """The reply's claims against its sources. Exercise help below the solution words
     its hints its own way: only its numbers, formulas and names are checked (against
-    the sources and what the student wrote), and an analogous example, which must use
-    other numbers than the exercise, is left to its rung's contract."""
+    the sources, what the student wrote and the solution's step the hint names, its
+    results masked), and an analogous example, which must use other numbers than the
+    exercise, is left to its rung's contract."""
     settings = tools.settings
     if not settings.answer_check or level == "example":
         return CheckResult(text, (), ())
     if level is not None and level != "solution":
         checker = AnswerChecker(tools.ws.embedder)
-        return checker.check_terms(CheckInput(text, u.student_said, ctx.sources,
-                                              cat.language))
+        said = f"{u.student_said}\n{step}" if step else u.student_said
+        return checker.check_terms(CheckInput(text, said, ctx.sources, cat.language))
     judge = model_judge(tools.router, tools.log) if settings.answer_check_judge else None
     checker = AnswerChecker(tools.ws.embedder, judge, settings.answer_check_max_judged,
                             reply("quote_first", cat.language))

@@ -44,6 +44,7 @@ class Prompted:
     messages: tuple[Message, ...]
     laps: dict[str, float] = dataclasses.field(default_factory=dict)
     solution: str | None = None  # the exercise's hidden solution, once the plan read it
+    step: str = ""  # the next step of that solution the hint is written from (plan.py)
     # the course's language when the reply is written in it, from the question as
     # translated, checked there and translated for the student (verify.py); else ""
     pivot: str = ""
