@@ -22,6 +22,7 @@ from ..retrieval.language import detect_language
 from ..retrieval.tokenize import has_cjk
 from ..tutor import Tutor, prompts
 from ..tutor.evidence import parse_supported
+from ..tutor.exercise import EXERCISE_TYPES, solution_text
 from ..tutor.leak import reveals, states_number
 from ..tutor.markers import MARKER, cited_numbers
 from ..tutor.next_step import uses_solution
@@ -34,6 +35,7 @@ from ..types import (
     DocType,
     DoneEvent,
     FileMeta,
+    Hit,
     Locator,
     SearchFilters,
     TokenEvent,
@@ -140,6 +142,16 @@ def _anchor_in(gold: frozenset[str]) -> Callable[[Chunk, str], bool]:
 GoldTest = Callable[[Chunk, str], bool]  # (chunk, its document's source name) -> gold?
 
 
+def _solutions(tutor: Tutor, course: str, shown: Sequence[Chunk]) -> list[str]:
+    """The worked solution of the exercise among `shown`: what a hint may say beyond the
+    sources the student sees (the course holds it; the student does not read it)."""
+    exercise = next((c for c in shown if c.doc_type in EXERCISE_TYPES), None)
+    if exercise is None:
+        return []
+    text = solution_text(tutor.ws, course, Hit(exercise, 0.0, {}, {}, exercise.locator))
+    return [text] if text else []
+
+
 def outcome(a: Answer) -> str:
     """declined (the material does not cover it), exercise_help, or answered."""
     if not answered(a):
@@ -209,6 +221,8 @@ def score_answer(tutor: Tutor, scorer: AnswerScorer, course: str, qid: str, ques
     # and the lines the reply cites as shown to the student (an evidence line may hold the
     # statement a proof proves, from the passage before: stages/select.continued)
     sources += [c.snippet for c in a.sources if c.snippet and c.snippet not in sources]
+    if kind == "exercise_help":  # a hint names a step of the exercise's hidden solution
+        sources += _solutions(tutor, course, [chunks[i] for i in a.context if i in chunks])
     checks = scorer.check_claims(a.text, sources, question, a.language,
                                  _language_of([chunks[i] for i in cited or a.context
                                                if i in chunks]))

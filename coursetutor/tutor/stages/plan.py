@@ -15,7 +15,7 @@ from ..exercise import exercise_hit, exercise_text, parts, solution_text
 from ..next_step import Step, next_step
 from ..replies import language_name
 from .tools import Tools
-from .write import Prompted, native_instruction
+from .write import Prompted
 
 # the rungs that point at a step; an analogous example uses other numbers and another
 # function, and the solution rung has the whole solution in its sources anyway
@@ -48,15 +48,20 @@ def plan(tools: Tools, p: Prompted) -> Prompted:
         return dataclasses.replace(p, solution=solution)
     lines = numbered(step, whole=p.level == "steps")
     number = next((s.number for s in p.ctx.sources if s.hit.chunk.id == hit.chunk.id), 1)
-    language = f.cat.language
+    # asked in another language than the exercise's, the hint is written in the
+    # exercise's, from the question as translated, and translated once checked (verify):
+    # the small model's Korean hint from an English step lost the step
+    u = f.understood
+    pivot = hit.chunk.language if u.translated and hit.chunk.language not in (
+        "", f.cat.language) else ""
     user = prompts.render(
         "hint_step", n=str(number), exercise=_shown(asked or hit.chunk.text), steps=lines,
-        question=f.understood.recalled.opened.question, task=prompts.load(f"step_{p.level}"),
-        language=language_name(language))
+        question=u.translated if pivot else u.recalled.opened.question,
+        task=prompts.load(f"step_{p.level}"), language=language_name(pivot or f.cat.language))
     # the student reads the exercise and the lecture as before; the model, a small one,
     # writes from the exercise and this one step of its solution alone
-    return dataclasses.replace(p, solution=solution, step=lines, messages=(
-        Message("system", prompts.load("system")), Message("user", user)))
+    return dataclasses.replace(p, solution=solution, step=lines, pivot=pivot, messages=(
+        Message("system", prompts.load("hint_system")), Message("user", user)))
 
 
 def _unmarked(part: str) -> str:

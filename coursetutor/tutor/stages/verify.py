@@ -63,8 +63,8 @@ def verify(tools: Tools, w: Written) -> Generator[StreamEvent, None, Reply]:
     if not cited and ctx.sources and written:
         text, cited = _attribute(text, ctx)
     hidden = w.gate is not None and w.gate.right is False and not quoted  # quotes: verbatim
-    if text and (hidden or (p.buffered and checked(cat.language)
-                            and not in_script(text, cat.language))):
+    if text and (hidden or (p.buffered and bool(p.pivot)) or (
+            p.buffered and checked(cat.language) and not in_script(text, cat.language))):
         translated = translate_reply(tools.router, text, language_name(cat.language),
                                      tools.log)
         if translated:  # else the reply as the model wrote it
