@@ -609,7 +609,7 @@ def test_max_tokens(level: str | None, default: int, expected: int) -> None:
 # -- prompt files --------------------------------------------------------------------------
 
 PLACEHOLDERS = {
-    "answer": {"history", "language", "level", "level_hint", "memory", "native", "plan",
+    "answer": {"history", "language", "level", "level_hint", "memory", "native",
                "question", "reference", "reminder", "sources", "task"},
     "categorize": {"course", "history", "message"},
     "check_claim": {"claim", "evidence"},
@@ -619,7 +619,7 @@ PLACEHOLDERS = {
     "judge_misconception": {"gold", "predicted", "problem"},
     "leak_judge": {"reply", "solution"},
     "leak_rewrite": {"exercise", "problems", "reply", "task"},
-    "next_step": {"number", "steps", "total"},
+    "hint_step": {"exercise", "language", "n", "question", "steps", "task"},
     "reuse_reference": {"answer"},
     "rewrite": {"history", "message"},
     "statements": {"evidence", "history", "language", "level", "level_hint", "native",
@@ -639,7 +639,9 @@ prompt_names = sorted(
 def test_every_prompt_file_is_known() -> None:
     tasks = ["task_compare", "task_definition", "task_exam", "task_example", "task_explain",
              "task_guiding", "task_hint", "task_solution", "task_steps", "task_why_exercise"]
-    assert prompt_names == sorted([*PLACEHOLDERS, "system", "statements_system", *tasks])
+    steps = ["step_guiding", "step_hint", "step_steps"]  # a hint's task from a step
+    assert prompt_names == sorted([*PLACEHOLDERS, "system", "statements_system",
+                                   "hint_system", *tasks, *steps])
 
 
 @pytest.mark.parametrize("name", prompt_names)

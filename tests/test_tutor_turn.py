@@ -565,8 +565,10 @@ def test_system_message_is_fixed_and_identical_across_turns(make_tutor: MakeTuto
     _, first = run(tutor, CONCEPT)
     run(tutor, EXERCISE_2, session_id=first.session_id)
     run(tutor, "What is the order of convergence of the secant method?")
-    systems = [c.messages[0] for c in fake.answer_calls()]
-    assert systems == [Message("system", prompts.load("system"))] * 3
+    systems = [c.messages[0].content for c in fake.answer_calls()]
+    # a hint has a fixed system prompt of its own (it reads a step of the solution)
+    assert systems == [prompts.load("system"), prompts.load("hint_system"),
+                       prompts.load("system")]
 
 
 def test_course_text_stays_inside_the_sources_block(make_tutor: MakeTutor,
@@ -770,21 +772,28 @@ def test_exercise_help_reads_the_exercise_and_the_lecture_that_teaches_it(
     # asked for by number alone, the search found the other exercises of the sheet; the
     # lecture's error bound, which exercise 3 asks the student to prove, was not in the prompt
     tutor, fake = make_tutor(ScriptedLLM(answer=[CLEAN_HINT]))
-    run(tutor, "Can you help me with exercise 3?")
-    prompt = fake.answer_calls()[0].messages[1].content
-    sources = re.findall(r"^\[\d+\] (.+)$", prompt, re.M)
+    _, answer = run(tutor, "Can you help me with exercise 3?")
+    sources = _context_sections(tutor, answer)
     assert sources[0].endswith("Exercise 3: How many bisection steps?")
     assert any(s.endswith("2.3 Error bound for bisection") for s in sources)
     assert not any("Exercise" in s for s in sources[1:])
+    # the model writes the hint from the exercise and the next step of its solution
+    prompt = fake.answer_calls()[0].messages[1].content
+    assert prompt.startswith("The exercise [1]:") and "Exercise 3" in prompt
+
+
+def _context_sections(tutor: Tutor, answer: Answer) -> list[str]:
+    """The section paths of the passages of an answer's context, in order."""
+    chunks = tutor.ws.store.get_chunks(SearchFilters(TENANT, SAMPLE_COURSE),
+                                       list(answer.context))
+    return [" > ".join(chunks[i].section_path) for i in answer.context]
 
 
 def test_exercise_one_is_its_own_section_not_the_sheets_opening(make_tutor: MakeTutor) -> None:
     # the sheet's opening sits under "Exercise sheet 1: Root finding": number 1 too
-    tutor, fake = make_tutor(ScriptedLLM(answer=[CLEAN_HINT]))
-    run(tutor, "Can you help me with exercise 1?")
-    prompt = fake.answer_calls()[0].messages[1].content
-    assert re.findall(r"^\[1\] (.+)$", prompt, re.M)[0].endswith(
-        "Exercise 1: Bisection on a cubic")
+    tutor, _ = make_tutor(ScriptedLLM(answer=[CLEAN_HINT]))
+    _, answer = run(tutor, "Can you help me with exercise 1?")
+    assert _context_sections(tutor, answer)[0].endswith("Exercise 1: Bisection on a cubic")
 
 
 def test_an_italian_request_for_help_is_answered_in_italian(make_tutor: MakeTutor) -> None:
@@ -1054,7 +1063,7 @@ def test_a_hint_reads_the_next_step_of_the_hidden_solution(make_tutor: MakeTutor
     tutor, fake = make_tutor(ScriptedLLM(answer=[CLEAN_HINT, GUIDING]))
     events, first = run(tutor, EXERCISE_2)
     prompt = fake.answer_calls()[0].messages[1].content
-    assert "Point the student to step" in prompt
+    assert "The next step of its worked solution" in prompt
     assert "f'(x) = -sin(x) - 1" in prompt  # the solution's first step, for the model only
     assert "0.7390851332" not in prompt and first.level == "hint"
     assert "plan" in first.timings and tokens(events) == [CLEAN_HINT]
@@ -1063,7 +1072,8 @@ def test_a_hint_reads_the_next_step_of_the_hidden_solution(make_tutor: MakeTutor
              "x_{n+1} = x_n - (cos(x_n) - x_n) / (-sin(x_n) - 1). I am still stuck")
     _, second = run(tutor, wrote, session_id=first.session_id)
     later = fake.answer_calls()[1].messages[1].content
-    assert second.level == "guiding" and "a) Take" not in later.split("Point the student")[0]
+    step = later.split("The next step of its worked solution")[1].split("Student's question")[0]
+    assert second.level == "guiding" and "-sin(x) - 1" not in step
 
 
 def test_exercise_help_cut_to_a_word_gets_the_rungs_help(make_tutor: MakeTutor) -> None:

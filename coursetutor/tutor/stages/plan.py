@@ -10,6 +10,7 @@ import dataclasses
 import re
 
 from ...llm import Message
+from ...types import Chunk
 from .. import prompts
 from ..exercise import exercise_hit, exercise_text, parts, solution_text
 from ..next_step import Step, next_step
@@ -55,7 +56,7 @@ def plan(tools: Tools, p: Prompted) -> Prompted:
     pivot = hit.chunk.language if u.translated and hit.chunk.language not in (
         "", f.cat.language) else ""
     user = prompts.render(
-        "hint_step", n=str(number), exercise=_shown(asked or hit.chunk.text), steps=lines,
+        "hint_step", n=str(number), exercise=_shown(asked or _headed(hit.chunk)), steps=lines,
         question=u.translated if pivot else u.recalled.opened.question,
         task=prompts.load(f"step_{p.level}"), language=language_name(pivot or f.cat.language))
     # the student reads the exercise and the lecture as before; the model, a small one,
@@ -71,6 +72,12 @@ def _unmarked(part: str) -> str:
 
 
 EXERCISE_CHARS = 900  # of an exercise without parts, the opening the model reads
+
+
+def _headed(chunk: Chunk) -> str:
+    """An exercise's passage under its heading ("Exercise 3: How many bisection steps?")."""
+    heading = chunk.section_path[-1] if chunk.section_path else ""
+    return chunk.text if not heading or heading in chunk.text else f"{heading}\n{chunk.text}"
 
 
 def _shown(text: str) -> str:

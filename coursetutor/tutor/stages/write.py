@@ -139,10 +139,10 @@ def generate(tools: Tools, p: Prompted) -> Generator[StreamEvent, None, Written]
 
 
 def messages(tools: Tools, f: Found, ctx: Context, level: Level | None,
-             plan: str = "", pivot: str = "") -> tuple[Message, ...]:
-    """The answer's prompt: the task of the intent (or rung), the sources, what the tutor
-    remembers, and for a hint the next step of the exercise's solution (`plan`). With a
-    `pivot` language the question is given as translated into it, and answered in it."""
+             pivot: str = "") -> tuple[Message, ...]:
+    """The answer's prompt: the task of the intent (or rung), the sources and what the tutor
+    remembers (a hint that knows the solution's next step has a prompt of its own: plan.py).
+    With a `pivot` language the question is given as translated into it, and answered in it."""
     r, cat = f.understood.recalled, f.cat
     o = r.opened
     language = pivot or cat.language
@@ -157,7 +157,6 @@ def messages(tools: Tools, f: Found, ctx: Context, level: Level | None,
         question=f.understood.translated if pivot else o.question,
         reminder=EXERCISE_REMINDER if level else "",
         native=native_instruction(language), reference=tools.reuse.reference(),
-        plan=plan,
     )
     return Message("system", prompts.load("system")), Message("user", user)
 
