@@ -104,3 +104,61 @@ def test_the_proxy_on_mrbench_tells_generic_lines_from_tutors_turns() -> None:
     left = [next_step(d.solution, d.problem, "\n".join([*(s for s, _ in d.turns),
                                                         d.last_student])) for d in dialogues]
     assert sum(step is not None for step in left) >= 0.7 * len(left)
+
+
+# the pack's optimization sheet as a PDF gives it: parts (a) to (e) in running text, and
+# letters in parentheses inside its formulas ("f (i)", "y(i)") that are no parts
+SHEET = ("such that it minimizes the Brier-loss, i.e., Remp = Pn i=1 ∥y(i) − π(x(i))∥2 2. "
+         "(a) Show that the gradient ∇θ Remp = nX i=1 2 y(i)(exp(f (i))) (exp(f (i)) + 1)2 "
+         "(b) Show that the Hessian ∇2 θ Remp = Pn i=1 2 exp(f (i) ) (exp(f (i) )+1)4 "
+         "(c) Show that Remp is not convex in general\n"
+         "(d) Write an R script to find an optimal model via Newton-Raphson (do 30 "
+         "iterations, x[0] = 0). (e) Explain why Gauss-Newton is applicable here and write "
+         "an R script to find an optimal model via GaussNewton (do 30 iterations, x[0] = 0).")
+
+
+def test_an_exercise_is_cut_into_its_parts_in_order() -> None:
+    from coursetutor.tutor.exercise import parts
+
+    found = parts(SHEET)
+    assert list(found) == ["a", "b", "c", "d", "e"]
+    assert found["c"] == "(c) Show that Remp is not convex in general"
+    assert found["e"].startswith("(e) Explain why Gauss-Newton is applicable")
+    # one part, or none: no parts
+    assert parts("Compute f(2) (a quick check).") == {}
+    assert parts("a) Show that f has a root.\nb) Perform five steps.") == {
+        "a": "a) Show that f has a root.", "b": "b) Perform five steps."}
+
+
+@pytest.mark.parametrize(("question", "part"), [
+    ("Why is Gauss-Newton applicable in exercise 1 (e)?", "e"),
+    ("Dammi la soluzione dell'esercizio 1 (c).", "c"),
+    ("为什么练习1 (e) 中可以使用高斯-牛顿法？", "e"),
+    ("연습 문제 1 (e)에서 왜 가우스-뉴턴 방법을 사용할 수 있나요?", "e"),
+    ("Help with exercise 3b please", "b"),
+    ("I am stuck on part (c)", "c"),
+    ("Can you help me with exercise 3?", None),
+    ("esercizio 1 a cosa serve?", None),  # "a" is a word of the sentence
+])
+def test_the_part_a_question_names(question: str, part: str | None) -> None:
+    from coursetutor.tutor.exercise import referenced_part
+
+    assert referenced_part(question) == part
+
+
+def test_the_part_a_question_asks_about_without_naming_it() -> None:
+    from coursetutor.tutor.exercise import parts
+    from coursetutor.tutor.next_step import asks_part, closest_part
+
+    found = parts(SHEET)
+    asked = "Why is the empirical risk in exercise 1 not convex in general?"
+    assert closest_part(asked, found) == "c" and asks_part(asked, found["c"])
+    # sharing "exercise" and "why" asks about no part
+    assert closest_part("Why exercise 1?", found) is None
+    assert closest_part("Which loss does exercise 1 minimise?", found) is None
+
+
+def test_a_pdf_underbrace_does_not_make_a_step_unreadable() -> None:
+    step = next_step("(c) Assume there is one observation with y(1) = 0, then the Hessian "
+                     "is 2 exp(f) x x⊤ | {z } p.s.d. times a number.", "", "")
+    assert step is not None and "{z" not in step.text

@@ -32,7 +32,7 @@ def scaffold_level(earlier_turns: int, allow_solutions: bool, wants_answer: bool
 
 
 # a short leash keeps a small model from running on into the solution
-MAX_TOKENS: dict[str, int] = {"hint": 90, "guiding": 160, "steps": 220, "example": 360}
+MAX_TOKENS: dict[str, int] = {"hint": 120, "guiding": 160, "steps": 220, "example": 360}
 
 
 def max_tokens(level: Level | None, default: int) -> int:

@@ -218,14 +218,15 @@ def tidy(text: str, question: str, headers: Sequence[str], prompt: Sequence[str]
 
 _END = re.compile(r"[.!?\u3002\uff01\uff1f](?:\s*\[\d+\])*")
 _TRAILING = re.compile(r"(?:\s*\[\d+\])+\s*$")
+_LIST_NUMBER = re.compile(r"\n\s*\d+[.)]?(?:\s*\[\d+\])*\s*$")  # a list's next item, cut: "\n2."
 
 
 def whole_sentences(text: str) -> str:
     """`text` without a last sentence the token limit cut off ("… because it can
     iterate to"), when a whole sentence comes before it; its markers kept."""
-    body = _TRAILING.sub("", text).rstrip()
-    if not body or _END.fullmatch(body[-1]) or body[-1] in ")$`*":
-        return text
+    body = _LIST_NUMBER.sub("", _TRAILING.sub("", text)).rstrip()
+    if not body or _END.fullmatch(body[-1]) or body[-1] == "*":  # "**bold.**"
+        return text if body == _TRAILING.sub("", text).rstrip() else body
     ends = [m for m in _END.finditer(body) if m.end() >= MIN_KEPT
             and not _ABBREVIATION.search(body[:m.start()])]
     if not ends:
@@ -238,3 +239,46 @@ def whole_sentences(text: str) -> str:
 
 _ABBREVIATION = re.compile(r"(?:^|\s)(?:[A-Za-z]\.)*[A-Za-z]$")  # "e.g", "i.e", "x"
 MIN_KEPT = 20  # characters a reply keeps when its cut-off last sentence goes
+
+
+_LEAD_IN = re.compile(r"[:\uff1a](?:\s*\[\d+\])*\s*$")  # "… is given by:", "步骤如下："
+# a sentence of a line: to its end mark (not the one of "e.g." or "x."), and its markers
+_SENTENCE = re.compile(r".+?(?:(?<![\s.(][A-Za-z])[.!?](?:\s*\[\d+\])*(?=\s|$)"
+                       r"|[\u3002\uff01\uff1f](?:\s*\[\d+\])*|$)")
+_ITEM = re.compile(r"^\s*(?:\d+[.)]|[-*\u2022])\s+")
+
+
+def first_sentences(text: str, most: int) -> str:
+    """The opening of a short reply, at most `most` sentences: up to the first lead-in
+    ("Here's a step-by-step breakdown:") and the list or formula it opened, which the
+    token limit or the check cut ("1. [1]", "is given by:" and nothing after). A reply
+    that opens with its lead-in keeps the list's first item after it."""
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    kept: list[str] = []
+    for n, line in enumerate(lines):
+        if _ITEM.match(line):
+            if kept:
+                break
+            line = _ITEM.sub("", line)
+        for m in _SENTENCE.finditer(line):
+            sentence = m.group(0).strip()
+            if not sentence:
+                continue
+            if _LEAD_IN.search(sentence):
+                after = lines[n + 1] if n + 1 < len(lines) else ""
+                if not kept and _ITEM.match(after):
+                    kept.append(f"{sentence} {_ITEM.sub('', after)}")
+                return _joined(kept) or text
+            kept.append(sentence)
+            if len(kept) >= most:
+                return _joined(kept)
+    return _joined(kept) or text
+
+
+def _joined(sentences: list[str]) -> str:
+    """Sentences as one paragraph: a space after a Latin one, none after a CJK one."""
+    out = ""
+    for sentence in sentences:
+        cjk = bool(out) and re.search(r"[\u3002\uff01\uff1f](?:\s*\[\d+\])*$", out)
+        out += ("" if not out or cjk else " ") + sentence
+    return out

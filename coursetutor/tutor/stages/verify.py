@@ -26,7 +26,7 @@ from ..pipeline import Reply
 from ..replies import language_name, reply
 from ..reply_language import checked, in_script, keeps_terms, translate_reply
 from ..rungs import MIN_HELP
-from ..tidy import tidy, whole_sentences
+from ..tidy import first_sentences, tidy, whole_sentences
 from .find import not_covered
 from .tools import Tools
 from .understand import Understood
@@ -90,7 +90,7 @@ def verify(tools: Tools, w: Written) -> Generator[StreamEvent, None, Reply]:
                           _exercise_source(ctx, ev), tools.log).text
         # the rung's numbers, formulas and names against the sources, before it is shown
         check = _check(tools, u, text, ctx, cat, level, step=p.step)
-        text = (check.text if check.changed else text).strip() or fallback_help(
+        text = _short(check.text if check.changed else text, level) or fallback_help(
             level, cat.language, _exercise_source(ctx, ev))
         text, cited = check_citations(text, ctx.sources)
         _lap(laps, "leak_check", since)
@@ -150,6 +150,17 @@ def _check(tools: Tools, u: Understood, text: str, ctx: Context, cat: Categoriza
                             reply("quote_first", cat.language))
     return checker.check(CheckInput(text, asked or u.recalled.opened.question, ctx.sources,
                                     cat.language, search=u.translated))
+
+
+# a rung's help is this many sentences at most (its task asks for one or two, or for two or
+# three questions): a small model goes on with a lead-in and a list the token limit cuts
+SENTENCES: dict[str, int] = {"hint": 2, "guiding": 3}
+
+
+def _short(text: str, level: Level) -> str:
+    """A rung's checked help without a last sentence cut off, within its length."""
+    text = whole_sentences(text.strip())
+    return first_sentences(text, SENTENCES[level]) if level in SENTENCES else text
 
 
 def _translated(tools: Tools, text: str, language: str) -> str:

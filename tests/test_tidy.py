@@ -1,0 +1,39 @@
+"""How a rung's help is cut to what holds (tidy.py): a last sentence the token limit cut,
+and a hint kept to its first two sentences, before a lead-in and the list it opened."""
+
+from __future__ import annotations
+
+import pytest
+
+from coursetutor.tutor.tidy import first_sentences, whole_sentences
+
+@pytest.mark.parametrize(("text", "kept"), [
+    # the token limit cut the last sentence: the reply ends where the one before did
+    ("Check the signs of f(a) and f(b) [1]. Then the intermediate value theorem gives",
+     "Check the signs of f(a) and f(b) [1]."),
+    ("高斯-牛顿法适用于这里，因为残差是观测值和预测值之间的平方差。这使得方法可以迭代地调整 [1]",
+     "高斯-牛顿法适用于这里，因为残差是观测值和预测值之间的平方差。 [1]"),
+    ("1. Calculate f(2) and f(3) [1].\n2. [1]", "1. Calculate f(2) and f(3) [1]."),
+    # whole, or nothing whole before the cut: as it is
+    ("Compute the midpoint `c = (a + b) / 2` [1]", "Compute the midpoint `c = (a + b) / 2` [1]"),
+    ("Look at e.g. the step size and compute", "Look at e.g. the step size and compute"),
+])
+def test_a_reply_ends_with_a_whole_sentence(text: str, kept: str) -> None:
+    assert whole_sentences(text) == kept
+
+
+@pytest.mark.parametrize(("text", "kept"), [
+    ("Solve `(b - a) / 2^n <= tol` for n [1]. This tells you how many steps. Here is a "
+     "breakdown:\n\n1. [1]", "Solve `(b - a) / 2^n <= tol` for n [1]. This tells you how many "
+                             "steps."),
+    ("Compute f'(x) [1]. The iteration formula is given by:\n\nThis formula updates x. [3]",
+     "Compute f'(x) [1]."),
+    ("To compute the secant iterates, follow these steps:\n\n1. Calculate f(2) and f(3) [1]."
+     "\n2. [1]", "To compute the secant iterates, follow these steps: Calculate f(2) and f(3) "
+                 "[1]."),
+    ("残差是平方差[1]。这使得方法可以迭代。[1] 第三句。", "残差是平方差[1]。这使得方法可以迭代。[1]"),
+    ("Take one observation (e.g. y = 0) [2]. Look at the sign. Then conclude.",
+     "Take one observation (e.g. y = 0) [2]. Look at the sign."),
+])
+def test_a_hint_is_its_first_two_sentences(text: str, kept: str) -> None:
+    assert first_sentences(text, 2) == kept
