@@ -1092,3 +1092,45 @@ def test_the_questions_translation_is_given_the_textbook_words_first(
     words = prompt.content.index("Words to use in the translation: 이분법 → bisection method.")
     # before the course's own spellings: after them, the model answered the question
     assert words < prompt.content.index("The course writes its terms like this:")
+
+
+SHEET = """# Exercise sheet 9
+
+## Exercise 1: Logistic model and Brier loss
+
+We fit a model pi(x) = 1 / (1 + exp(x^T theta)) that minimizes the Brier loss
+R = sum_i (y_i - pi(x_i))^2.
+(a) Show that the gradient of R is a sum over the observations.
+(b) Explain why Gauss-Newton is applicable here and write a script for it.
+"""
+SHEET_SOLUTION = """# Solutions to sheet 9
+
+## Solution 1
+
+(a) By the chain rule the gradient is sum_i 2 (pi(x_i) - y_i) pi'(x_i) x_i.
+(b) We can apply Gauss-Newton since R is the squared sum of the residuals r_i = y_i - pi(x_i).
+In each step we solve (J^T J) d = -J^T r for the direction d.
+"""
+
+
+def test_why_a_part_asks_is_help_with_that_part(make_tutor: MakeTutor,
+                                                 tmp_path: Path) -> None:
+    # "why is Gauss-Newton applicable in (b)" is what part (b) asks the student to explain:
+    # the hint is written from part (b)'s solution, not from the method in general
+    sheet, solution = tmp_path / "sheet9.md", tmp_path / "solutions9.md"
+    sheet.write_text(SHEET, encoding="utf-8")
+    solution.write_text(SHEET_SOLUTION, encoding="utf-8")
+    hint = "Look at how R is written: what are its residuals, and what does Gauss-Newton need? [1]"
+    tutor, fake = make_tutor(ScriptedLLM(answer=[hint]))
+    tutor.ws.create_course("sheet", "Sheet 9")
+    tutor.ws.ingest("sheet", [(sheet, FileMeta(doc_type="exercise", title="Sheet 9")),
+                              (solution, FileMeta(doc_type="solution", title="Solutions 9"))])
+    events, answer = run(tutor, "Why is Gauss-Newton applicable in exercise 1 (b)?",
+                         course="sheet")
+    assert (meta(events).intent, answer.level) == ("exercise", "hint")
+    prompt = fake.answer_calls()[0].messages[1].content
+    assert "Explain why Gauss-Newton is applicable here" in prompt  # the part asked about
+    assert "squared sum of the residuals" in prompt  # its own solution's first step
+    assert "chain rule" not in prompt and "Show that the gradient" not in prompt
+    assert fake.answer_calls()[0].messages[0].content == prompts.load("hint_system")
+    assert answer.text.startswith("Look at how R is written")

@@ -36,13 +36,13 @@ def plan(tools: Tools, p: Prompted) -> Prompted:
     # the exercise as the sheet states it: every passage of its document that was found,
     # and those after its heading (a solution restates its data, which then is no step)
     course = f.understood.recalled.opened.course
+    whole = exercise_text(tools.ws, course, hit)
     stated = "\n".join([h.chunk.text for h in f.evidence.hits
-                        if h.chunk.document_id == hit.chunk.document_id]
-                       + [exercise_text(tools.ws, course, hit)])
+                        if h.chunk.document_id == hit.chunk.document_id] + [whole])
     # the part asked about ("exercise 1 (e)"): the steps of its own solution, done when
     # that part or the student gives them (a number of another part's formula is no step
     # of this one's taken)
-    asked = _unmarked(parts(stated).get(f.part, "")) if f.part else ""
+    asked = _unmarked(parts(whole).get(f.part, "")) if f.part else ""
     steps = (_unmarked(parts(solution).get(f.part, "")) if asked else "") or solution
     step = next_step(steps, asked or stated, f.understood.student_said, f.cat.language)
     if step is None:
