@@ -1134,3 +1134,24 @@ def test_why_a_part_asks_is_help_with_that_part(make_tutor: MakeTutor,
     assert "chain rule" not in prompt and "Show that the gradient" not in prompt
     assert fake.answer_calls()[0].messages[0].content == prompts.load("hint_system")
     assert answer.text.startswith("Look at how R is written")
+
+
+def test_what_an_exercise_states_is_answered_from_it(make_tutor: MakeTutor,
+                                                      tmp_path: Path) -> None:
+    # the question asks what the exercise says (its model and loss), not for help with it
+    sheet, solution = tmp_path / "sheet9.md", tmp_path / "solutions9.md"
+    sheet.write_text(SHEET, encoding="utf-8")
+    solution.write_text(SHEET_SOLUTION, encoding="utf-8")
+    said = "Exercise 1 minimizes the Brier loss of the model pi(x) [1]."
+    tutor, fake = make_tutor(ScriptedLLM(answer=[said, "Start from how R is written [1]."]))
+    tutor.ws.create_course("sheet", "Sheet 9")
+    tutor.ws.ingest("sheet", [(sheet, FileMeta(doc_type="exercise", title="Sheet 9")),
+                              (solution, FileMeta(doc_type="solution", title="Solutions 9"))])
+    events, answer = run(tutor, "Which loss does exercise 1 minimise, and for which model?",
+                         course="sheet")
+    assert (meta(events).intent, answer.level) == ("concept", "")
+    prompt = fake.answer_calls()[0].messages[1].content
+    assert "Brier loss" in prompt and "squared sum of the residuals" not in prompt
+    # asked for help with it, the same exercise gets a hint
+    _, helped = run(tutor, "Can you help me with exercise 1?", course="sheet")
+    assert helped.level == "hint"

@@ -165,5 +165,6 @@ def closest_part(question: str, parts: dict[str, str], language: str = "en") -> 
 
 
 def asks_part(question: str, part: str, language: str = "en") -> bool:
-    """Does the question ask what an exercise's part asks (two of its words)?"""
+    """Does the question ask what an exercise's part (or its opening) says: two of its
+    words?"""
     return len(_terms(question, language) & _terms(part, language)) >= PART_WORDS

@@ -59,12 +59,18 @@ def find(tools: Tools, u: Understood, reused: Evidence | None) -> Found:
         pinned = (find_exercise(ws, o.course, query, history, u.followup)
                   if cat.intent == "exercise" or cat.about_exercise else None)
         if pinned is not None:
-            part, asked = asked_part(ws, o.course, pinned, o.question,
-                                     u.translated or o.question, u.searched or cat.language)
-            if cat.about_exercise and asked:
+            asked = asked_part(ws, o.course, pinned, o.question, u.translated or o.question,
+                               u.searched or cat.language)
+            part = asked.part
+            if cat.about_exercise and asked.of_part:
                 # "Why is Gauss-Newton applicable in exercise 1 (e)?" asks what part (e)
                 # asks ("Explain why Gauss-Newton is applicable here"): help with that part
                 cat = dataclasses.replace(cat, intent="exercise", about_exercise=False)
+            elif asked.of_statement and not cat.wants_answer and not cat.about_exercise:
+                # "Which loss does exercise 1 minimise?" asks what the exercise says ("…
+                # minimizes the Brier-loss"): answered from its sentences, like any question
+                # about the material (its solution stays hidden)
+                cat = dataclasses.replace(cat, intent="concept", about_exercise=True)
         evidence = finder.find(query, o.course, o.allowed_types, cat.intent, pinned=pinned,
                                language=cat.language,
                                asked=o.question if u.translated and not u.followup else "")
@@ -84,17 +90,30 @@ def find(tools: Tools, u: Understood, reused: Evidence | None) -> Found:
     return Found(u, cat, evidence, query, tier_of(finder, laps), laps, part)
 
 
+@dataclasses.dataclass(frozen=True)
+class Asked:
+    """What a question about an exercise asks about."""
+
+    part: str = ""  # the part it names or shares the most words with ("e"), or ""
+    of_part: bool = False  # what that part asks (two of its words)
+    of_statement: bool = False  # no part: what the exercise's opening states
+
+
 def asked_part(ws: Workspace, course: str, exercise: Hit, question: str, words: str,
-               language: str) -> tuple[str, bool]:
+               language: str) -> Asked:
     """The part of `exercise` the question names ("exercise 1 (e)") or, unnamed, shares
     the most words with (`words`: the question as translated for the search, in the
-    exercise's language), and whether the question asks what that part asks."""
-    whole = parts(exercise_text(ws, course, exercise))
+    exercise's language), and whether the question asks what that part asks; with no
+    part, whether it asks what the exercise's opening (before its parts) states."""
+    text = exercise_text(ws, course, exercise)
+    whole = parts(text)
     named = referenced_part(question)
     part = named if named in whole else closest_part(words, whole, language)
-    if not part:
-        return "", False
-    return part, asks_part(words, whole[part], language)
+    if part:
+        return Asked(part, asks_part(words, whole[part], language))
+    opening = text[:text.index(next(iter(whole.values())))] if whole else text
+    heading = exercise.chunk.section_path[-1] if exercise.chunk.section_path else ""
+    return Asked(of_statement=asks_part(words, f"{heading}\n{opening}", language))
 
 
 def confirm(tools: Tools, f: Found) -> Found | Reply:
