@@ -7,6 +7,7 @@ import pytest
 
 from coursetutor.tutor.tidy import first_sentences, whole_sentences
 
+
 @pytest.mark.parametrize(("text", "kept"), [
     # the token limit cut the last sentence: the reply ends where the one before did
     ("Check the signs of f(a) and f(b) [1]. Then the intermediate value theorem gives",
@@ -31,7 +32,8 @@ def test_a_reply_ends_with_a_whole_sentence(text: str, kept: str) -> None:
     ("To compute the secant iterates, follow these steps:\n\n1. Calculate f(2) and f(3) [1]."
      "\n2. [1]", "To compute the secant iterates, follow these steps: Calculate f(2) and f(3) "
                  "[1]."),
-    ("残差是平方差[1]。这使得方法可以迭代。[1] 第三句。", "残差是平方差[1]。这使得方法可以迭代。[1]"),
+    ("残差是平方差[1]。这使得方法可以迭代。[1] 第三句。",
+     "残差是平方差[1]。这使得方法可以迭代。[1]"),
     ("Take one observation (e.g. y = 0) [2]. Look at the sign. Then conclude.",
      "Take one observation (e.g. y = 0) [2]. Look at the sign."),
 ])
