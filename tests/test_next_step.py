@@ -162,3 +162,9 @@ def test_a_pdf_underbrace_does_not_make_a_step_unreadable() -> None:
     step = next_step("(c) Assume there is one observation with y(1) = 0, then the Hessian "
                      "is 2 exp(f) x x⊤ | {z } p.s.d. times a number.", "", "")
     assert step is not None and "{z" not in step.text
+
+
+def test_a_spaced_ellipsis_ends_no_step() -> None:
+    solution = ("(e) We can apply Gauss-Newton since Remp is the squared sum of the residuals "
+                "r = (y(1) − π(x(1)), . . . , y(n) − π(x(n)))⊤. Here we compute the Jacobian.")
+    assert "r = (y(1) − π(x(1)), \u22ef , y(n) − π(x(n)))⊤." in steps(solution)[0]

@@ -41,6 +41,7 @@ _LETTERS = re.compile(r"[^\W\d_]{2,}")
 _MATH = re.compile(r"[A-Za-z]+'*\([^()\s]{1,12}\)|[A-Za-z]_\{?\w{1,6}\}?")
 _SPACE = re.compile(r"[\s`$]+")
 _RESULT = re.compile(r"=\s*[$\u20ac\u00a3]?\s*(" + NUMBER.pattern + r")[^=]*$")
+_DOTS = re.compile(r"\.(?:[ \t]\.){2}")
 _BRACE = re.compile(r"\|\s*\{z\s*\}")  # a PDF's \underbrace, drawn as "| {z }"
 _BARE = re.compile(r"^\s*[-\d.,]+\s*$", re.MULTILINE)  # a result alone on its line
 # words of every hint: they say nothing about this exercise's solution
@@ -67,7 +68,10 @@ def steps(solution: str, language: str = "en") -> list[str]:
     """The steps of a worked solution: its sentences (lines joined where one goes on on
     the next); headings, table rules and lines of hardly a word left out."""
     lines: list[str] = []
-    for unit in units(_BARE.sub("", _BRACE.sub(" ", solution)), language):
+    # a PDF's spaced ellipsis ("π(x(1)), . . . , π(x(n))") is no sentence end; "⋯" is
+    # not the mask "…" either
+    solution = _DOTS.sub("\u22ef", _BRACE.sub(" ", solution))
+    for unit in units(_BARE.sub("", solution), language):
         if lines and _LEADS_IN.search(lines[-1]):  # "Newton's iteration is" + its formula
             lines[-1] = f"{lines[-1]} {unit}"
         else:
