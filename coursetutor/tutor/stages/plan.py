@@ -1,8 +1,10 @@
 """Stage: plan. Exercise help below the solution reads the exercise's hidden worked
-solution and what the student wrote, finds the next step they have not taken
-(next_step.py: its computed numbers masked) and puts it in the prompt, so the hint names
-this exercise's next concrete step, not a generic "reread the exercise". The solution
-read here is the one the leak check (verify) holds the reply against."""
+solution (of the part asked about, when the exercise has parts) and what the student wrote,
+finds the next step they have not taken (next_step.py: its computed numbers masked), and
+has the model write the help from the exercise and that step alone, in a short prompt of its
+own: the small model, given the whole prompt of sources with the step appended, restated the
+task or answered NOT_COVERED. The solution read here is the one the leak check (verify)
+holds the reply against."""
 
 from __future__ import annotations
 
