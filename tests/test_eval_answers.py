@@ -449,8 +449,10 @@ def test_a_split_of_the_question_set_names_known_questions() -> None:
     heldout = split_ids(questions, "statements-heldout")
     assert (len(tuning), len(heldout)) == (20, 25)
     assert tuning <= known and heldout <= known and not tuning & heldout
-    with pytest.raises(InputError, match="no split 'other' \\(splits: statements-heldout, "
-                                         "statements-tuning\\)"):
+    exercises = split_ids(questions, "exercises")  # the exercise questions, in no other
+    assert len(exercises) == 9 and not exercises & (tuning | heldout)
+    with pytest.raises(InputError, match="no split 'other' \\(splits: exercises, "
+                                         "statements-heldout, statements-tuning\\)"):
         split_ids(questions, "other")
 
 

@@ -15,7 +15,7 @@ from ...llm import Message
 from ...types import Chunk
 from .. import prompts
 from ..exercise import exercise_hit, exercise_text, parts, solution_text
-from ..next_step import Step, next_step
+from ..next_step import MASK, Step, next_step
 from ..replies import language_name
 from .tools import Tools
 from .write import Prompted
@@ -89,6 +89,10 @@ def _shown(text: str) -> str:
 
 def numbered(step: Step, whole: bool = False) -> str:
     """The lines of `step`: the next one alone for a hint or guiding questions, the ones
-    after it too for the steps rung."""
-    lines = [step.text, *(step.later if whole else ())]
+    after it too for the steps rung, but for the last when it computes the result (its
+    number hidden, the model worked it out: "12 / 4 = 3 loads")."""
+    later = list(step.later if whole else ())
+    if later and MASK in later[-1]:
+        later.pop()
+    lines = [step.text, *later]
     return "\n".join(f"{step.number + n}. {line}" for n, line in enumerate(lines))
