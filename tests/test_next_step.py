@@ -168,3 +168,14 @@ def test_a_spaced_ellipsis_ends_no_step() -> None:
     solution = ("(e) We can apply Gauss-Newton since Remp is the squared sum of the residuals "
                 "r = (y(1) − π(x(1)), . . . , y(n) − π(x(n)))⊤. Here we compute the Jacobian.")
     assert "r = (y(1) − π(x(1)), \u22ef , y(n) − π(x(n)))⊤." in steps(solution)[0]
+
+
+def test_the_steps_rung_stops_before_the_step_that_computes_the_result() -> None:
+    from coursetutor.tutor.stages.plan import numbered
+
+    step = next_step(SOLUTION, PROBLEM, "I don't know where to start")
+    assert step is not None
+    lines = numbered(step, whole=True).splitlines()
+    # "Therefore, they need 72 / 8 = … boxes": the model worked out the hidden number
+    assert len(lines) == 3 and not any("boxes to put" in line for line in lines)
+    assert numbered(step).splitlines() == [f"1. {step.text}"]
