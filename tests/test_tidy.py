@@ -39,3 +39,10 @@ def test_a_reply_ends_with_a_whole_sentence(text: str, kept: str) -> None:
 ])
 def test_a_hint_is_its_first_two_sentences(text: str, kept: str) -> None:
     assert first_sentences(text, 2) == kept
+
+
+def test_a_hint_announced_on_a_line_of_its_own_keeps_the_hint() -> None:
+    said = ("Ecco un'idea di come rispondere: [1]\n\nDefinisci il punto medio `c_0` di "
+            "`[a, b]` [1]. Poi confronta i segni. Infine conta i passi.")
+    assert first_sentences(said, 2) == ("Definisci il punto medio `c_0` di `[a, b]` [1]. "
+                                        "Poi confronta i segni.")

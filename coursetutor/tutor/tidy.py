@@ -268,6 +268,8 @@ def first_sentences(text: str, most: int) -> str:
                 after = lines[n + 1] if n + 1 < len(lines) else ""
                 if not kept and _ITEM.match(after):
                     kept.append(f"{sentence} {_ITEM.sub('', after)}")
+                elif not kept and after:  # "Here is a hint:" and the hint on the next line
+                    continue
                 return _joined(kept) or text
             kept.append(sentence)
             if len(kept) >= most:

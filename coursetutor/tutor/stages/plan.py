@@ -55,11 +55,10 @@ def plan(tools: Tools, p: Prompted) -> Prompted:
     # exercise's, from the question as translated, and translated once checked (verify):
     # the small model's Korean hint from an English step lost the step
     u = f.understood
-    pivot = hit.chunk.language if u.translated and hit.chunk.language not in (
-        "", f.cat.language) else ""
+    pivot = hit.chunk.language if hit.chunk.language not in ("", f.cat.language) else ""
     user = prompts.render(
         "hint_step", n=str(number), exercise=_shown(asked or _headed(hit.chunk)), steps=lines,
-        question=u.translated if pivot else u.recalled.opened.question,
+        question=(pivot and u.translated) or u.recalled.opened.question,
         task=prompts.load(f"step_{p.level}"), language=language_name(pivot or f.cat.language))
     # the student reads the exercise and the lecture as before; the model, a small one,
     # writes from the exercise and this one step of its solution alone
