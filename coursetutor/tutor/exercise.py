@@ -156,9 +156,11 @@ def referenced_number(question: str) -> str | None:
 
 
 def find_exercise(ws: Workspace, course: str, question: str, history: Sequence[Turn],
-                  followup: bool) -> Hit | None:
-    """The exercise the student names ('exercise 2') or, on a follow-up, the one before."""
-    number = referenced_number(question)
+                  followup: bool, asked: str = "") -> Hit | None:
+    """The exercise the student names ('exercise 2') or, on a follow-up, the one before.
+    `question` is searched; the number is its own or, lost in its translation, the one of
+    the student's own words (`asked`: "이분법 연습 문제 3을 도와주세요")."""
+    number = referenced_number(question) or referenced_number(asked)
     key = "" if number or not followup else current_exercise((), history, True)
     if not number and not key:
         return None

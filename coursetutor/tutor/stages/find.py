@@ -56,7 +56,7 @@ def find(tools: Tools, u: Understood, reused: Evidence | None) -> Found:
         cat = dataclasses.replace(cat, intent="exercise")
     evidence, part = reused, ""
     if evidence is None:
-        pinned = (find_exercise(ws, o.course, query, history, u.followup)
+        pinned = (find_exercise(ws, o.course, query, history, u.followup, o.question)
                   if cat.intent == "exercise" or cat.about_exercise else None)
         if pinned is not None:
             asked = asked_part(ws, o.course, pinned, o.question, u.translated or o.question,
