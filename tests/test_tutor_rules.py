@@ -599,7 +599,7 @@ def test_task_prompt(intent: str, level: str | None, name: str) -> None:
 
 
 @pytest.mark.parametrize(("level", "default", "expected"), [
-    ("hint", 320, 90), ("guiding", 320, 160), ("steps", 320, 220), ("example", 320, 320),
+    ("hint", 320, 120), ("guiding", 320, 160), ("steps", 320, 220), ("example", 320, 320),
     ("example", 500, 360), ("solution", 320, 320), (None, 320, 320), ("hint", 50, 50),
 ])
 def test_max_tokens(level: str | None, default: int, expected: int) -> None:
@@ -619,7 +619,8 @@ PLACEHOLDERS = {
     "judge_misconception": {"gold", "predicted", "problem"},
     "leak_judge": {"reply", "solution"},
     "leak_rewrite": {"exercise", "problems", "reply", "task"},
-    "hint_step": {"exercise", "language", "n", "question", "steps", "task"},
+    "hint_step": {"exercise", "history", "language", "memory", "n", "question", "steps",
+                  "task"},
     "reuse_reference": {"answer"},
     "rewrite": {"history", "message"},
     "statements": {"evidence", "history", "language", "level", "level_hint", "native",

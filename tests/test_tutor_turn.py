@@ -670,7 +670,7 @@ def test_exercise_ladder_climbs_and_hides_solutions(make_tutor: MakeTutor) -> No
         assert answer.level == levels[-1]
         assert shape(events) == ["meta", "token", "sources", "done"]
     assert levels == ["hint", "guiding", "steps"]
-    assert [c.params.max_tokens for c in fake.answer_calls()] == [90, 160, 220]
+    assert [c.params.max_tokens for c in fake.answer_calls()] == [120, 160, 220]
     assert all("solution" not in t and "exercise" in t for t in types)
     assert all("Solutions to exercise sheet 1" not in c.messages[1].content
                for c in fake.answer_calls())
@@ -797,9 +797,13 @@ def test_exercise_one_is_its_own_section_not_the_sheets_opening(make_tutor: Make
 
 
 def test_an_italian_request_for_help_is_answered_in_italian(make_tutor: MakeTutor) -> None:
-    tutor, _ = make_tutor(ScriptedLLM(answer=["Ricorda il teorema degli zeri [1]."]))
+    # the hint is written in the exercise's English from its step, then translated
+    tutor, fake = make_tutor(ScriptedLLM(answer=["Remember the intermediate value theorem [1]."],
+                                         translate_reply=["Ricorda il teorema degli zeri [1]."]))
     events, answer = run(tutor, "Mi aiuti con l'esercizio 3?")
     assert (meta(events).intent, answer.language) == ("exercise", "it")
+    assert "Reply in English only." in fake.answer_calls()[0].messages[1].content
+    assert answer.text.startswith("Ricorda il teorema degli zeri")
 
 
 def test_why_a_method_is_used_in_an_exercise_is_explained(make_tutor: MakeTutor) -> None:
@@ -1063,7 +1067,7 @@ def test_a_hint_reads_the_next_step_of_the_hidden_solution(make_tutor: MakeTutor
     tutor, fake = make_tutor(ScriptedLLM(answer=[CLEAN_HINT, GUIDING]))
     events, first = run(tutor, EXERCISE_2)
     prompt = fake.answer_calls()[0].messages[1].content
-    assert "The next step of its worked solution" in prompt
+    assert "What the student should do next" in prompt
     assert "f'(x) = -sin(x) - 1" in prompt  # the solution's first step, for the model only
     assert "0.7390851332" not in prompt and first.level == "hint"
     assert "plan" in first.timings and tokens(events) == [CLEAN_HINT]
@@ -1072,7 +1076,7 @@ def test_a_hint_reads_the_next_step_of_the_hidden_solution(make_tutor: MakeTutor
              "x_{n+1} = x_n - (cos(x_n) - x_n) / (-sin(x_n) - 1). I am still stuck")
     _, second = run(tutor, wrote, session_id=first.session_id)
     later = fake.answer_calls()[1].messages[1].content
-    step = later.split("The next step of its worked solution")[1].split("Student's question")[0]
+    step = later.split("What the student should do next")[1].split("Earlier in this")[0]
     assert second.level == "guiding" and "-sin(x) - 1" not in step
 
 

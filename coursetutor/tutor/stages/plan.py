@@ -59,6 +59,9 @@ def plan(tools: Tools, p: Prompted) -> Prompted:
     user = prompts.render(
         "hint_step", n=str(number), exercise=_shown(asked or _headed(hit.chunk)), steps=lines,
         question=(pivot and u.translated) or u.recalled.opened.question,
+        # what the tutor remembers of the student, as in every answer's prompt
+        history=f"\nEarlier in this conversation:\n{p.ctx.history}\n" if p.ctx.history else "",
+        memory=f"\n{p.ctx.notes}\n" if p.ctx.notes else "",
         task=prompts.load(f"step_{p.level}"), language=language_name(pivot or f.cat.language))
     # the student reads the exercise and the lecture as before; the model, a small one,
     # writes from the exercise and this one step of its solution alone

@@ -86,12 +86,14 @@ def verify(tools: Tools, w: Written) -> Generator[StreamEvent, None, Reply]:
         text = whole_sentences(text)  # a hint cut at its token limit ends where one did
         helps = not text.startswith(reply("passages", cat.language)) and sum(
             c.isalpha() for c in MARKER.sub("", text)) >= MIN_HELP
-        text = guard_rung(tools.router, level, text if helps else "", facts, cat.language,
-                          _exercise_source(ctx, ev), tools.log).text
+        guarded = guard_rung(tools.router, level, text if helps else "", facts, cat.language,
+                             _exercise_source(ctx, ev), tools.log)
+        text = guarded.text
         # the rung's numbers, formulas and names against the sources, before it is shown
         check = _check(tools, u, text, ctx, cat, level, step=p.step)
-        text = _short(check.text if check.changed else text, level) or fallback_help(
-            level, cat.language, _exercise_source(ctx, ev))
+        text = (check.text if check.changed else text) if guarded.fallback else _short(
+            check.text if check.changed else text, level)  # the rung's own help is whole
+        text = text.strip() or fallback_help(level, cat.language, _exercise_source(ctx, ev))
         text, cited = check_citations(text, ctx.sources)
         _lap(laps, "leak_check", since)
         laps["first_token"] = _ms(o.started)
