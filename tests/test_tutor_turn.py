@@ -1117,18 +1117,25 @@ In each step we solve (J^T J) d = -J^T r for the direction d.
 """
 
 
+def _sheet_course(make_tutor: MakeTutor, tmp_path: Path,
+                  answers: list[str]) -> tuple[Tutor, ScriptedLLM]:
+    """A course "sheet" of SHEET and its hidden SHEET_SOLUTION, the model scripted so."""
+    sheet, solution = tmp_path / "sheet9.md", tmp_path / "solutions9.md"
+    sheet.write_text(SHEET, encoding="utf-8")
+    solution.write_text(SHEET_SOLUTION, encoding="utf-8")
+    tutor, fake = make_tutor(ScriptedLLM(answer=answers))
+    tutor.ws.create_course("sheet", "Sheet 9")
+    tutor.ws.ingest("sheet", [(sheet, FileMeta(doc_type="exercise", title="Sheet 9")),
+                              (solution, FileMeta(doc_type="solution", title="Solutions 9"))])
+    return tutor, fake
+
+
 def test_why_a_part_asks_is_help_with_that_part(make_tutor: MakeTutor,
                                                  tmp_path: Path) -> None:
     # "why is Gauss-Newton applicable in (b)" is what part (b) asks the student to explain:
     # the hint is written from part (b)'s solution, not from the method in general
-    sheet, solution = tmp_path / "sheet9.md", tmp_path / "solutions9.md"
-    sheet.write_text(SHEET, encoding="utf-8")
-    solution.write_text(SHEET_SOLUTION, encoding="utf-8")
     hint = "Look at how R is written: what are its residuals, and what does Gauss-Newton need? [1]"
-    tutor, fake = make_tutor(ScriptedLLM(answer=[hint]))
-    tutor.ws.create_course("sheet", "Sheet 9")
-    tutor.ws.ingest("sheet", [(sheet, FileMeta(doc_type="exercise", title="Sheet 9")),
-                              (solution, FileMeta(doc_type="solution", title="Solutions 9"))])
+    tutor, fake = _sheet_course(make_tutor, tmp_path, [hint])
     events, answer = run(tutor, "Why is Gauss-Newton applicable in exercise 1 (b)?",
                          course="sheet")
     assert (meta(events).intent, answer.level) == ("exercise", "hint")
@@ -1143,14 +1150,8 @@ def test_why_a_part_asks_is_help_with_that_part(make_tutor: MakeTutor,
 def test_what_an_exercise_states_is_answered_from_it(make_tutor: MakeTutor,
                                                       tmp_path: Path) -> None:
     # the question asks what the exercise says (its model and loss), not for help with it
-    sheet, solution = tmp_path / "sheet9.md", tmp_path / "solutions9.md"
-    sheet.write_text(SHEET, encoding="utf-8")
-    solution.write_text(SHEET_SOLUTION, encoding="utf-8")
     said = "Exercise 1 minimizes the Brier loss of the model pi(x) [1]."
-    tutor, fake = make_tutor(ScriptedLLM(answer=[said, "Start from how R is written [1]."]))
-    tutor.ws.create_course("sheet", "Sheet 9")
-    tutor.ws.ingest("sheet", [(sheet, FileMeta(doc_type="exercise", title="Sheet 9")),
-                              (solution, FileMeta(doc_type="solution", title="Solutions 9"))])
+    tutor, fake = _sheet_course(make_tutor, tmp_path, [said, "Start from how R is written [1]."])
     events, answer = run(tutor, "Which loss does exercise 1 minimise, and for which model?",
                          course="sheet")
     assert (meta(events).intent, answer.level) == ("concept", "")
