@@ -1160,3 +1160,17 @@ def test_what_an_exercise_states_is_answered_from_it(make_tutor: MakeTutor,
     # asked for help with it, the same exercise gets a hint
     _, helped = run(tutor, "Can you help me with exercise 1?", course="sheet")
     assert helped.level == "hint"
+
+
+def test_a_translated_hint_that_lost_a_name_shows_the_hint_as_written(
+        make_tutor: MakeTutor, tmp_path: Path) -> None:
+    # the small model's Chinese for "Gauss-Newton" was "梯度下降法" (gradient descent)
+    hint = "The Gauss-Newton method fits here: R is a squared sum of residuals [1]."
+    tutor, fake = _sheet_course(make_tutor, tmp_path, [hint])
+    fake.scripts["translate"] = ["Why can Gauss-Newton be used in exercise 1 (b)?"]
+    fake.scripts["translate_reply"] = ["梯度下降法适用于这里，因为 R 是残差的平方和 [1]。"] * 2
+    _, answer = run(tutor, "为什么练习1 (b) 中可以使用高斯-牛顿法？", course="sheet")
+    assert answer.level == "hint" and answer.language == "zh"
+    assert "Reply in English only." in fake.answer_calls()[0].messages[1].content
+    assert answer.text.startswith("梯度下降法适用于这里")
+    assert f"{reply('in_course_language', 'zh')} {hint}" in answer.text

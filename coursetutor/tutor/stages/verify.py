@@ -63,7 +63,20 @@ def verify(tools: Tools, w: Written) -> Generator[StreamEvent, None, Reply]:
     if not cited and ctx.sources and written:
         text, cited = _attribute(text, ctx)
     hidden = w.gate is not None and w.gate.right is False and not quoted  # quotes: verbatim
-    if text and (hidden or (p.buffered and bool(p.pivot)) or (
+    original = ""  # a hint written in the exercise's language, when its translation lost a name
+    if text and p.buffered and p.pivot and level is not None:
+        # a hint written in the exercise's language: shortened, then translated; a
+        # translation that lost a name or a number of it ("Gauss-Newton" became "梯度下降法")
+        # is shown with the hint as written under it
+        text = _short(text, level)
+        translated = translate_reply(tools.router, text, language_name(cat.language),
+                                     tools.log)
+        if translated and not keeps_terms(text, translated):
+            original = text
+        if translated:
+            text, cited = check_citations(translated, ctx.sources)
+        since = _lap(laps, "translate_reply", since)
+    elif text and (hidden or (
             p.buffered and checked(cat.language) and not in_script(text, cat.language))):
         translated = translate_reply(tools.router, text, language_name(cat.language),
                                      tools.log)
@@ -94,6 +107,8 @@ def verify(tools: Tools, w: Written) -> Generator[StreamEvent, None, Reply]:
         text = (check.text if check.changed else text) if guarded.fallback else _short(
             check.text if check.changed else text, level)  # the rung's own help is whole
         text = text.strip() or fallback_help(level, cat.language, _exercise_source(ctx, ev))
+        if original and not (guarded.fallback or guarded.found):
+            text = f"{text}\n\n{reply('in_course_language', cat.language)} {original}"
         text, cited = check_citations(text, ctx.sources)
         _lap(laps, "leak_check", since)
         laps["first_token"] = _ms(o.started)
