@@ -43,6 +43,8 @@ class Found:
     tier: str = ""  # during a class: the tier the passages came from
     laps: dict[str, float] = dataclasses.field(default_factory=dict)
     part: str = ""  # the part of the exercise asked about ("e" of "exercise 1 (e)"), if any
+    # the exercise pinned, when one was: its passage's id and its whole text (plan.py)
+    exercise: tuple[str, str] = ("", "")
 
 
 def find(tools: Tools, u: Understood, reused: Evidence | None) -> Found:
@@ -54,14 +56,14 @@ def find(tools: Tools, u: Understood, reused: Evidence | None) -> Found:
     cat, history = u.cat, list(r.history)
     if u.followup and previous_intent(history) == "exercise" and not cat.about_exercise:
         cat = dataclasses.replace(cat, intent="exercise")
-    evidence, part = reused, ""
+    evidence, part, exercise = reused, "", ("", "")
     if evidence is None:
         pinned = (find_exercise(ws, o.course, query, history, u.followup, o.question)
                   if cat.intent == "exercise" or cat.about_exercise else None)
         if pinned is not None:
             asked = asked_part(ws, o.course, pinned, o.question, u.translated or o.question,
                                u.searched or cat.language)
-            part = asked.part
+            part, exercise = asked.part, (pinned.chunk.id, asked.text)
             if cat.about_exercise and asked.of_part:
                 # "Why is Gauss-Newton applicable in exercise 1 (e)?" asks what part (e)
                 # asks ("Explain why Gauss-Newton is applicable here"): help with that part
@@ -87,13 +89,14 @@ def find(tools: Tools, u: Understood, reused: Evidence | None) -> Found:
                 evidence, grade="correct",
                 hits=[pinned, *(h for h in evidence.hits if h.chunk.id != pinned.chunk.id)])
     laps = {"retrieve": round(finder.search_ms, 1)}
-    return Found(u, cat, evidence, query, tier_of(finder, laps), laps, part)
+    return Found(u, cat, evidence, query, tier_of(finder, laps), laps, part, exercise)
 
 
 @dataclasses.dataclass(frozen=True)
 class Asked:
     """What a question about an exercise asks about."""
 
+    text: str  # the exercise's whole text (exercise.exercise_text)
     part: str = ""  # the part it names or shares the most words with ("e"), or ""
     of_part: bool = False  # what that part asks (two of its words)
     of_statement: bool = False  # no part: what the exercise's opening states
@@ -110,10 +113,10 @@ def asked_part(ws: Workspace, course: str, exercise: Hit, question: str, words: 
     named = referenced_part(question)
     part = named if named in whole else closest_part(words, whole, language)
     if part:
-        return Asked(part, asks_part(words, whole[part], language))
+        return Asked(text, part, asks_part(words, whole[part], language))
     opening = text[:text.index(next(iter(whole.values())))] if whole else text
     heading = exercise.chunk.section_path[-1] if exercise.chunk.section_path else ""
-    return Asked(of_statement=asks_part(words, f"{heading}\n{opening}", language))
+    return Asked(text, of_statement=asks_part(words, f"{heading}\n{opening}", language))
 
 
 def confirm(tools: Tools, f: Found) -> Found | Reply:

@@ -38,7 +38,8 @@ def plan(tools: Tools, p: Prompted) -> Prompted:
     # the exercise as the sheet states it: every passage of its document that was found,
     # and those after its heading (a solution restates its data, which then is no step)
     course = f.understood.recalled.opened.course
-    whole = exercise_text(tools.ws, course, hit)
+    pinned, read = f.exercise  # the find stage read the exercise it pinned
+    whole = read if pinned == hit.chunk.id else exercise_text(tools.ws, course, hit)
     stated = "\n".join([h.chunk.text for h in f.evidence.hits
                         if h.chunk.document_id == hit.chunk.document_id] + [whole])
     # the part asked about ("exercise 1 (e)"): the steps of its own solution, done when
