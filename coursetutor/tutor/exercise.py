@@ -122,6 +122,9 @@ def exercise_text(ws: Workspace, course: str, exercise: Hit) -> str:
                                                          EXERCISE_TYPES))
 
 
+FOLLOWING = 12  # passages after an exercise's or a solution's heading read with it, at most
+
+
 def _with_following(ws: Workspace, course: str, chunk: Chunk,
                     types: tuple[DocType, ...]) -> list[Chunk]:
     """`chunk` and the passages after it in its document, up to one with another number."""
@@ -135,8 +138,6 @@ def _with_following(ws: Workspace, course: str, chunk: Chunk,
         out.append(after)
     return out
 
-
-FOLLOWING = 12  # passages after a solution's heading read as the same solution, at most
 
 
 _REFERENCE = re.compile(

@@ -104,8 +104,8 @@ def verify(tools: Tools, w: Written) -> Generator[StreamEvent, None, Reply]:
         text = guarded.text
         # the rung's numbers, formulas and names against the sources, before it is shown
         check = _check(tools, u, text, ctx, cat, level, step=p.step)
-        text = (check.text if check.changed else text) if guarded.fallback else _short(
-            check.text if check.changed else text, level)  # the rung's own help is whole
+        kept = check.text if check.changed else text
+        text = kept if guarded.fallback else _short(kept, level)  # the rung's own help: whole
         text = text.strip() or fallback_help(level, cat.language, _exercise_source(ctx, ev))
         if original and not (guarded.fallback or guarded.found):
             text = f"{text}\n\n{reply('in_course_language', cat.language)} {original}"
