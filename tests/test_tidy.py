@@ -1,11 +1,12 @@
 """How a rung's help is cut to what holds (tidy.py): a last sentence the token limit cut,
-and a hint kept to its first two sentences, before a lead-in and the list it opened."""
+a hint kept to its first two sentences, before a lead-in and the list it opened, and when
+the model writing it has written all of that."""
 
 from __future__ import annotations
 
 import pytest
 
-from coursetutor.tutor.tidy import first_sentences, whole_sentences
+from coursetutor.tutor.tidy import fills, first_sentences, settled, whole_sentences
 
 
 @pytest.mark.parametrize(("text", "kept"), [
@@ -46,3 +47,29 @@ def test_a_hint_announced_on_a_line_of_its_own_keeps_the_hint() -> None:
             "`[a, b]` [1]. Poi confronta i segni. Infine conta i passi.")
     assert first_sentences(said, 2) == ("Definisci il punto medio `c_0` di `[a, b]` [1]. "
                                         "Poi confronta i segni.")
+
+
+@pytest.mark.parametrize(("written", "words"), [
+    ("Compute the midpoint. Then", "Compute the midpoint."),
+    ("Compute x_1.", "Compute"),  # "x_1." may yet be "x_1.618"
+    ("先计算中点。然后计", "先计算中点。然后计"),  # each Chinese character is a word
+    ("Compute", ""),
+])
+def test_what_is_written_up_to_its_last_whole_word(written: str, words: str) -> None:
+    assert settled(written) == words
+
+
+@pytest.mark.parametrize(("written", "enough"), [
+    # the second sentence is whole once a third begins, its marker kept
+    ("Compute the midpoint [1]. Then compute f(c). [2] Next", True),
+    ("Compute the midpoint [1]. Then compute f(c). [2]", False),
+    ("Compute the midpoint [1]. Then compute x_1.", False),
+    ("先计算中点。然后计算f(c)。[1]再", True),
+    ("先计算中点。然后计算f(c)。", False),
+    # a lead-in: what is shown is the list's first item, which is still being written
+    ("Follow these steps:\n1. Compute the midpoint. 2. Compare", False),
+])
+def test_a_hint_is_written_once_its_two_sentences_are_whole(written: str, enough: bool) -> None:
+    assert fills(written, 2) is enough
+    if enough:  # what is shown of it is what would be shown of any longer reply
+        assert first_sentences(written, 2) == first_sentences(f"{written} goes on. More.", 2)

@@ -877,7 +877,7 @@ def test_an_exercise_key_without_a_numbered_section_uses_the_item() -> None:
 
 
 def test_a_line_of_maths_is_no_section_path() -> None:
-    from coursetutor.tutor.stages.verify import _path_like
+    from coursetutor.tutor.stages.write import _path_like
 
     assert _path_like("Notes > 5 Series > 5.2 Known series")
     assert _path_like("Lecture 2 > Secant method")

@@ -35,6 +35,7 @@ from coursetutor.tutor.generate import Draft, stream_answer
 from coursetutor.tutor.guard import fallback_help
 from coursetutor.tutor.replies import reply
 from coursetutor.tutor.reply_language import in_script
+from coursetutor.tutor.tidy import fills
 from coursetutor.tutor.turn import Tutor
 from coursetutor.types import (
     Answer,
@@ -259,6 +260,27 @@ def test_incomplete_answer_keeps_the_partial_text() -> None:
 def test_timeout_after_some_text_marks_the_draft_incomplete() -> None:
     out, draft, _ = stream(ScriptedLLM(answer=[Say(("Bisection",), BackendTimeoutError("t"))]))
     assert (out, draft.text, draft.complete) == (["Bisection"], "Bisection", False)
+
+
+def test_a_draft_that_holds_all_that_is_shown_stops_the_model() -> None:
+    pieces = ("Compute ", "the ", "midpoint [1]. ", "Then ", "compare ", "signs. ", "Next ",
+              "you ", "count. ", "Last.")
+    fake = ScriptedLLM(answer=[Say(pieces)])
+    read: list[str] = []
+
+    def enough(text: str) -> bool:
+        read.append(text)
+        return fills(text, 2)
+
+    router = Router(Settings(), factory=lambda task, model: fake)
+    draft = Draft()
+    out = list(stream_answer(router, [Message("system", "s"), Message("user", "u")],
+                             GenParams(), [], draft, time.perf_counter(), emit=False,
+                             enough=enough))
+    assert out == [] and draft.complete and not draft.declined
+    # stopped as the third sentence began: the model was asked for no more
+    assert draft.text == "Compute the midpoint [1]. Then compare signs. Next"
+    assert read[-1] == draft.text and "you" not in "".join(read)
 
 
 def test_timeout_before_any_text_propagates() -> None:
@@ -823,6 +845,19 @@ def test_clean_hint_needs_no_rewrite(make_tutor: MakeTutor) -> None:
     events, answer = run(tutor, EXERCISE_2)
     assert fake.kinds() == ["answer"]
     assert (tokens(events), answer.text, answer.level) == ([CLEAN_HINT], CLEAN_HINT, "hint")
+
+
+def test_a_hint_is_not_written_past_what_is_shown(make_tutor: MakeTutor) -> None:
+    second = "Then look at the sign of f(x_0) [1]."
+    pieces = (*CLEAN_HINT.split(" "), *second.split(" "),
+              *f"Keep going. The root is {ROOT}.".split(" "))
+    fake = ScriptedLLM(answer=[Say(tuple(f"{p} " for p in pieces))])
+    tutor, _ = make_tutor(fake)
+    events, answer = run(tutor, EXERCISE_2)
+    # the model stopped once the hint's two sentences were whole: what it would have gone
+    # on to say (the result, which the guard would have had rewritten) was never written
+    assert fake.kinds() == ["answer"] and answer.level == "hint"
+    assert tokens(events) == [f"{CLEAN_HINT} {second}"]
 
 
 def test_a_hint_loses_a_formula_the_course_does_not_have(make_tutor: MakeTutor) -> None:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from ..errors import BackendTimeoutError, IncompleteAnswerError
 from ..llm import GenParams, Message
 from ..llm.router import CallRecord, Router
-from .tidy import ENDS, looping, stuttering
+from .tidy import ENDS, looping, settled, stuttering
 
 NOT_COVERED = "NOT_COVERED"
 
@@ -27,11 +27,14 @@ class Draft:
 
 def stream_answer(router: Router, messages: Sequence[Message], params: GenParams,
                   log: list[CallRecord], draft: Draft, started: float,
-                  emit: bool = True, deadline: float | None = None) -> Iterator[str]:
+                  emit: bool = True, deadline: float | None = None,
+                  enough: Callable[[str], bool] | None = None) -> Iterator[str]:
     """Yield text pieces as they come (none when `emit` is False); fill `draft`. Past
     `deadline` (a `time.perf_counter()` instant) the model is stopped and the draft is
-    incomplete."""
+    incomplete. `enough`: the model is stopped, the draft whole, once it holds all that
+    will be shown of it (asked of what is written up to its last whole word)."""
     held = ""
+    words = ""  # the draft up to its last whole word, as `enough` last read it
     deltas = router.stream("answer", messages, params, log)
     try:
         for delta in deltas:
@@ -46,6 +49,12 @@ def stream_answer(router: Router, messages: Sequence[Message], params: GenParams
                     draft.text):
                 deltas.close()  # the model stops now (and frees itself for the next call)
                 break
+            if enough is not None and (whole := settled(draft.text)) != words:
+                words = whole
+                if enough(whole):  # the rest would not be shown: a rung's first sentences
+                    deltas.close()
+                    draft.text = whole
+                    break
             if deadline is not None and time.perf_counter() >= deadline:
                 deltas.close()
                 draft.complete = False

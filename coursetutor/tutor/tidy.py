@@ -253,6 +253,28 @@ def first_sentences(text: str, most: int) -> str:
     ("Here's a step-by-step breakdown:") and the list or formula it opened, which the
     token limit or the check cut ("1. [1]", "is given by:" and nothing after). A reply
     that opens with its lead-in keeps the list's first item after it."""
+    return _opening(text, most)[0]
+
+
+def fills(text: str, most: int) -> bool:
+    """Does `text` go on after `most` whole sentences, before any lead-in: is all that
+    `first_sentences(…, most)` keeps of a reply that starts with it written? A model
+    writing help of that length may stop there. `text` ends where a word does (`settled`)."""
+    return _opening(text, most + 1)[1]  # a sentence that another follows is whole
+
+
+_WORD_END = re.compile(r"\s|[\u3000-\u303f\u3040-\u30ff\u4e00-\u9fff\uff00-\uffef]")
+
+
+def settled(text: str) -> str:
+    """`text` up to the end of its last whole word ("x_1." may yet be "x_1.618"): its last
+    space, or its last Chinese or Japanese character, each a word of its own."""
+    ends = [m.start() if m.group(0).isspace() else m.end() for m in _WORD_END.finditer(text)]
+    return text[:ends[-1]] if ends else ""
+
+
+def _opening(text: str, most: int) -> tuple[str, bool]:
+    """`first_sentences`' opening, and whether it is `most` sentences long."""
     lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
     kept: list[str] = []
     for n, line in enumerate(lines):
@@ -270,11 +292,11 @@ def first_sentences(text: str, most: int) -> str:
                     kept.append(f"{sentence} {_ITEM.sub('', after)}")
                 elif not kept and after:  # "Here is a hint:" and the hint on the next line
                     continue
-                return _joined(kept) or text
+                return _joined(kept) or text, False
             kept.append(sentence)
             if len(kept) >= most:
-                return _joined(kept)
-    return _joined(kept) or text
+                return _joined(kept), True
+    return _joined(kept) or text, False
 
 
 def _joined(sentences: list[str]) -> str:

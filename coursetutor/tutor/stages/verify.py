@@ -12,25 +12,24 @@ import time
 from collections.abc import Generator
 
 from ...types import Citation, StreamEvent, TokenEvent
-from .. import prompts
 from ..categorize import Categorization
 from ..check import AnswerChecker, CheckInput, CheckResult, model_judge
 from ..citations import check_citations, to_citation
-from ..context import Context, source_header
+from ..context import Context
 from ..evidence import Evidence
 from ..exercise import exercise_hit, solution_text
 from ..guard import facts_for, fallback_help, guard_rung
 from ..markers import MARKER, content_brackets
-from ..pedagogy import Level, task_prompt
+from ..pedagogy import Level
 from ..pipeline import Reply
 from ..replies import language_name, reply
 from ..reply_language import checked, in_script, keeps_terms, translate_reply
 from ..rungs import MIN_HELP
-from ..tidy import first_sentences, tidy, whole_sentences
+from ..tidy import whole_sentences
 from .find import not_covered
 from .tools import Tools
 from .understand import Understood
-from .write import Written
+from .write import Written, short, tidied
 
 
 def verify(tools: Tools, w: Written) -> Generator[StreamEvent, None, Reply]:
@@ -58,7 +57,7 @@ def verify(tools: Tools, w: Written) -> Generator[StreamEvent, None, Reply]:
     elif draft.declined:
         return not_covered(o.session_id, f, meta_sent=True)
     # quoted lines are the sources' own: tidying could take one for a copied header
-    written = said.strip() if quoted else _tidied(said.strip(), asked, ctx, wcat, level)
+    written = said.strip() if quoted else tidied(said.strip(), asked, ctx, wcat, level)
     text, cited = check_citations(written, ctx.sources)
     if not cited and ctx.sources and written:
         text, cited = _attribute(text, ctx)
@@ -68,7 +67,7 @@ def verify(tools: Tools, w: Written) -> Generator[StreamEvent, None, Reply]:
         # a hint written in the exercise's language: shortened, then translated; a
         # translation that lost a name or a number of it ("Gauss-Newton" became "梯度下降法")
         # is shown with the hint as written under it
-        text = _short(text, level)
+        text = short(text, level)
         translated = translate_reply(tools.router, text, language_name(cat.language),
                                      tools.log)
         if translated and not keeps_terms(text, translated):
@@ -105,7 +104,7 @@ def verify(tools: Tools, w: Written) -> Generator[StreamEvent, None, Reply]:
         # the rung's numbers, formulas and names against the sources, before it is shown
         check = _check(tools, u, text, ctx, cat, level, step=p.step)
         kept = check.text if check.changed else text
-        text = kept if guarded.fallback else _short(kept, level)  # the rung's own help: whole
+        text = kept if guarded.fallback else short(kept, level)  # the rung's own help: whole
         text = text.strip() or fallback_help(level, cat.language, _exercise_source(ctx, ev))
         if original and not (guarded.fallback or guarded.found):
             text = f"{text}\n\n{reply('in_course_language', cat.language)} {original}"
@@ -169,17 +168,6 @@ def _check(tools: Tools, u: Understood, text: str, ctx: Context, cat: Categoriza
                                     cat.language, search=u.translated))
 
 
-# a rung's help is this many sentences at most (its task asks for one or two, or for two or
-# three questions): a small model goes on with a lead-in and a list the token limit cuts
-SENTENCES: dict[str, int] = {"hint": 2, "guiding": 3}
-
-
-def _short(text: str, level: Level) -> str:
-    """A rung's checked help without a last sentence cut off, within its length."""
-    text = whole_sentences(text.strip())
-    return first_sentences(text, SENTENCES[level]) if level in SENTENCES else text
-
-
 def _translated(tools: Tools, text: str, language: str) -> str:
     """A checked reply in the course's language, translated for the student; when the
     translation lost a name or a number of it (the small model's Korean turns "Hessian" into
@@ -197,28 +185,6 @@ def _quote(tools: Tools, u: Understood, cat: Categorization, ctx: Context) -> st
     checker = AnswerChecker(tools.ws.embedder, framing=reply("quote_first", cat.language))
     return checker.quote(CheckInput("", u.recalled.opened.question, ctx.sources, cat.language,
                                     search=u.translated))
-
-
-def _tidied(text: str, question: str, ctx: Context, cat: Categorization,
-            level: Level | None) -> str:
-    """The reply without echoes, copied source lists, parroted instructions or loops; the
-    three best passages when nothing else is left."""
-    # what a copied "source list" can be made of: the headers and any path-like line
-    headers = [source_header(s.number, s.hit) for s in ctx.sources] + [
-        line for s in ctx.sources for line in s.text.splitlines() if _path_like(line)]
-    written = tidy(text, question, headers,
-                   (prompts.load(task_prompt(cat.intent, level, cat.about_exercise)),
-                    prompts.load("system")), cat.language)
-    if text and not written and ctx.sources:
-        written = reply("passages", cat.language) + " " + " ".join(
-            f"[{s.number}]" for s in ctx.sources[:3])
-    return written
-
-
-def _path_like(line: str) -> bool:
-    """A line of a passage that reads like a section path ("Notes > 5 Series > 5.2"), not
-    maths that has a "greater than" in it ("step size α > 0 with x = ...")."""
-    return line.count(" > ") >= 2 or (" > " in line and not any(c in line for c in "=<≤≥∇∑∫"))
 
 
 def _across(cat: Categorization, ctx: Context) -> bool:

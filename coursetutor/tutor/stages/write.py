@@ -9,12 +9,14 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Generator
+from functools import partial
 
 from ...llm import GenParams, Message
 from ...retrieval.language import detect_language
 from ...types import MetaEvent, StreamEvent, TokenEvent
 from .. import prompts
-from ..context import Budget, Context, build_context, render_sources
+from ..categorize import Categorization
+from ..context import Budget, Context, build_context, render_sources, source_header
 from ..exercise import current_exercise
 from ..generate import Draft, stream_answer
 from ..memory import notes
@@ -22,6 +24,7 @@ from ..pedagogy import Level, level_hint, max_tokens, scaffold_level, task_promp
 from ..remember import FoldInput, fold_history
 from ..replies import language_name, reply
 from ..reply_language import Gate, checked, gated
+from ..tidy import fills, first_sentences, tidy, whole_sentences
 from ..tiers import live_block
 from .find import Found
 from .tools import Tools
@@ -126,7 +129,8 @@ def generate(tools: Tools, p: Prompted) -> Generator[StreamEvent, None, Written]
     draft = Draft()
     pieces = stream_answer(tools.router, list(p.messages), params, tools.log, draft, o.started,
                            emit=not p.hidden,
-                           deadline=o.started + tools.settings.answer_deadline_s)
+                           deadline=o.started + tools.settings.answer_deadline_s,
+                           enough=partial(_enough, p) if p.buffered else None)
     shown: float | None = None
     for piece in gated(pieces, cat.language, gate) if gate else pieces:
         shown = shown or time.perf_counter()
@@ -136,6 +140,52 @@ def generate(tools: Tools, p: Prompted) -> Generator[StreamEvent, None, Written]
         laps["first_token"] = round(
             (shown - o.started) * 1000 if gate and shown else draft.first_token_ms, 1)
     return Written(p, draft, gate, laps)
+
+
+def _enough(p: Prompted, text: str) -> bool:
+    """Has the model written all of a hint (or guiding questions) that the student will be
+    shown: as many sentences as the rung shows, once tidied? The model writes on to its
+    token limit (2-3 s more on 2 cores) to have all but the first two cut (verify.py)."""
+    if p.level not in SENTENCES:
+        return False
+    u = p.found.understood
+    cat = dataclasses.replace(p.found.cat, language=p.pivot) if p.pivot else p.found.cat
+    said = tidied(text, u.translated if p.pivot else u.recalled.opened.question, p.ctx, cat,
+                  p.level)
+    return fills(said, SENTENCES[p.level])
+
+
+# a rung's help is this many sentences at most (its task asks for one or two, or for two or
+# three questions): a small model goes on with a lead-in and a list the token limit cuts
+SENTENCES: dict[str, int] = {"hint": 2, "guiding": 3}
+
+
+def short(text: str, level: Level) -> str:
+    """A rung's checked help without a last sentence cut off, within its length."""
+    text = whole_sentences(text.strip())
+    return first_sentences(text, SENTENCES[level]) if level in SENTENCES else text
+
+
+def tidied(text: str, question: str, ctx: Context, cat: Categorization,
+           level: Level | None) -> str:
+    """The reply without echoes, copied source lists, parroted instructions or loops; the
+    three best passages when nothing else is left."""
+    # what a copied "source list" can be made of: the headers and any path-like line
+    headers = [source_header(s.number, s.hit) for s in ctx.sources] + [
+        line for s in ctx.sources for line in s.text.splitlines() if _path_like(line)]
+    written = tidy(text, question, headers,
+                   (prompts.load(task_prompt(cat.intent, level, cat.about_exercise)),
+                    prompts.load("system")), cat.language)
+    if text and not written and ctx.sources:
+        written = reply("passages", cat.language) + " " + " ".join(
+            f"[{s.number}]" for s in ctx.sources[:3])
+    return written
+
+
+def _path_like(line: str) -> bool:
+    """A line of a passage that reads like a section path ("Notes > 5 Series > 5.2"), not
+    maths that has a "greater than" in it ("step size α > 0 with x = ...")."""
+    return line.count(" > ") >= 2 or (" > " in line and not any(c in line for c in "=<≤≥∇∑∫"))
 
 
 def messages(tools: Tools, f: Found, ctx: Context, level: Level | None,
