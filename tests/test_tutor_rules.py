@@ -723,6 +723,16 @@ def test_tidy_drops_a_sentence_that_says_again_what_the_reply_said() -> None:
     bounds = "If f is continuous and |x - y| < delta then |f(x) - f(y)| < epsilon for x, y [1]."
     negated = "If f is continuous and |x - y| < delta then |f(x) - f(y)| >= epsilon for x, y [1]."
     assert tidy(f"{bounds} {negated}", "What is uniform continuity?", []) == f"{bounds} {negated}"
+    # a hint's second sentence said again under "Specifically": the sentence after it is
+    # the one that names the step
+    shown = ("To show that the empirical risk is not convex in general, we need to demonstrate "
+             "that there exists a set of observations for which the Hessian matrix of the "
+             "empirical risk is not positive definite.")
+    specifically = ("Specifically, we will show that there exists a set of observations for "
+                    "which the Hessian matrix is not positive definite.")
+    step = "Assume there is only one observation with y = 0."
+    assert tidy(f"{shown} {specifically} {step}", "Why is the risk not convex?",
+                []) == f"{shown} {step}"
 
 
 def test_tidy_drops_a_rhetorical_question_left_without_its_answer() -> None:

@@ -29,7 +29,7 @@ PARROTED = 0.9  # share of a sentence copied in such runs that makes it parroted
 # a sentence of at least RESTATED_TERMS content terms, this share of them already in the
 # reply, says again what the reply said (the small model's second paragraph restating its
 # first, or a list that keeps growing the same item)
-RESTATED = 0.9
+RESTATED = 0.8
 RESTATED_TERMS = 8
 _MATH = frozenset("=<>≤≥≠∑∫√^\\")  # a formula may differ by a sign the words do not show
 
