@@ -6,7 +6,13 @@ from __future__ import annotations
 
 import pytest
 
-from coursetutor.tutor.tidy import fills, first_sentences, settled, whole_sentences
+from coursetutor.tutor.tidy import (
+    begins_sentence,
+    fills,
+    first_sentences,
+    settled,
+    whole_sentences,
+)
 
 
 @pytest.mark.parametrize(("text", "kept"), [
@@ -73,3 +79,12 @@ def test_a_hint_is_written_once_its_two_sentences_are_whole(written: str, enough
     assert fills(written, 2) is enough
     if enough:  # what is shown of it is what would be shown of any longer reply
         assert first_sentences(written, 2) == first_sentences(f"{written} goes on. More.", 2)
+
+
+@pytest.mark.parametrize(("written", "begun"), [
+    ("Compute f(c). [2] Next", True), ("先计算。[1]再", True), ("Steps:\n1.", True),
+    ("Compute f(c) and", False), ("Compute f(c).", False),
+])
+def test_a_draft_is_read_again_when_its_last_word_begins_a_sentence(written: str,
+                                                                     begun: bool) -> None:
+    assert begins_sentence(written) is begun

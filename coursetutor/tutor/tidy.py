@@ -29,7 +29,7 @@ PARROTED = 0.9  # share of a sentence copied in such runs that makes it parroted
 # a sentence of at least RESTATED_TERMS content terms, this share of them already in the
 # reply, says again what the reply said (the small model's second paragraph restating its
 # first, or a list that keeps growing the same item)
-RESTATED = 0.8
+RESTATED = 0.9
 RESTATED_TERMS = 8
 _MATH = frozenset("=<>≤≥≠∑∫√^\\")  # a formula may differ by a sign the words do not show
 
@@ -111,11 +111,18 @@ def _parrots(key: str, text: str) -> bool:
     return sum(b.size for b in blocks if b.size >= COPY_RUN) >= PARROTED * len(key)
 
 
+# words that say nothing of their own in a sentence said again: "Specifically, we will show
+# that there exists a set of …" after "… we need to demonstrate that there exists a set of …"
+_FILLER = frozenset(tokenize("a we will there here let us specifically particular "
+                             "also so then thus therefore", "en"))
+
+
 def _terms(text: str, language: str) -> set[str]:
     """The content terms of a sentence: stemmed words, CJK bigrams (single characters say
-    little), no stop words or bare numbers."""
+    little), no stop words, fillers or bare numbers."""
     return {t for t in tokenize(MARKER.sub(" ", text), language)
-            if t not in ANY_STOPWORD and not t.isdigit() and not (len(t) < 2 and has_cjk(t))}
+            if t not in ANY_STOPWORD and t not in _FILLER and not t.isdigit()
+            and not (len(t) < 2 and has_cjk(t))}
 
 
 def _restates(span: str, terms: set[str], said: set[str]) -> bool:
@@ -261,6 +268,17 @@ def fills(text: str, most: int) -> bool:
     `first_sentences(…, most)` keeps of a reply that starts with it written? A model
     writing help of that length may stop there. `text` ends where a word does (`settled`)."""
     return _opening(text, most + 1)[1]  # a sentence that another follows is whole
+
+
+# the last word of a text begins a sentence or a line: what `fills` waits for
+_BEGUN = re.compile(r"(?:[.!?:\uff1a](?:\s*\[\d+\])*\s+\S+|[\u3002\uff01\uff1f](?:\s*\[\d+\])*\s*\S"
+                    r"|\n\s*\S+)$")
+
+
+def begins_sentence(text: str) -> bool:
+    """Does the last word of `text` begin a sentence or a line (a cheap test before
+    `fills`, which tidies the draft first)?"""
+    return bool(_BEGUN.search(text))
 
 
 _WORD_END = re.compile(r"\s|[\u3000-\u303f\u3040-\u30ff\u4e00-\u9fff\uff00-\uffef]")

@@ -24,7 +24,7 @@ from ..pedagogy import Level, level_hint, max_tokens, scaffold_level, task_promp
 from ..remember import FoldInput, fold_history
 from ..replies import language_name, reply
 from ..reply_language import Gate, checked, gated
-from ..tidy import fills, first_sentences, tidy, whole_sentences
+from ..tidy import begins_sentence, fills, first_sentences, tidy, whole_sentences
 from ..tiers import live_block
 from .find import Found
 from .tools import Tools
@@ -146,7 +146,7 @@ def _enough(p: Prompted, text: str) -> bool:
     """Has the model written all of a hint (or guiding questions) that the student will be
     shown: as many sentences as the rung shows, once tidied? The model writes on to its
     token limit (2-3 s more on 2 cores) to have all but the first two cut (verify.py)."""
-    if p.level not in SENTENCES:
+    if p.level not in SENTENCES or not begins_sentence(text):
         return False
     u = p.found.understood
     cat = dataclasses.replace(p.found.cat, language=p.pivot) if p.pivot else p.found.cat
