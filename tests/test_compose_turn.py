@@ -8,7 +8,7 @@ import json
 import re
 import time
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -17,7 +17,9 @@ from coursetutor.ingest.tex_unicode import to_unicode
 from coursetutor.llm import Delta, GenParams, Message, Usage
 from coursetutor.llm.router import Router
 from coursetutor.tutor import Tutor, statement_check
-from coursetutor.types import DoneEvent, TokenEvent
+from coursetutor.tutor.left_out import names_left_out
+from coursetutor.tutor.sentences import Line
+from coursetutor.types import DoneEvent, Hit, TokenEvent
 from coursetutor.workspace import Workspace
 
 from . import test_tutor_turn as base
@@ -130,6 +132,48 @@ def test_when_every_statement_fails_the_best_line_is_quoted(make_tutor: MakeTuto
     assert "in its own words" not in fake.answer_calls()[0].messages[-1].content
     assert answer.text.startswith("The course material puts it this way:\n> ")
     assert "1817" not in answer.text and answer.sources
+
+
+def test_names_the_statements_left_out_of_their_sentence_are_asked_for(
+        make_tutor: MakeTutor) -> None:
+    asked = "What is the order of convergence of the secant method?"
+    wrote: dict[str, Any] = {}
+
+    def without_names(prompt: str) -> str:  # the line restated without its names
+        sid, text = next((sid, text) for sid, text in evidence(prompt)
+                         if (left := names_left_out([], [_line(sid, text)], asked)))
+        wrote.update(sid=sid, text=text, left=left[1])
+        said = " ".join(w for w in text.split() if w.strip(",.;:()") not in left[1])
+        return json.dumps({"statements": [{"text": said, "evidence": [sid]}]})
+
+    def about_names(prompt: str) -> str:
+        ((sid, text),) = evidence(prompt)  # the sentence alone
+        assert (sid, text) == (wrote["sid"], wrote["text"])
+        assert f"says about {', '.join(wrote['left'])}," in prompt
+        said = f"The rate is compared with the one of {' and '.join(wrote['left'])}."
+        return json.dumps({"statements": [{"text": said, "evidence": [sid]}]})
+
+    tutor, fake = make_tutor(ScriptedLLM(answer=[Say(write=without_names),
+                                                 Say(write=about_names)]))
+    _, answer = run(tutor, asked)
+    assert len(fake.answer_calls()) == 2
+    assert all(name in answer.text for name in wrote["left"])
+    # said once: the statements now hold every name, so no third call
+    assert answer.text.count("[1]") == 2
+
+
+def test_statements_that_said_every_name_are_not_asked_for_more(
+        make_tutor: MakeTutor) -> None:
+    tutor, fake = make_tutor(ScriptedLLM(answer=[restating()]))
+    run(tutor, CONCEPT)  # the bisection line names nothing
+    assert len(fake.answer_calls()) == 1
+
+
+def _line(sid: str, text: str) -> Line:
+    from types import SimpleNamespace
+
+    return Line(sid, cast(Hit, SimpleNamespace(chunk=SimpleNamespace(language="en"))), text,
+                1.0)
 
 
 def test_a_reply_that_is_not_the_contract_is_asked_for_once_more(

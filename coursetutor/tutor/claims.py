@@ -317,11 +317,16 @@ class SourceText:
         return len(key) >= 6 and any(w.startswith(stem) for w in self.words)
 
 
+def is_acronym(word: str) -> bool:
+    """BFGS, SGD2: a name in any language (German capitalises every noun)."""
+    return bool(_ACRONYM.match(word))
+
+
 def absent_names(question: str, texts: Iterable[str], language: str = "") -> list[str]:
     """The names a question asks about (Stokes, BFGS) that none of `texts` holds: a question
     about a result the course never names is not covered, however close its other words.
     German capitalises every noun, so there only acronyms count as names."""
-    asked = [n for n in names(question) if language != "de" or _ACRONYM.match(n)]
+    asked = [n for n in names(question) if language != "de" or is_acronym(n)]
     if not asked:
         return []
     found = SourceText(texts)

@@ -21,6 +21,7 @@ from .. import prompts
 from ..check import CheckResult, Verdict, model_judge
 from ..citations import hit_citation
 from ..glossary import dropped
+from ..left_out import names_left_out
 from ..pedagogy import level_hint
 from ..pipeline import Reply
 from ..replies import language_name, reply
@@ -75,6 +76,12 @@ YES_NO_SHAPE = ("The student asks a yes-or-no question, and the evidence sentenc
                 "words answer it: the answer may be no. Write 1 statement that repeats those "
                 "last words, then 1 that gives the reason the sentence gives before them. Add "
                 "nothing of your own.")
+
+# one more statement, from a cited sentence whose names the statements left out (left_out.py):
+# "… uses a step size α > 0" from "Use step size α > 0 … to satisfy Wolfe conditions (or
+# just Armijo rule)", and no word of the conditions
+NAMES_SHAPE = ("Answer with 1 statement that says what the evidence sentence says about "
+               "{names}, with the sentence's own words for them.")
 
 # "哪些定理与区间套定理等价？": the model named one of the five its sentence lists
 ALL_SHAPE = (" The question asks which ones: name every one the evidence gives, each "
@@ -154,6 +161,8 @@ def compose(tools: Tools, s: Selected) -> Generator[StreamEvent, None, Reply]:
                 first = first or time.perf_counter()
                 yield TokenEvent(text)
         complete = complete and writing.finished
+    if shown.texts and complete:
+        complete = yield from _names_said(tools, s, shown, removed, deadline, pivot)
     quoted = not shown.texts
     if quoted:  # nothing the model wrote held: the best sentence as the page says it
         shown.numbers[best.id] = 1
@@ -177,6 +186,23 @@ def compose(tools: Tools, s: Selected) -> Generator[StreamEvent, None, Reply]:
                  context=tuple(dict.fromkeys(line.hit.chunk.id for line in lines.values())),
                  check=check, tier=f.tier, laps=laps,
                  note="" if complete else "the answer deadline was reached")
+
+
+def _names_said(tools: Tools, s: Selected, shown: _Shown, removed: list[str],
+                deadline: float, pivot: str) -> Generator[StreamEvent, None, bool]:
+    """One more statement, checked and shown like the others, from the first cited sentence
+    whose names the statements left out (left_out.py); False when the deadline stopped it."""
+    u = s.found.understood
+    gap = names_left_out(shown.said, [shown.lines[sid] for sid in shown.numbers],
+                         u.translated if pivot else u.recalled.opened.question)
+    if gap is None or time.perf_counter() >= deadline:
+        return True
+    line, left = gap
+    writing = _Writing()
+    for statement in _writing(tools, s, (line,), deadline, writing, pivot, names=left):
+        if text := _show(tools, s, shown, statement, removed, False, pivot):
+            yield TokenEvent(text)
+    return writing.finished
 
 
 REPEATED = 0.75  # share of a statement's letters in runs an earlier one wrote the same
@@ -304,12 +330,14 @@ def _closest(lines: Sequence[Line], question: str, intent: str) -> Line:
 
 
 def _writing(tools: Tools, s: Selected, lines: Sequence[Line], deadline: float,
-             writing: _Writing, pivot: str = "", close: bool = False) -> Iterator[Statement]:
+             writing: _Writing, pivot: str = "", close: bool = False,
+             names: Sequence[str] = ()) -> Iterator[Statement]:
     """The statements the model writes from `lines`, each as soon as it is closed (the
     model waits while it is checked); `writing.finished` says whether it ended before the
     deadline. A reply that is not the contract's JSON is asked for once more. `close`: the
     second attempt, after every statement of the first was removed, asks for the sentence
-    in its own words."""
+    in its own words; `names`: what the sentence says about the names the statements left
+    out."""
     ids = [line.id for line in lines]
     most = min(MAX_STATEMENTS, 1 + len(lines))
     params = GenParams(temperature=tools.settings.llm_temperature,
@@ -318,7 +346,7 @@ def _writing(tools: Tools, s: Selected, lines: Sequence[Line], deadline: float,
     stream = StatementStream(ids)
     wrote = False
     try:
-        for piece in _pieces(tools, _messages(tools, s, lines, pivot, close), params):
+        for piece in _pieces(tools, _messages(tools, s, lines, pivot, close, names), params):
             for statement in stream.feed(piece):
                 wrote = True
                 yield statement
@@ -352,14 +380,15 @@ def _pieces(tools: Tools, messages: Sequence[Message], params: GenParams) -> Ite
 
 
 def _messages(tools: Tools, s: Selected, lines: Sequence[Line], pivot: str = "",
-              close: bool = False) -> list[Message]:
+              close: bool = False, names: Sequence[str] = ()) -> list[Message]:
     f = s.found
     r, cat = f.understood.recalled, f.cat
     o = r.opened
     language = pivot or cat.language
     earlier = "".join(f"Student: {h.question}\n" for h in r.history[-2:])
     steps = steps_wanted(o.question, cat.intent)
-    shape = (_close_shape(lines[0].text, o.question) if close else
+    shape = (NAMES_SHAPE.format(names=", ".join(names)) if names else
+             _close_shape(lines[0].text, o.question) if close else
              PROOF_SHAPE if asks_proof(o.question, cat.intent) else
              "Explain it as 2 to 5 statements that are the steps of the explanation, in the "
              "order the evidence gives them." if steps else
