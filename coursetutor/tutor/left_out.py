@@ -25,8 +25,9 @@ def names_left_out(said: Sequence[str], cited: Sequence[Line],
     were said. German capitalises every noun: there only acronyms are names."""
     told = SourceText([*said, question])
     for line in cited:
-        found = [n for n in names(line.text) if (line.language != "de" or is_acronym(n))
-                 and not _opens_clause(n, line.text)]
+        body = _without_label(line.text)
+        found = [n for n in names(body) if (line.language != "de" or is_acronym(n))
+                 and not _opens_clause(n, body)]
         left = tuple(dict.fromkeys(n for n in found if not told.has_name(n)))
         if left:
             return line, left
@@ -37,3 +38,14 @@ def _opens_clause(name: str, text: str) -> bool:
     """The name is the capitalised first word after a colon ("…-Raphson: Use step size")."""
     at = text.find(name)
     return at > 0 and text[:at].rstrip().endswith((":", "\uff1a", ";"))
+
+
+LABEL_WORDS = 6  # a sentence's label before its colon, at most: "Relaxed/Damped Newton-Raphson:"
+
+
+def _without_label(text: str) -> str:
+    """The sentence after the label it opens with: the term it defines is what it is about,
+    not a name the statements left out (a Korean question translated "damping" where the
+    slide's label says "Damped")."""
+    label, colon, rest = text.partition(":")
+    return rest if colon and rest.strip() and len(label.split()) <= LABEL_WORDS else text
