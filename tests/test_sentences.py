@@ -177,6 +177,33 @@ def test_a_passage_ending_on_a_label_is_continued_from_the_next() -> None:
     assert "Dimostrazione" not in hit.chunk.text  # the statement, not the page after it
 
 
+@pytest.mark.parametrize(("after", "joined"), [
+    # what the lead-in introduces, read with it
+    ("Sia f continua in [a,b] e derivabile in (a,b). Allora esiste c. Dimostrazione. …", True),
+    # garbled, it would take the lead-in out of the evidence with it: left where it is
+    ("R2 → [0, 1], (x1, x2) 7→ 1 1+exp((1,x1 ,x2 )⊤ θ) such that it minimizes the Brier-loss, "
+     "i.e., Remp = Pn i=1 ∥y(i) − π(x(i))∥2 2.", False),
+])
+def test_a_passage_ending_on_a_lead_in_is_continued_from_the_next(after: str,
+                                                                  joined: bool) -> None:
+    from types import SimpleNamespace
+
+    from coursetutor.tutor.sentences import ends_in_lead_in
+    from coursetutor.tutor.stages.select import continued
+    from coursetutor.types import Hit, Locator
+
+    lead_in = "Il teorema si enuncia come segue. Si ha il seguente risultato:"
+    following = {1: _chunk(1, after, "it", 12)}
+    store = SimpleNamespace(chunk_at=lambda filters, doc, n: following.get(n))
+    tools = SimpleNamespace(ws=SimpleNamespace(tenant="t", store=store))
+    assert ends_in_lead_in(units(lead_in, "it"))
+    (hit,) = continued(tools, "c", [Hit(_chunk(0, lead_in, "it", 12), 1.0, {}, {},  # type: ignore[arg-type]
+                                        Locator(page=12))])
+    first = units(after, "it")[0]
+    assert hit.chunk.text == (f"{lead_in} {first}" if joined else lead_in)
+    assert "Dimostrazione" not in hit.chunk.text
+
+
 IVT = ("**定义 3.2.3 (连续函数)**\n\n若 $f$ 在 $(a,b)$ 内任意一点都连续, 则称 $f$ 为连续函数.\n\n"
        "**定理 3.2.4 (介值定理)**\n\n若 $f\\in C[a,b]$ 满足 $f(a)<f(b)$, 则 "
        "$\\exist\\xi\\in(a,b),~f(\\xi)=\\eta$.")

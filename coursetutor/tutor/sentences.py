@@ -300,6 +300,13 @@ def ends_in_label(text: str, language: str = "en", found: list[str] | None = Non
     return bool(found) and bool(_LABEL_ONLY.match(found[-1].strip("*_ →")))
 
 
+def ends_in_lead_in(found: list[str]) -> bool:
+    """Does the passage (its units, `found`) end on a sentence that introduces what follows,
+    cut off into the next passage ("In the following we want to estimate a model π :",
+    "Sia f:(a,b)→ℝ, x₀∈(a,b). Se:")?"""
+    return bool(found) and found[-1].strip("*_ →").endswith((":", "\uff1a"))
+
+
 def _cut(sentence: str) -> list[str]:
     """A run-on "sentence" (a page without full stops) cut into pieces of MAX_CHARS."""
     if len(sentence) <= MAX_CHARS:

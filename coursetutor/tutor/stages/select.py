@@ -13,7 +13,16 @@ from ...types import Hit, MetaEvent, SearchFilters
 from ..citations import hit_citation
 from ..pipeline import Reply
 from ..replies import reply
-from ..sentences import PASSAGES, Selection, ends_in_label, opens_on_proof, select, units
+from ..sentences import (
+    PASSAGES,
+    Selection,
+    ends_in_label,
+    ends_in_lead_in,
+    garbled,
+    opens_on_proof,
+    select,
+    units,
+)
 from .find import Found
 from .tools import Tools
 
@@ -61,18 +70,22 @@ def select_evidence(tools: Tools, f: Found) -> Selected | Reply:
 
 def continued(tools: Tools, course: str, hits: Sequence[Hit]) -> list[Hit]:
     """The passages read, each that ends on a bare label ("Teorema 56 (della media
-    integrale).") with the first sentence of the next passage of its document added (the
-    statement the label names), and each that opens on a proof with the last sentence of the
+    integrale).") or a lead-in ("… we want to estimate a model π :") with the first
+    sentence of the next passage of its document added (the statement the label names, what
+    the lead-in introduces), and each that opens on a proof with the last sentence of the
     passage before it (the statement it proves)."""
     out = list(hits)
     filters = SearchFilters(tools.ws.tenant, course)
     for n, hit in enumerate(out[:PASSAGES]):
         chunk = hit.chunk
         found = units(chunk.text, chunk.language)  # cut once for both questions below
-        if ends_in_label(chunk.text, chunk.language, found):
+        label = ends_in_label(chunk.text, chunk.language, found)
+        if label or ends_in_lead_in(found):
             after = tools.ws.store.chunk_at(filters, chunk.document_id, chunk.ordinal + 1)
             first = units(after.text, after.language)[:1] if after else []
-            if first:
+            # what a lead-in introduces joins it only when it can be read: garbled, it would
+            # take the lead-in out of the evidence with it
+            if first and (label or not garbled(first[0])):
                 chunk = dataclasses.replace(chunk, text=_continued(chunk.text, found[-1],
                                                                    first[0]))
         if chunk.ordinal > 0 and opens_on_proof(chunk.text, chunk.language, found):
