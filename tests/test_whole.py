@@ -243,3 +243,33 @@ def test_a_bound_the_statement_says_in_words_or_by_another_letter_is_not_added()
     assert with_bounds("Se α e β sono due numeri positivi e α è minore di β, esiste n.",
                        [sentence]) is None
     assert with_bounds("Se α è minore di β, esiste n.", ["α < β"]) is None
+
+
+ZERI = ("Teorema 33 (degli zeri). sia f:[a,b]→ ℝ, f continua, f(a)⋅ f(b)≠ 0 (hanno segno "
+        "diverso). Allora ∃ x₀∈ (a,b) tale che f(x₀)=0")
+
+
+@pytest.mark.parametrize(("statement", "whole"), [
+    # the formula as the sentence writes it, without the words that say what it means
+    ("Se f:[a,b]→ ℝ, f continua e f(a)⋅ f(b)≠ 0, allora esiste x₀∈ (a,b) tale che f(x₀)=0.",
+     "Se f:[a,b]→ ℝ, f continua e f(a)⋅ f(b)≠ 0 (hanno segno diverso), allora esiste x₀∈ "
+     "(a,b) tale che f(x₀)=0."),
+    # said already, or the formula written otherwise: nothing to add
+    ("Se f(a)⋅ f(b)≠ 0, cioè f(a) e f(b) hanno segno diverso, f ha uno zero.", None),
+    ("Se f(a) f(b) < 0, f ha uno zero.", None),
+])
+def test_a_formula_keeps_the_words_its_sentence_explains_it_with(statement: str,
+                                                                 whole: str | None) -> None:
+    from coursetutor.tutor.whole import with_gloss
+
+    assert with_gloss(statement, [ZERI]) == whole
+    if whole:  # as the compose stage completes a statement before its check
+        assert complete(statement, [ZERI], "it", "Cosa dice il teorema degli zeri?") == whole
+
+
+def test_a_name_or_a_reference_in_parentheses_is_no_gloss() -> None:
+    from coursetutor.tutor.whole import with_gloss
+
+    assert with_gloss("La serie vale ∑ 1/n(n+1) = 1.",
+                      ["Serie di Mengoli ∑ 1/n(n+1) = 1 (o Telescopica)"]) is None
+    assert with_gloss("Si ha x = y + 1.", ["Si ha x = y + 1 (vedi Teorema 3)."]) is None

@@ -223,7 +223,33 @@ def complete(statement: str, lines: Sequence[str], language: str,
         where = _WHERE.get(language, "where")
         return f"{body.rstrip('.!。！ ')}, {where} {definition}"
     told = with_antecedent(body, lines)
-    return with_bounds(told or body, lines) or told
+    bounded = with_bounds(told or body, lines) or told
+    return with_gloss(bounded or body, lines) or bounded
+
+
+# words in parentheses right after a formula, which say what it means: "f(a)⋅ f(b)≠ 0
+# (hanno segno diverso)"
+_GLOSS = re.compile(r"\s*[(（]([^\W\d_][^()（）=<>≤≥≠∈\d]{4,60})[)）]")
+GLOSS_WORDS = 2  # a gloss is words, at least this many: "(o Telescopica)" names, not glosses
+
+
+def with_gloss(statement: str, lines: Sequence[str]) -> str | None:
+    """The statement with the words its sentence explains a formula with, in parentheses
+    right after it, where the statement writes that formula as the sentence does and leaves
+    them out: the notes' "f(a)⋅ f(b)≠ 0 (hanno segno diverso)" was restated as "f(a)⋅ f(b)≠
+    0" alone, which says less (and, as the notes write it, says it wrong). None when nothing
+    is added."""
+    for line in lines:
+        for at, formula in line_formulas(line):
+            gloss = _GLOSS.match(line, at + len(formula))
+            if gloss is None or len(_WORDS.findall(gloss.group(1))) < GLOSS_WORDS:
+                continue
+            said = statement.find(formula)
+            if said < 0 or gloss.group(1).casefold() in statement.casefold():
+                continue
+            end = said + len(formula)
+            return f"{statement[:end]} ({gloss.group(1).strip()}){statement[end:]}"
+    return None
 
 
 # a Greek letter its sentence bounds ("Use step size α > 0 with …"), and the same letter
