@@ -270,6 +270,9 @@ def test_a_formula_keeps_the_words_its_sentence_explains_it_with(statement: str,
 def test_a_name_or_a_reference_in_parentheses_is_no_gloss() -> None:
     from coursetutor.tutor.whole import with_gloss
 
-    assert with_gloss("La serie vale ∑ 1/n(n+1) = 1.",
-                      ["Serie di Mengoli ∑ 1/n(n+1) = 1 (o Telescopica)"]) is None
+    assert with_gloss("La serie vale s = 1.",
+                      ["La serie vale s = 1 (Mengoli, Telescopica)."]) is None
+    assert with_gloss("La serie vale s = 1.", ["La serie vale s = 1 (o serie)."]) is None
+    assert with_gloss("La serie vale s = 1.", ["La serie vale s = 1 (serie telescopica)."]) == (
+        "La serie vale s = 1 (serie telescopica).")
     assert with_gloss("Si ha x = y + 1.", ["Si ha x = y + 1 (vedi Teorema 3)."]) is None

@@ -228,9 +228,9 @@ def complete(statement: str, lines: Sequence[str], language: str,
 
 
 # words in parentheses right after a formula, which say what it means: "f(a)⋅ f(b)≠ 0
-# (hanno segno diverso)"
-_GLOSS = re.compile(r"\s*[(（]([^\W\d_][^()（）=<>≤≥≠∈\d]{4,60})[)）]")
-GLOSS_WORDS = 2  # a gloss is words, at least this many: "(o Telescopica)" names, not glosses
+# (hanno segno diverso)"; they open in lower case ("(Telescopica)" is a name)
+_GLOSS = re.compile(r"\s*[(（]([^\W\d_A-ZÀ-Ý][^()（）=<>≤≥≠∈\d]{4,60})[)）]")
+GLOSS_WORDS = 2  # words of three letters or more a gloss has: "(o Telescopica)" has one
 
 
 def with_gloss(statement: str, lines: Sequence[str]) -> str | None:
@@ -242,7 +242,8 @@ def with_gloss(statement: str, lines: Sequence[str]) -> str | None:
     for line in lines:
         for at, formula in line_formulas(line):
             gloss = _GLOSS.match(line, at + len(formula))
-            if gloss is None or len(_WORDS.findall(gloss.group(1))) < GLOSS_WORDS:
+            if gloss is None or len([w for w in _WORDS.findall(gloss.group(1))
+                                     if len(w) >= 3]) < GLOSS_WORDS:
                 continue
             said = statement.find(formula)
             if said < 0 or gloss.group(1).casefold() in statement.casefold():
