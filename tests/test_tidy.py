@@ -83,8 +83,10 @@ def test_a_hint_is_written_once_its_two_sentences_are_whole(written: str, enough
 
 @pytest.mark.parametrize(("written", "begun"), [
     ("Compute f(c). [2] Next", True), ("先计算。[1]再", True), ("Steps:\n1.", True),
-    ("Compute f(c) and", False), ("Compute f(c).", False),
+    # the second word: tidying takes a sentence's first word alone for one cut off
+    ("Compute f(c). The length", True),
+    ("Compute f(c) and", False), ("Compute f(c).", False), ("f(c). The length of", False),
 ])
-def test_a_draft_is_read_again_when_its_last_word_begins_a_sentence(written: str,
+def test_a_draft_is_read_again_when_a_sentence_begins(written: str,
                                                                      begun: bool) -> None:
     assert begins_sentence(written) is begun

@@ -849,13 +849,14 @@ def test_clean_hint_needs_no_rewrite(make_tutor: MakeTutor) -> None:
 
 def test_a_hint_is_not_written_past_what_is_shown(make_tutor: MakeTutor) -> None:
     second = "Then look at the sign of f(x_0) [1]."
-    pieces = (*CLEAN_HINT.split(" "), *second.split(" "),
-              *f"Keep going. The root is {ROOT}.".split(" "))
+    pieces = ("Certainly!", "Here's", "a", "hint:\n\n", *CLEAN_HINT.split(" "),
+              *second.split(" "), *f"The root you will find is {ROOT}.".split(" "))
     fake = ScriptedLLM(answer=[Say(tuple(f"{p} " for p in pieces))])
     tutor, _ = make_tutor(fake)
     events, answer = run(tutor, EXERCISE_2)
-    # the model stopped once the hint's two sentences were whole: what it would have gone
-    # on to say (the result, which the guard would have had rewritten) was never written
+    # the model stopped once the hint's two sentences were whole (the third begun, its
+    # first word alone being no sentence yet): what it would have gone on to say, the
+    # result, which the guard would have had rewritten, was never written
     assert fake.kinds() == ["answer"] and answer.level == "hint"
     assert tokens(events) == [f"{CLEAN_HINT} {second}"]
 

@@ -267,6 +267,16 @@ def test_a_formula_keeps_the_words_its_sentence_explains_it_with(statement: str,
         assert complete(statement, [ZERI], "it", "Cosa dice il teorema degli zeri?") == whole
 
 
+def test_a_gloss_is_found_in_the_sentence_as_the_model_read_it() -> None:
+    from coursetutor.tutor.whole import with_gloss
+
+    latex = (r"Teorema 33 (degli zeri). sia $f:[a,b]\rightarrow \mathbb{R}$, $f$ continua, "
+             r"$f(a)\cdot f(b)\neq 0$ (hanno segno diverso). Allora $\exists x_0\in (a,b)$")
+    # the notes' LaTeX, shown to the model in Unicode, restated in Unicode
+    assert with_gloss("Se f continua e f(a)⋅ f(b)≠ 0, allora f ha uno zero.", [latex]) == (
+        "Se f continua e f(a)⋅ f(b)≠ 0 (hanno segno diverso), allora f ha uno zero.")
+
+
 def test_a_name_or_a_reference_in_parentheses_is_no_gloss() -> None:
     from coursetutor.tutor.whole import with_gloss
 

@@ -270,14 +270,15 @@ def fills(text: str, most: int) -> bool:
     return _opening(text, most + 1)[1]  # a sentence that another follows is whole
 
 
-# the last word of a text begins a sentence or a line: what `fills` waits for
-_BEGUN = re.compile(r"(?:[.!?:\uff1a](?:\s*\[\d+\])*\s+\S+|[\u3002\uff01\uff1f](?:\s*\[\d+\])*\s*\S"
-                    r"|\n\s*\S+)$")
+# the last word or the one before it begins a sentence or a line: what `fills` waits for
+# (a sentence's first word alone, "The", is taken for one cut off, `_cut_short`)
+_BEGUN = re.compile(r"(?:[.!?:\uff1a](?:\s*\[\d+\])*(?:\s+\S+){1,2}"
+                    r"|[\u3002\uff01\uff1f](?:\s*\[\d+\])*\s*\S{1,2}|\n\s*\S+(?:\s+\S+)?)$")
 
 
 def begins_sentence(text: str) -> bool:
-    """Does the last word of `text` begin a sentence or a line (a cheap test before
-    `fills`, which tidies the draft first)?"""
+    """Does one of the last two words of `text` begin a sentence or a line (a cheap test
+    before `fills`, which tidies the draft first)?"""
     return bool(_BEGUN.search(text))
 
 

@@ -239,7 +239,8 @@ def with_gloss(statement: str, lines: Sequence[str]) -> str | None:
     them out: the notes' "f(a)⋅ f(b)≠ 0 (hanno segno diverso)" was restated as "f(a)⋅ f(b)≠
     0" alone, which says less (and, as the notes write it, says it wrong). None when nothing
     is added."""
-    for line in lines:
+    for line in (form for raw in lines for form in dict.fromkeys((raw, to_unicode(raw)))):
+        # as the page writes it ("$f(a)\\cdot f(b)\\neq 0$"), and as the model read it
         for at, formula in line_formulas(line):
             gloss = _GLOSS.match(line, at + len(formula))
             if gloss is None or len([w for w in _WORDS.findall(gloss.group(1))
