@@ -80,9 +80,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         for i, q in enumerate(QUESTIONS):
             # alternate who goes first, and start each turn cold: otherwise the second run of
             # a question finds its sources already evaluated in llama.cpp's prompt cache
-            order = list(tutors.items())[:: 1 if (r + i) % 2 == 0 else -1]
-            for name, tutor in order:
-                student = f"bench-{r}-{i}-{len(samples[name])}"
+            order = list(enumerate(tutors.items()))[:: 1 if (r + i) % 2 == 0 else -1]
+            for k, (name, tutor) in order:
+                # a student of each configuration's own: the two share one store, and a
+                # second request for help with the same exercise climbs the hint ladder
+                student = f"bench-{r}-{i}-{k}"
                 if isinstance(shared, LocalLLM):
                     shared.forget_prompts()
                 if args.warm:  # another student's question just before: its prompt is cached
