@@ -139,7 +139,6 @@ def _with_following(ws: Workspace, course: str, chunk: Chunk,
     return out
 
 
-
 _REFERENCE = re.compile(
     r"(?:exercise|problem|question|task|esercizio|problema|domanda|aufgabe|übung|exercice|"
     r"ejercicio|练习|习题|题目|문제|연습\s*문제|연습|演習|問題)\s*(?:no\.?|n\.|nr\.?|#)?\s*(\d+)|"

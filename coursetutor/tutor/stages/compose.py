@@ -192,9 +192,8 @@ def _names_said(tools: Tools, s: Selected, shown: _Shown, removed: list[str],
                 deadline: float, pivot: str) -> Generator[StreamEvent, None, bool]:
     """One more statement, checked and shown like the others, from the first cited sentence
     whose names the statements left out (left_out.py); False when the deadline stopped it."""
-    u = s.found.understood
     gap = names_left_out(shown.said, [shown.lines[sid] for sid in shown.numbers],
-                         u.translated if pivot else u.recalled.opened.question)
+                         _asked(s, pivot))
     if gap is None or time.perf_counter() >= deadline:
         return True
     line, left = gap
@@ -258,7 +257,7 @@ def _show(tools: Tools, s: Selected, shown: _Shown, statement: Statement,
     translation that lost a name or a number keeps the checked statement after it."""
     f = s.found
     cat, u = f.cat, f.understood
-    question = u.translated if pivot else u.recalled.opened.question
+    question = _asked(s, pivot)
     written = pivot or cat.language
     lines = {line.id: line for line in s.selection.lines}
     if repeats(statement.text, shown.said):  # small models loop on one sentence
@@ -289,6 +288,13 @@ def _show(tools: Tools, s: Selected, shown: _Shown, statement: Statement,
         return ""
     shown.said.append(statement.text)
     return shown.add(text, verdict.statement.evidence)  # as re-cited by the check
+
+
+def _asked(s: Selected, pivot: str) -> str:
+    """The question the statements answer: as translated into the course's language when
+    they are written in it (`pivot`), else as the student asked it."""
+    u = s.found.understood
+    return u.translated if pivot else u.recalled.opened.question
 
 
 def _translated(tools: Tools, text: str, language: str, pivot: str, wait: bool = True) -> str:

@@ -7,7 +7,6 @@ sources in their own words, and translated for the student last."""
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from collections.abc import Generator
 
@@ -37,10 +36,7 @@ def verify(tools: Tools, w: Written) -> Generator[StreamEvent, None, Reply]:
     f, ctx, level = p.found, p.ctx, p.level
     u, cat, ev = f.understood, f.cat, f.evidence
     o = u.recalled.opened
-    # what the reply is written in and answers: the course's language and the question as
-    # translated into it when the reply pivots through it, else the student's
-    wcat = dataclasses.replace(cat, language=p.pivot) if p.pivot else cat
-    asked = u.translated if p.pivot else o.question
+    wcat, asked = p.written_as()  # the course's language when the reply pivots through it
     laps: dict[str, float] = {}
     since = time.perf_counter()
     said = draft.text

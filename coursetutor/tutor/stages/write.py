@@ -57,6 +57,14 @@ class Prompted:
         """Exercise help below the solution: checked whole before it is shown."""
         return self.level is not None and self.level != "solution"
 
+    def written_as(self) -> tuple[Categorization, str]:
+        """What the reply is written in and answers: the course's language and the question
+        as translated into it when the reply pivots through it, else the student's."""
+        f = self.found
+        if not self.pivot:
+            return f.cat, f.understood.recalled.opened.question
+        return dataclasses.replace(f.cat, language=self.pivot), f.understood.translated
+
     @property
     def hidden(self) -> bool:
         """Nothing is shown while the model writes: exercise help (checked for a leak
@@ -130,7 +138,8 @@ def generate(tools: Tools, p: Prompted) -> Generator[StreamEvent, None, Written]
     pieces = stream_answer(tools.router, list(p.messages), params, tools.log, draft, o.started,
                            emit=not p.hidden,
                            deadline=o.started + tools.settings.answer_deadline_s,
-                           enough=partial(_enough, p) if p.buffered else None)
+                           enough=partial(_enough, p)
+                           if p.buffered and p.level in SENTENCES else None)
     shown: float | None = None
     for piece in gated(pieces, cat.language, gate) if gate else pieces:
         shown = shown or time.perf_counter()
@@ -146,13 +155,11 @@ def _enough(p: Prompted, text: str) -> bool:
     """Has the model written all of a hint (or guiding questions) that the student will be
     shown: as many sentences as the rung shows, once tidied? The model writes on to its
     token limit (2-3 s more on 2 cores) to have all but the first two cut (verify.py)."""
-    if p.level not in SENTENCES or not begins_sentence(text):
+    assert p.level in SENTENCES  # only these rungs are cut to their first sentences
+    if not begins_sentence(text):
         return False
-    u = p.found.understood
-    cat = dataclasses.replace(p.found.cat, language=p.pivot) if p.pivot else p.found.cat
-    said = tidied(text, u.translated if p.pivot else u.recalled.opened.question, p.ctx, cat,
-                  p.level)
-    return fills(said, SENTENCES[p.level])
+    cat, asked = p.written_as()
+    return fills(tidied(text, asked, p.ctx, cat, p.level), SENTENCES[p.level])
 
 
 # a rung's help is this many sentences at most (its task asks for one or two, or for two or
