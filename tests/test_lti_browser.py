@@ -36,6 +36,10 @@ from .test_web_browser import _free_port, _page, browser, playwright_api  # noqa
 
 pytestmark = pytest.mark.slow
 QUESTION = "How does the bisection method work?"
+# A launch is a few round trips through the login, the platform's storage and the launch page:
+# on a busy 2-core machine its frame once took longer than 20 s to show its body, so what a
+# launch first shows is awaited this long (expect's own default is 5 s).
+LAUNCHED_MS = 40_000
 
 
 class Lms:
@@ -108,7 +112,7 @@ def test_a_student_launched_from_the_lms_asks_inside_its_frame(lms: Lms, browser
     with _page(browser) as page:
         page.goto(lms.url)
         frame = _tool_frame(page)
-        frame.locator("#key-status").wait_for(state="visible")
+        frame.locator("#key-status").wait_for(state="visible", timeout=LAUNCHED_MS)
         expect(frame.locator("#course-select")).to_have_value(SAMPLE_COURSE)
         tool = page.frame(name="tool")
         assert tool is not None and "lti_key" not in tool.url  # the key left the address
@@ -152,7 +156,7 @@ def test_an_instructor_launch_opens_the_teacher_page(lms: Lms, browser: Any) -> 
         nonce, INSTRUCTOR, sub="2", **{CUSTOM: {"course": SAMPLE_COURSE}}))
     with _page(browser) as page:
         page.goto(lms.url)
-        _tool_frame(page).locator("#key-status").wait_for(state="visible")
+        _tool_frame(page).locator("#key-status").wait_for(state="visible", timeout=LAUNCHED_MS)
         tool = page.frame(name="tool")
         assert tool is not None and urlsplit(tool.url).path == "/teacher"
         page.screenshot(path=str(lms.shots / "04-instructor-on-the-teacher-page.png"))
@@ -185,9 +189,7 @@ def test_a_bad_launch_shows_its_refusal_in_the_frame(lms: Lms, browser: Any, kin
         page.goto(lms.url)
         body = _tool_frame(page).locator("body")
         expected = "permission_denied" if kind == "learner_on_teacher_link" else kind
-        # the login's page keeps its state in the platform's storage first: a few round trips
-        # (on a busy 2-core machine the frame once took longer than 20 s to show its body)
-        playwright_api.expect(body).to_contain_text(expected, timeout=40_000)
+        playwright_api.expect(body).to_contain_text(expected, timeout=LAUNCHED_MS)
         page.screenshot(path=str(lms.shots / f"10-refused-{kind}.png"))
 
 
@@ -200,7 +202,7 @@ def test_a_learner_on_a_document_link_sees_what_it_opens(lms: Lms, browser: Any,
     with _page(browser) as page:
         page.goto(lms.url)
         focus = _tool_frame(page).locator("#link-focus")
-        playwright_api.expect(focus).to_be_visible()
+        playwright_api.expect(focus).to_be_visible(timeout=LAUNCHED_MS)
         playwright_api.expect(focus).to_contain_text(document.title)
         page.screenshot(path=str(lms.shots / "05-learner-on-a-document-link.png"))
 
@@ -248,7 +250,7 @@ def test_a_platform_registers_the_tool_dynamically(lms: Lms, browser: Any,
     with serve(other, port, lms.tool_url, lambda nonce: "") as site, _page(browser) as page:
         page.goto(f"{site}/register-tool?{urlencode({'url': url})}")
         playwright_api.expect(page.locator("#closed")).to_have_text(
-            "The tool is registered: window closed")
+            "The tool is registered: window closed", timeout=LAUNCHED_MS)
         playwright_api.expect(_tool_frame(page).locator("h1")).to_have_text(
             "The tutor is registered")
         page.screenshot(path=str(lms.shots / "07-dynamic-registration-done.png"))
@@ -294,13 +296,13 @@ def test_a_reload_in_the_frame_gets_the_key_back_from_the_platforms_storage(
         page.add_init_script(BLOCK_STORAGE % repr(lms.tool_url))
         page.goto(lms.url)
         frame = _tool_frame(page)
-        frame.locator("#key-status").wait_for(state="visible")
+        frame.locator("#key-status").wait_for(state="visible", timeout=LAUNCHED_MS)
         tool = page.frame(name="tool")
         assert tool is not None
         assert tool.evaluate("sessionStorage.constructor.name") == "MemoryStorage"
         _ask(frame, expect, 1)
         _reload(page, tool)
-        frame.locator("#key-status").wait_for(state="visible")
+        frame.locator("#key-status").wait_for(state="visible", timeout=LAUNCHED_MS)
         expect(frame.locator("#course-select")).to_have_value(SAMPLE_COURSE)
         expect(frame.locator("[data-testid=lti-relaunch]")).to_have_count(0)
         _ask(frame, expect, 1)  # a fresh page, the same key: no new launch
@@ -340,7 +342,7 @@ def test_without_any_storage_a_reload_says_to_launch_again(lms: Lms, browser: An
         page.add_init_script(BLOCK_STORAGE % repr(lms.tool_url))
         page.goto(f"{lms.url}?storage=none")
         frame = _tool_frame(page)
-        frame.locator("#key-status").wait_for(state="visible")
+        frame.locator("#key-status").wait_for(state="visible", timeout=LAUNCHED_MS)
         tool = page.frame(name="tool")
         assert tool is not None
         _reload(page, tool)
@@ -358,7 +360,7 @@ def test_a_launch_whose_login_the_storage_does_not_hold_is_refused(
     with _page(browser) as page:
         page.goto(f"{lms.url}?storage=forgets")
         unbound = _tool_frame(page).locator("#lti-unbound")
-        expect(unbound).to_be_visible()
+        expect(unbound).to_be_visible(timeout=LAUNCHED_MS)
         expect(unbound).to_contain_text("unbound_state")
         expect(_tool_frame(page).locator("#key-status")).to_have_count(0)
         tool = page.frame(name="tool")
@@ -373,7 +375,7 @@ def test_a_storage_that_never_answers_leaves_the_login_to_its_signed_state(
     with _page(browser) as page:
         page.on("console", lambda message: console.append(message.text))
         page.goto(f"{lms.url}?storage=silent")
-        _tool_frame(page).locator("#key-status").wait_for(state="visible")
+        _tool_frame(page).locator("#key-status").wait_for(state="visible", timeout=LAUNCHED_MS)
         tool = page.frame(name="tool")
         assert tool is not None and urlsplit(tool.url).query.startswith("lti_session=")
         assert "lti_storage_target" not in tool.url  # the page keeps its key in the browser
