@@ -9,7 +9,7 @@ import pytest
 from coursetutor.config import Settings
 from coursetutor.llm.base import LLM, Delta, GenParams, Message, Usage
 from coursetutor.llm.router import CallRecord, Router
-from coursetutor.tutor.guard import Guarded, facts_for, fallback_help, guard_rung
+from coursetutor.tutor.guard import Guarded, facts_for, fallback_help, guard_rung, is_fallback
 from coursetutor.tutor.pedagogy import LADDER
 from coursetutor.tutor.replies import reply
 from coursetutor.tutor.rungs import (
@@ -110,6 +110,11 @@ def test_guiding_questions_that_only_ask_keep_the_contract() -> None:
 def test_guiding_without_any_question() -> None:
     assert rules(check("guiding", "Subtract what he walked from his goal [1].", FACTS)) == [
         "no_question"]
+
+
+def test_guiding_questions_in_bold_are_questions() -> None:
+    text = "1. **What is the theorem you use?**\n2. **What hypotheses must you check?** [1]"
+    assert check("guiding", text, FACTS) == ()
 
 
 def test_guiding_must_end_with_a_question() -> None:
@@ -320,9 +325,28 @@ def test_nothing_holding_falls_back_to_the_rungs_own_help() -> None:
     assert "[1]" in out.text and out.text != reply("withheld", "en")
 
 
+def test_questions_with_a_closing_remark_are_cut_to_the_questions_without_a_rewrite() -> None:
+    """The questions are the help: a rewrite cost 8 s on 2 cores and gave the fixed help."""
+    text = ("What had he walked before the jog [1]? What does the whole walk add up to? "
+            "These questions will help you understand the problem.")
+    out, llm = guard("guiding", text)
+    assert (out.text, out.cut, out.rewritten, out.fallback) == (
+        "What had he walked before the jog [1]? What does the whole walk add up to?", True,
+        False, False)
+    assert rules(out.found) == ["ends_in_statement"] and llm.prompts == []
+
+
 def test_an_empty_reply_gets_the_rungs_help_without_a_rewrite() -> None:
     out, llm = guard("guiding", " ")
     assert (out.text, out.fallback, llm.prompts) == (fallback_help("guiding", "en", 1), True, [])
+
+
+def test_the_fixed_help_is_told_apart_from_the_models_whatever_it_cites() -> None:
+    assert is_fallback(fallback_help("guiding", "it", 3), "guiding", "it")
+    assert is_fallback(fallback_help("hint", "en", None), "hint", "en")
+    assert not is_fallback(fallback_help("hint", "en", 1), "guiding", "en")
+    assert not is_fallback("What is the theorem you use [1]?", "guiding", "en")
+    assert not is_fallback(fallback_help("hint", "en", 1), "solution", "en")
 
 
 def test_each_rung_has_its_own_fallback_in_each_language() -> None:

@@ -55,6 +55,21 @@ def test_a_hint_announced_on_a_line_of_its_own_keeps_the_hint() -> None:
                                         "Poi confronta i segni.")
 
 
+@pytest.mark.parametrize(("text", "kept"), [
+    # guiding questions numbered one per line, in bold: a paragraph of questions
+    ("1. **What is the theorem you use?**\n2. **What hypotheses must you check?** [1]",
+     "What is the theorem you use? What hypotheses must you check? [1]"),
+    # announced on a line of their own: the questions without the announcement
+    ("Here are two short questions that will help the student understand this step:\n\n"
+     "1. What is the interval `[a_k, b_k]` after `k` steps?\n2. How long is it? [1]",
+     "What is the interval `[a_k, b_k]` after `k` steps? How long is it? [1]"),
+    # a list after a question that is no question list: cut as before
+    ("What is f(1)? What is f(2)?\n1. Compute f(1).", "What is f(1)? What is f(2)?"),
+])
+def test_guiding_questions_in_a_list_are_the_questions(text: str, kept: str) -> None:
+    assert first_sentences(text, 3) == kept
+
+
 @pytest.mark.parametrize(("written", "words"), [
     ("Compute the midpoint. Then", "Compute the midpoint."),
     ("Compute x_1.", "Compute"),  # "x_1." may yet be "x_1.618"

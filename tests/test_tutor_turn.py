@@ -1210,3 +1210,35 @@ def test_a_translated_hint_that_lost_a_name_shows_the_hint_as_written(
     assert "Reply in English only." in fake.answer_calls()[0].messages[1].content
     assert answer.text.startswith("梯度下降法适用于这里")
     assert f"{reply('in_course_language', 'zh')} {hint}" in answer.text
+
+
+# -- the hint ladder in the eval -------------------------------------------------------------
+
+
+def test_the_ladder_eval_counts_each_rungs_fixed_help(make_tutor: MakeTutor) -> None:
+    """One student asks three times: a hint, guiding questions (listed in bold, then a closing
+    remark: the questions are shown, no rewrite), then steps the model left empty (the rung's
+    fixed help). The eval counts the fixed help per rung and asks the judge about each."""
+    from coursetutor.eval.answers import (
+        ASK_AGAIN,
+        eval_sample_ladder,
+        sample_exercises,
+        sample_folder,
+    )
+
+    fake = ScriptedLLM(answer=[
+        "Check the signs of `f(1)` and `f(2)` [1]. Which theorem needs a sign change?",
+        "1. **What theorem do you use?**\n2. **What must you check before using it?**\n"
+        "These questions will help you see the way.",
+        ""], unknown=['{"reveals": false}'] * 3)
+    tutor, llm = make_tutor(fake)
+    exercise = sample_exercises(sample_folder())["1"]
+    out = eval_sample_ladder(tutor, SAMPLE_COURSE, {"1": exercise}, languages=ASK_AGAIN[:1])
+    assert [r["level"] for r in out["records"]] == ["hint", "guiding", "steps"]
+    assert out["records"][1]["reply"] == (
+        "What theorem do you use? [1] What must you check before using it?")
+    assert out["rungs"]["guiding"] == {"replies": 1, "fixed_help": 0,
+                                       "names_solution_step": 0, "leaks": 0}
+    assert out["rungs"]["steps"]["fixed_help"] == 1
+    assert (out["replies"], out["fixed_help"], out["leaks"]) == (3, 1, 0)
+    assert "leak_rewrite" not in llm.kinds()

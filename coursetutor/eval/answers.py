@@ -23,6 +23,7 @@ from ..retrieval.tokenize import has_cjk
 from ..tutor import Tutor, prompts
 from ..tutor.evidence import parse_supported
 from ..tutor.exercise import EXERCISE_TYPES, solution_text
+from ..tutor.guard import is_fallback
 from ..tutor.leak import reveals, states_number
 from ..tutor.markers import MARKER, cited_numbers
 from ..tutor.next_step import uses_solution
@@ -204,6 +205,7 @@ def score_answer(tutor: Tutor, scorer: AnswerScorer, course: str, qid: str, ques
         "false_removals": kf.removed_facts(getattr(a, "removed", ()), a.text, key_facts),
         "empty": kind != "declined" and _empty(a),
         "quote_first": kind != "declined" and _quoted(a),
+        "fixed_help": kind == "exercise_help" and is_fallback(a.text, a.level, a.language),
         "correct_complete": None,
         "reply": a.text[:REPLY_CHARS],
     }
@@ -320,6 +322,9 @@ def summarize(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
     out["false_removals"] = sum(r.get("false_removals") or 0 for r in records)
     out["empty_replies"] = sum(bool(r.get("empty")) for r in answers)
     out["quote_first_share"] = _rate([bool(r.get("quote_first")) for r in answers])
+    helped = [bool(r.get("fixed_help")) for r in answers if r["outcome"] == "exercise_help"]
+    if helped:  # exercise help that was the rung's own fixed text
+        out["fixed_help"] = sum(helped)
     out["first_token_p50"] = _median([r["first_token_seconds"] for r in answers
                                       if r.get("first_token_seconds")])
     out["seconds_p50"] = _median([r["seconds"] for r in records if r["seconds"]])
@@ -465,6 +470,7 @@ def eval_mrbench(tutor: Tutor, path: Path, limit: int | None,
     judged: list[bool] = []
     gold_new: list[bool] = []
     levels: list[str] = []
+    fixed: list[bool] = []  # a rung's own fixed help: nothing the model wrote held
     named: list[bool] = []
     flagged: list[dict[str, Any]] = []
     for n, d in enumerate(dialogues, start=1):
@@ -480,6 +486,8 @@ def eval_mrbench(tutor: Tutor, path: Path, limit: int | None,
         leaks.append(judge_leak(tutor, a.text, d.solution, d.final_answer))
         judged.append(judge_leak(tutor, a.text, d.solution, ""))
         levels.append(a.level or a.intent)
+        if a.level:
+            fixed.append(is_fallback(a.text, a.level, a.language))
         if solved(d.solution) and a.level in ("hint", "guiding", "steps"):
             said = "\n".join([*(student for student, _ in d.turns), d.last_student])
             named.append(uses_solution(a.text, d.solution, d.problem, said))
@@ -494,7 +502,8 @@ def eval_mrbench(tutor: Tutor, path: Path, limit: int | None,
             "gold_answer_stated_not_in_problem": _rate(gold_new),
             "model_judge_rate": _rate(judged),
             "names_solution_step": _rate(named), "hints_with_solution": len(named),
-            "levels": _count(levels), "flagged": flagged[:MISSES]}
+            "levels": _count(levels), "fixed_help": _rate(fixed),
+            "flagged": flagged[:MISSES]}
 
 
 def solved(solution: str) -> bool:
@@ -542,6 +551,57 @@ def eval_sample_leaks(tutor: Tutor, course: str, exercises: dict[str, tuple[str,
             "leak_rate": _rate([c or j for c, j in zip(checked, judged, strict=True)]),
             "solution_check_rate": _rate(checked), "model_judge_rate": _rate(judged),
             "canned_refusals": canned, "cited_rate": _rate(cited)}
+
+
+# one student asking for help with an exercise three times: a hint, guiding questions, steps
+ASK_AGAIN = (
+    ("Can you help me with exercise {n}?",
+     "I still don't get it. Can you help me more with exercise {n}?",
+     "I'm still stuck on exercise {n}."),
+    ("Mi aiuti con l'esercizio {n}?",
+     "Non ho ancora capito, mi aiuti ancora con l'esercizio {n}?",
+     "Sono ancora bloccato sull'esercizio {n}."),
+)
+
+
+def eval_sample_ladder(tutor: Tutor, course: str, exercises: dict[str, tuple[str, str]],
+                       progress: Progress | None = None,
+                       languages: Sequence[Sequence[str]] = ASK_AGAIN) -> dict[str, Any]:
+    """The hint ladder on the sample course's exercises: one student per exercise and
+    language asks for help three times. Per rung: how many replies were its own fixed help
+    (nothing the model wrote held), named a step of the worked solution, or leaked."""
+    rows: list[dict[str, Any]] = []
+    total = len(exercises) * sum(len(asks) for asks in languages)
+    for number, (exercise, solution) in exercises.items():
+        for k, asks in enumerate(languages):
+            student = f"eval-{RUN}-ladder-{number}-{k}"
+            said: list[str] = []
+            for template in asks:
+                q = template.format(n=number)
+                said.append(q)
+                a = tutor.ask(q, course, student=student)
+                level = a.level or a.intent
+                rows.append({
+                    "exercise": number, "language": a.language, "level": level,
+                    "fixed_help": bool(a.level) and is_fallback(a.text, a.level, a.language),
+                    "names_solution_step": uses_solution(a.text, solution, exercise,
+                                                         "\n".join(said)),
+                    "leak": reveals(a.text, solution, exercise)
+                    or judge_leak(tutor, a.text, solution, ""),
+                    "reply": a.text[:REPLY_CHARS]})
+                if progress:
+                    progress("sample-ladder", len(rows), total)
+    rungs: dict[str, dict[str, int]] = {}
+    for row in rows:
+        rung = rungs.setdefault(row["level"], {"replies": 0, "fixed_help": 0,
+                                               "names_solution_step": 0, "leaks": 0})
+        rung["replies"] += 1
+        rung["fixed_help"] += row["fixed_help"]
+        rung["names_solution_step"] += row["names_solution_step"]
+        rung["leaks"] += row["leak"]
+    return {"replies": len(rows), "rungs": rungs,
+            "fixed_help": sum(r["fixed_help"] for r in rows),
+            "leaks": sum(r["leak"] for r in rows), "records": rows}
 
 
 # The same question in four languages about the English sample course, with the words (a
@@ -657,12 +717,15 @@ def run_suites(tutor: Tutor, suites: Sequence[str], paths: Paths, limit: int | N
     if "mrbench" in suites:
         result["mrbench"] = timed(lambda: eval_mrbench(tutor, data / "mrbench-v1.json", limit,
                                                        progress))
-    if {"leaks", "languages"} & set(suites):
+    if {"leaks", "ladder", "languages"} & set(suites):
         course = sample_course(tutor)
+        exercises = sample_exercises(sample_folder())
         if "leaks" in suites:
-            exercises = sample_exercises(sample_folder())
             result["sample_leaks"] = timed(lambda: eval_sample_leaks(tutor, course, exercises,
                                                                      progress))
+        if "ladder" in suites:
+            result["sample_ladder"] = timed(lambda: eval_sample_ladder(tutor, course, exercises,
+                                                                       progress))
         if "languages" in suites:
             result["languages"] = timed(lambda: eval_languages(tutor, course, progress))
     if "coursepack" in suites:

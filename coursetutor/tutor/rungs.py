@@ -144,8 +144,8 @@ def _bare(sentence: str) -> str:
 
 
 def asks(sentence: str) -> bool:
-    """True when the sentence is a question."""
-    return _bare(sentence).rstrip().endswith(QUESTION_ENDS)
+    """True when the sentence is a question, in bold or not ("**What theorem applies?**")."""
+    return _bare(sentence).rstrip().rstrip("*_").rstrip().endswith(QUESTION_ENDS)
 
 
 def new_results(sentence: str, given: set[float]) -> list[str]:

@@ -253,6 +253,8 @@ _LEAD_IN = re.compile(r"[:\uff1a](?:\s*\[\d+\])*\s*$")  # "… is given by:", "�
 _SENTENCE = re.compile(r".+?(?:(?<![\s.(][A-Za-z])[.!?](?:\s*\[\d+\])*(?=\s|$)"
                        r"|[\u3002\uff01\uff1f](?:\s*\[\d+\])*|$)")
 _ITEM = re.compile(r"^\s*(?:\d+[.)]|[-*\u2022])\s+")
+# a list item in bold as a whole, with its citation markers after it
+_BOLD = re.compile(r"^\*\*(.+?)\*\*((?:\s*\[\d+\])*)$")
 
 
 def first_sentences(text: str, most: int) -> str:
@@ -298,15 +300,19 @@ def _opening(text: str, most: int) -> tuple[str, bool]:
     kept: list[str] = []
     for n, line in enumerate(lines):
         if _ITEM.match(line):
-            if kept:
+            # a list after the opening is cut, unless it goes on asking: guiding questions
+            # numbered one per line ("1. What is the formula …?\n2. How do you …?")
+            if kept and not (_asks(kept[-1]) and _asks(line)):
                 break
-            line = _ITEM.sub("", line)
+            line = _BOLD.sub(r"\1\2", _ITEM.sub("", line))  # a bold item, now in a paragraph
         for m in _SENTENCE.finditer(line):
             sentence = m.group(0).strip()
             if not sentence:
                 continue
             if _LEAD_IN.search(sentence):
                 after = lines[n + 1] if n + 1 < len(lines) else ""
+                if not kept and _ITEM.match(after) and _asks(after):
+                    continue  # "Here are two short questions …:" and the questions
                 if not kept and _ITEM.match(after):
                     kept.append(f"{sentence} {_ITEM.sub('', after)}")
                 elif not kept and after:  # "Here is a hint:" and the hint on the next line
@@ -316,6 +322,11 @@ def _opening(text: str, most: int) -> tuple[str, bool]:
             if len(kept) >= most:
                 return _joined(kept), True
     return _joined(kept) or text, False
+
+
+def _asks(sentence: str) -> bool:
+    """Is it a question, in bold or not, with its markers after it?"""
+    return MARKER.sub("", sentence).rstrip().rstrip("*_").rstrip().endswith(("?", "\uff1f"))
 
 
 def _joined(sentences: list[str]) -> str:

@@ -18,7 +18,7 @@ from ...workspace import Workspace
 if TYPE_CHECKING:
     from ..answers import Paths
 
-SUITES = ("abstention", "mrbench", "leaks", "languages", "coursepack")
+SUITES = ("abstention", "mrbench", "leaks", "ladder", "languages", "coursepack")
 QUESTIONS = Path("tests/data/coursepack_questions.json")
 
 
