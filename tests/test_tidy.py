@@ -48,6 +48,13 @@ def test_a_hint_is_its_first_two_sentences(text: str, kept: str) -> None:
     assert first_sentences(text, 2) == kept
 
 
+def test_a_hint_announced_in_bold_keeps_the_hint() -> None:
+    said = ("**Hint for the student:**\n\nCheck the signs of `f(1)` and `f(2)` [1]. Then "
+            "recall the theorem. Then conclude.")
+    assert first_sentences(said, 2) == ("Check the signs of `f(1)` and `f(2)` [1]. Then "
+                                        "recall the theorem.")
+
+
 def test_a_hint_announced_on_a_line_of_its_own_keeps_the_hint() -> None:
     said = ("Ecco un'idea di come rispondere: [1]\n\nDefinisci il punto medio `c_0` di "
             "`[a, b]` [1]. Poi confronta i segni. Infine conta i passi.")

@@ -248,7 +248,7 @@ _ABBREVIATION = re.compile(r"(?:^|\s)(?:[A-Za-z]\.)*[A-Za-z]$")  # "e.g", "i.e",
 MIN_KEPT = 20  # characters a reply keeps when its cut-off last sentence goes
 
 
-_LEAD_IN = re.compile(r"[:\uff1a](?:\s*\[\d+\])*\s*$")  # "… is given by:", "步骤如下："
+_LEAD_IN = re.compile(r"[:\uff1a]\**(?:\s*\[\d+\])*\s*$")  # "… is given by:", "步骤如下："
 # a sentence of a line: to its end mark (not the one of "e.g." or "x."), and its markers
 _SENTENCE = re.compile(r".+?(?:(?<![\s.(][A-Za-z])[.!?](?:\s*\[\d+\])*(?=\s|$)"
                        r"|[\u3002\uff01\uff1f](?:\s*\[\d+\])*|$)")
