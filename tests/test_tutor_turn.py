@@ -1238,7 +1238,9 @@ def test_the_ladder_eval_counts_each_rungs_fixed_help(make_tutor: MakeTutor) -> 
     assert out["records"][1]["reply"] == (
         "What theorem do you use? [1] What must you check before using it?")
     assert out["rungs"]["guiding"] == {"replies": 1, "fixed_help": 0,
-                                       "names_solution_step": 0, "leaks": 0}
+                                       "names_solution_step": 0, "solution_check": 0,
+                                       "judge": 0}
     assert out["rungs"]["steps"]["fixed_help"] == 1
-    assert (out["replies"], out["fixed_help"], out["leaks"]) == (3, 1, 0)
+    assert (out["replies"], out["fixed_help"], out["solution_check"], out["judge"]) == (
+        3, 1, 0, 0)
     assert "leak_rewrite" not in llm.kinds()

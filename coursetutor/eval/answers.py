@@ -569,7 +569,8 @@ def eval_sample_ladder(tutor: Tutor, course: str, exercises: dict[str, tuple[str
                        languages: Sequence[Sequence[str]] = ASK_AGAIN) -> dict[str, Any]:
     """The hint ladder on the sample course's exercises: one student per exercise and
     language asks for help three times. Per rung: how many replies were its own fixed help
-    (nothing the model wrote held), named a step of the worked solution, or leaked."""
+    (nothing the model wrote held), named a step of the worked solution, stated its result
+    or copied it (`solution_check`), or were judged to reveal it by the model (`judge`)."""
     rows: list[dict[str, Any]] = []
     total = len(exercises) * sum(len(asks) for asks in languages)
     for number, (exercise, solution) in exercises.items():
@@ -586,22 +587,23 @@ def eval_sample_ladder(tutor: Tutor, course: str, exercises: dict[str, tuple[str
                     "fixed_help": bool(a.level) and is_fallback(a.text, a.level, a.language),
                     "names_solution_step": uses_solution(a.text, solution, exercise,
                                                          "\n".join(said)),
-                    "leak": reveals(a.text, solution, exercise)
-                    or judge_leak(tutor, a.text, solution, ""),
+                    # the result or the worked solution in the reply; and the model's verdict
+                    "solution_check": reveals(a.text, solution, exercise),
+                    "judge": judge_leak(tutor, a.text, solution, ""),
                     "reply": a.text[:REPLY_CHARS]})
                 if progress:
                     progress("sample-ladder", len(rows), total)
     rungs: dict[str, dict[str, int]] = {}
     for row in rows:
         rung = rungs.setdefault(row["level"], {"replies": 0, "fixed_help": 0,
-                                               "names_solution_step": 0, "leaks": 0})
-        rung["replies"] += 1
-        rung["fixed_help"] += row["fixed_help"]
-        rung["names_solution_step"] += row["names_solution_step"]
-        rung["leaks"] += row["leak"]
+                                               "names_solution_step": 0, "solution_check": 0,
+                                               "judge": 0})
+        for key in rung:
+            rung[key] += 1 if key == "replies" else row[key]
     return {"replies": len(rows), "rungs": rungs,
             "fixed_help": sum(r["fixed_help"] for r in rows),
-            "leaks": sum(r["leak"] for r in rows), "records": rows}
+            "solution_check": sum(r["solution_check"] for r in rows),
+            "judge": sum(r["judge"] for r in rows), "records": rows}
 
 
 # The same question in four languages about the English sample course, with the words (a
