@@ -768,6 +768,21 @@ def test_a_translation_that_runs_away_is_no_translation() -> None:
     assert not runaway("v = (1, 2, 3, 4, 5, 6, 7) [1]", "v = (1, 2, 3, 4, 5, 6, 7) [1]")
 
 
+def test_a_translation_into_a_script_of_neither_side_is_foreign() -> None:
+    from coursetutor.tutor.reply_language import foreign_script
+
+    hint = "Define the interval `[a_k, b_k]` after each bisection step [1]."
+    assert foreign_script(hint, "Si tratta di определire l'intervallo `[a_k, b_k]` [1].", "it")
+    assert foreign_script(hint, "Definisci l'intervallo 区间 `[a_k, b_k]` [1].", "it")
+    assert not foreign_script(hint, "Definisci l'intervallo `[a_k, b_k]` dopo ogni passo [1].",
+                              "it")
+    assert not foreign_script(hint, "각 이분법 단계 후의 구간 `[a_k, b_k]`를 정의하세요 [1].", "ko")
+    assert foreign_script(hint, "각 이분법 단계 후의 구간을 определить [1].", "ko")
+    # the text's own letters may stay: a name written in Cyrillic in the course
+    assert not foreign_script("Чебышёв nodes [1].", "I nodi di Чебышёв [1].", "it")
+    assert not foreign_script(hint, "Определите интервал [1].", "ru")
+
+
 def test_looping() -> None:
     assert looping("It halves the bracket. " * 3)
     assert not looping("It halves the bracket. " * 2)

@@ -1244,3 +1244,22 @@ def test_the_ladder_eval_counts_each_rungs_fixed_help(make_tutor: MakeTutor) -> 
     assert (out["replies"], out["fixed_help"], out["solution_check"], out["judge"]) == (
         3, 1, 0, 0)
     assert "leak_rewrite" not in llm.kinds()
+
+
+def test_a_translation_with_a_word_in_a_foreign_script_is_asked_for_again() -> None:
+    """The bundled model wrote "nell'определire l'intervallo" in an Italian hint: asked once
+    more; a second such translation is none (the reply stays as written)."""
+    from coursetutor.tutor.reply_language import translate_reply
+
+    def translated(*said: str) -> tuple[str, list[str]]:
+        llm = ScriptedLLM(translate_reply=list(said))
+        router = Router(Settings(), factory=lambda task, model: llm)
+        out = translate_reply(router, "Define the interval after each step [1].",
+                              "Italian (italiano)", [])
+        return out, llm.kinds()
+
+    assert translated("Devi определire l'intervallo [1].", "Definisci l'intervallo [1].") == (
+        "Definisci l'intervallo [1].", ["translate_reply", "translate_reply"])
+    assert translated("Devi определire [1].", "Devi определить [1].")[0] == ""
+    assert translated("Definisci l'intervallo [1].") == (
+        "Definisci l'intervallo [1].", ["translate_reply"])

@@ -100,8 +100,10 @@ def translate_reply(router: Router, text: str, language_name: str,
         # diverge。"; asked once more with the text as written, it translates it)
         if not out or untranslated(text, out, target):
             out = _translated(router, text, language_name, log, wait, terms)
-    if runaway(text, out):
-        return ""  # "금융의 금융의 금융의 ...": the reply as written is better
+    if out and foreign_script(text, out, target):  # asked once more, as written
+        out = _translated(router, text, language_name, log, wait, terms)
+    if runaway(text, out) or foreign_script(text, out, target):
+        return ""  # "금융의 금융의 금융의 ...", "определire": the reply as written is better
     cited = cited_numbers(text)
     if out and cited and not cited_numbers(out):
         out = f"{out} {' '.join(f'[{n}]' for n in cited)}"
@@ -143,6 +145,23 @@ def mask_names(text: str, found: list[str]) -> tuple[str, list[str]]:
 
 _LATIN_WORD = re.compile(r"(?<![\w-])[a-z]{4,}(?![\w-])")
 _ASIDE = re.compile(r"\([^()]*\)|（[^（）]*）|“[^“”]*”|\"[^\"]*\"")
+
+
+# scripts a translation may slip into that the text and the language do not use: the
+# bundled model, translating a hint into Italian, wrote "nell'определire l'intervallo"
+_FOREIGN = {
+    "cyrillic": (re.compile(r"[\u0400-\u04ff]"), {"ru", "uk", "bg", "sr", "mk", "be", "kk"}),
+    "hangul": (_SCRIPTS["ko"], {"ko"}),
+    "kana": (re.compile(r"[\u3040-\u30ff]"), {"ja"}),
+    "han": (re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]"), {"zh", "ja", "ko"}),
+}
+
+
+def foreign_script(original: str, translated: str, language: str) -> bool:
+    """Does the translation into `language` hold letters of a script that neither the
+    language nor the original text uses (a Cyrillic word in an Italian sentence)?"""
+    return any(pattern.search(translated) and not pattern.search(original)
+               for pattern, own in _FOREIGN.values() if language not in own)
 
 
 def untranslated(original: str, translated: str, language: str) -> list[str]:
