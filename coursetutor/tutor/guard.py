@@ -47,6 +47,7 @@ def is_fallback(text: str, level: str, language: str) -> bool:
     often a rung had nothing of the model's to show."""
     if level not in ("hint", "guiding", "steps", "example"):
         return False
+
     def plain(said: str) -> str:
         return "".join(MARKER.sub("", said).split())
 

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from ..retrieval.language import ANY_STOPWORD
 from ..retrieval.tokenize import has_cjk, tokenize
 from .citations import MARKER, cited_numbers
+from .rungs import asks
 
 ENDS = ".!?\u3002\uff01\uff1f"  # what ends a sentence
 # a sentence: up to . ! ? followed by a space (not "5.2" or "e.g") or a CJK full stop
@@ -302,7 +303,7 @@ def _opening(text: str, most: int) -> tuple[str, bool]:
         if _ITEM.match(line):
             # a list after the opening is cut, unless it goes on asking: guiding questions
             # numbered one per line ("1. What is the formula …?\n2. How do you …?")
-            if kept and not (_asks(kept[-1]) and _asks(line)):
+            if kept and not (asks(kept[-1]) and asks(line)):
                 break
             line = _BOLD.sub(r"\1\2", _ITEM.sub("", line))  # a bold item, now in a paragraph
         for m in _SENTENCE.finditer(line):
@@ -311,7 +312,7 @@ def _opening(text: str, most: int) -> tuple[str, bool]:
                 continue
             if _LEAD_IN.search(sentence):
                 after = lines[n + 1] if n + 1 < len(lines) else ""
-                if not kept and _ITEM.match(after) and _asks(after):
+                if not kept and _ITEM.match(after) and asks(after):
                     continue  # "Here are two short questions …:" and the questions
                 if not kept and _ITEM.match(after):
                     kept.append(f"{sentence} {_ITEM.sub('', after)}")
@@ -322,11 +323,6 @@ def _opening(text: str, most: int) -> tuple[str, bool]:
             if len(kept) >= most:
                 return _joined(kept), True
     return _joined(kept) or text, False
-
-
-def _asks(sentence: str) -> bool:
-    """Is it a question, in bold or not, with its markers after it?"""
-    return MARKER.sub("", sentence).rstrip().rstrip("*_").rstrip().endswith(("?", "\uff1f"))
 
 
 def _joined(sentences: list[str]) -> str:
