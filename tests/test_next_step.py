@@ -179,3 +179,24 @@ def test_the_steps_rung_stops_before_the_step_that_computes_the_result() -> None
     # "Therefore, they need 72 / 8 = … boxes": the model worked out the hidden number
     assert len(lines) == 3 and not any("boxes to put" in line for line in lines)
     assert numbered(step).splitlines() == [f"1. {step.text}"]
+
+
+def test_the_steps_rung_keeps_to_the_part_and_leaves_a_table_of_hidden_values_out() -> None:
+    """Exercise 4 of the sample course: the steps rung showed part (a)'s table of hidden
+    iterates, and the model filled it in with numbers of its own ("| 3 | 2 | 4 |", "The
+    root is r = 2"); parts (b) and (c) came after it, with (b)'s "5 evaluations" unmasked."""
+    from coursetutor.tutor.next_step import Step
+    from coursetutor.tutor.stages.plan import numbered
+
+    step = Step("a) `f(2) = \u2026 - 4 - 5 = -1` and `f(3) = \u2026 - \u2026 - 5 = \u2026`.",
+                1, 8, later=(
+                    "Continuing with `x_{n+1} = x_n - f(x_n)(x_n - x_{n-1}) / (f(x_n) - "
+                    "f(x_{n-1}))`: | n | x_n | f(x_n) | |---|---|---| | 2 | \u2026 | \u2026 |",
+                    "So `|x_5 - x_4| <= \u2026` is small.",
+                    "The root is `r = \u2026`.",
+                    "b) Computing `x_2, ..., x_5` needs 2 + 3 = **5 evaluations**.",
+                    "c) The secant method has order \u2026."))
+    assert numbered(step, whole=True).splitlines() == [
+        "1. a) `f(2) = \u2026 - 4 - 5 = -1` and `f(3) = \u2026 - \u2026 - 5 = \u2026`.",
+        "2. Continuing with `x_{n+1} = x_n - f(x_n)(x_n - x_{n-1}) / (f(x_n) - f(x_{n-1}))`",
+        "3. So `|x_5 - x_4| <= \u2026` is small."]

@@ -90,11 +90,26 @@ def _shown(text: str) -> str:
     return text if len(text) <= EXERCISE_CHARS else text[:EXERCISE_CHARS].rsplit(" ", 1)[0] + " …"
 
 
+# the mark that opens another part of the solution ("b) Computing …", "(c) Assume …")
+_PART = re.compile(r"^\(?[a-h]\)\s")
+# a table of hidden values ("| 2 | … | … |"): the model filled it in with numbers of its own
+_MASKED_CELL = re.compile(r"\|\s*\u2026\s*\|")
+_TABLE = re.compile(r"\s*\|(?:[^|]*\|){2,}.*$")  # from its first of three bars or more
+
+
 def numbered(step: Step, whole: bool = False) -> str:
     """The lines of `step`: the next one alone for a hint or guiding questions, the ones
-    after it too for the steps rung, but for the last when it computes the result (its
-    number hidden, the model worked it out: "12 / 4 = 3 loads")."""
-    later = list(step.later if whole else ())
+    after it too for the steps rung, up to the next part of the exercise, a table of hidden
+    values left out, and but for the last when it computes the result (its number hidden,
+    the model worked it out: "12 / 4 = 3 loads", "The root is r = 2")."""
+    later: list[str] = []
+    for line in step.later if whole else ():
+        if _PART.match(line):  # the student works on one part at a time
+            break
+        if _MASKED_CELL.search(line):
+            line = _TABLE.sub("", line).rstrip(" :")
+        if line:
+            later.append(line)
     if later and MASK in later[-1]:
         later.pop()
     lines = [step.text, *later]
