@@ -809,6 +809,19 @@ def test_tidy_drops_the_task_parroted_with_a_phrase_left_out() -> None:
     assert tidy(own, "Solve exercise 1.", [], (task,)) == own
 
 
+def test_tidy_drops_a_sentence_reciting_the_rungs_task_around_words_of_its_own() -> None:
+    task = prompts.load("step_steps")
+    said = ("Here are the steps the student should follow, one per line, speaking to them "
+            "directly, in their own terms and formulas, without working out any of them.\n\n"
+            "1. Write the equation in the form `f(x) = 0` [1].\n2. Start from `x_0 = 1`.")
+    assert tidy(said, "I'm still stuck on exercise 2.", [], (task,)) == (
+        "1. Write the equation in the form `f(x) = 0` [1].\n2. Start from `x_0 = 1`.")
+    # the student's own working, quoted at length, is no instruction
+    working = "there are a total of 26 - 2 = 24 pencils in the three boxes, so each box holds 8"
+    reply = f"You wrote that {working}: check the second step [1]."
+    assert tidy(reply, f"I think {working}.", [], (task,)) == reply
+
+
 def test_tidy_drops_a_last_sentence_cut_after_its_first_word() -> None:
     assert tidy("The loss is the Brier loss [2]. The [1]", "Which loss?", []) == (
         "The loss is the Brier loss [2].")

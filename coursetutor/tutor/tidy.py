@@ -27,6 +27,7 @@ ECHO_RATIO = 0.8  # a sentence this similar to the question repeats it
 MIN_COPY = 20  # a sentence this long found in the student's message or the task is parroted
 COPY_RUN = 8  # characters in a row that count as copied
 PARROTED = 0.9  # share of a sentence copied in such runs that makes it parroted
+RECITED = 60  # characters in a row of the instructions that make a sentence recited
 # a sentence of at least RESTATED_TERMS content terms, this share of them already in the
 # reply, says again what the reply said (the small model's second paragraph restating its
 # first, or a list that keeps growing the same item)
@@ -112,6 +113,15 @@ def _parrots(key: str, text: str) -> bool:
     return sum(b.size for b in blocks if b.size >= COPY_RUN) >= PARROTED * len(key)
 
 
+def _recites(key: str, instructions: str) -> bool:
+    """Does the sentence carry a long stretch of the instructions word for word ("Here are
+    the steps the student should follow, one per line, speaking to them directly, in their
+    own terms and formulas, …"), whatever it adds around it? Instructions only: a reply may
+    quote the student's own working at length."""
+    match = difflib.SequenceMatcher(None, key, instructions, autojunk=False).find_longest_match()
+    return match.size >= RECITED
+
+
 # words that say nothing of their own in a sentence said again: "Specifically, we will show
 # that there exists a set of …" after "… we need to demonstrate that there exists a set of …"
 _FILLER = frozenset(tokenize("a we will there here let us specifically particular "
@@ -193,6 +203,7 @@ def tidy(text: str, question: str, headers: Sequence[str], prompt: Sequence[str]
     asked = _norm(question)
     copied = [_norm(h) for h in headers]
     parroted = [asked, *(_norm(p) for p in prompt)]
+    instructions = [_norm(p) for p in prompt]
     text = "\n".join(line for line in text.split("\n") if not _copies_header(line, copied))
     seen: set[str] = set()
     said: set[str] = set()  # the content terms of the sentences kept
@@ -210,6 +221,7 @@ def tidy(text: str, question: str, headers: Sequence[str], prompt: Sequence[str]
             or _echoes(span, key, asked)
             or (len(key) >= MIN_SENTENCE and key in seen)
             or (len(key) >= MIN_COPY and any(_parrots(key, p) for p in parroted))
+            or any(_recites(key, p) for p in instructions)
             or _restates(span, terms, said))
         if not dropped:
             seen.add(key)

@@ -180,9 +180,14 @@ def tidied(text: str, question: str, ctx: Context, cat: Categorization,
     # what a copied "source list" can be made of: the headers and any path-like line
     headers = [source_header(s.number, s.hit) for s in ctx.sources] + [
         line for s in ctx.sources for line in s.text.splitlines() if _path_like(line)]
-    written = tidy(text, question, headers,
-                   (prompts.load(task_prompt(cat.intent, level, cat.about_exercise)),
-                    prompts.load("system")), cat.language)
+    # the instructions a reply may parrot: the task's, and a rung's task from its step
+    # ("Ecco i passaggi che il studente dovrebbe seguire, uno per riga, parlando
+    # direttamente a loro …", step_steps.txt translated)
+    tasks = [prompts.load(task_prompt(cat.intent, level, cat.about_exercise)),
+             prompts.load("system")]
+    if level in ("hint", "guiding", "steps"):
+        tasks.append(prompts.load(f"step_{level}"))
+    written = tidy(text, question, headers, tuple(tasks), cat.language)
     if text and not written and ctx.sources:
         written = reply("passages", cat.language) + " " + " ".join(
             f"[{s.number}]" for s in ctx.sources[:3])
