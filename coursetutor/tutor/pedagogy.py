@@ -6,6 +6,10 @@ from typing import Literal
 
 Level = Literal["hint", "guiding", "steps", "example", "solution"]
 LADDER: tuple[Level, ...] = ("hint", "guiding", "steps", "example", "solution")
+# the rungs written from the next step of the exercise's worked solution (stages/plan.py);
+# an analogous example uses other numbers and another function, and the solution rung has
+# the whole solution in its sources anyway
+FROM_STEP: tuple[Level, ...] = ("hint", "guiding", "steps")
 
 LEVEL_HINTS = {
     1: "a beginner: short sentences, no jargon without explaining it",

@@ -16,17 +16,14 @@ from ...types import Chunk
 from .. import prompts
 from ..exercise import exercise_hit, exercise_text, parts, solution_text
 from ..next_step import MASK, Step, next_step
+from ..pedagogy import FROM_STEP
 from ..replies import language_name
 from .tools import Tools
 from .write import Prompted
 
-# the rungs that point at a step; an analogous example uses other numbers and another
-# function, and the solution rung has the whole solution in its sources anyway
-RUNGS = ("hint", "guiding", "steps")
-
 
 def applies(tools: Tools, p: Prompted) -> bool:
-    return tools.settings.hint_next_step and p.level in RUNGS and bool(p.key)
+    return tools.settings.hint_next_step and p.level in FROM_STEP and bool(p.key)
 
 
 def plan(tools: Tools, p: Prompted) -> Prompted:
@@ -99,9 +96,9 @@ _TABLE = re.compile(r"\s*\|(?:[^|]*\|){2,}.*$")  # from its first of three bars 
 
 def numbered(step: Step, whole: bool = False) -> str:
     """The lines of `step`: the next one alone for a hint or guiding questions, the ones
-    after it too for the steps rung, up to the next part of the exercise, a table of hidden
-    values left out, and but for the last when it computes the result (its number hidden,
-    the model worked it out: "12 / 4 = 3 loads", "The root is r = 2")."""
+    after it too for the steps rung: up to the next part of the exercise, without a table of
+    hidden values, and without the last when it computes the result (its number hidden, the
+    model worked it out: "12 / 4 = 3 loads", "The root is r = 2")."""
     later: list[str] = []
     for line in step.later if whole else ():
         if _PART.match(line):  # the student works on one part at a time

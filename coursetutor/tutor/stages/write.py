@@ -20,7 +20,14 @@ from ..context import Budget, Context, build_context, render_sources, source_hea
 from ..exercise import current_exercise
 from ..generate import Draft, stream_answer
 from ..memory import notes
-from ..pedagogy import Level, level_hint, max_tokens, scaffold_level, task_prompt
+from ..pedagogy import (
+    FROM_STEP,
+    Level,
+    level_hint,
+    max_tokens,
+    scaffold_level,
+    task_prompt,
+)
 from ..remember import FoldInput, fold_history
 from ..replies import language_name, reply
 from ..reply_language import Gate, checked, gated
@@ -185,7 +192,7 @@ def tidied(text: str, question: str, ctx: Context, cat: Categorization,
     # direttamente a loro …", step_steps.txt translated)
     tasks = [prompts.load(task_prompt(cat.intent, level, cat.about_exercise)),
              prompts.load("system")]
-    if level in ("hint", "guiding", "steps"):
+    if level in FROM_STEP:
         tasks.append(prompts.load(f"step_{level}"))
     written = tidy(text, question, headers, tuple(tasks), cat.language)
     if text and not written and ctx.sources:
