@@ -11,7 +11,7 @@ from ..llm.router import CallRecord, Router
 from . import prompts
 from .citations import MARKER
 from .leak import final_answers
-from .pedagogy import Level, task_prompt
+from .pedagogy import LADDER, Level, task_prompt
 from .replies import reply
 from .rungs import RungFacts, Violation, check, cite, contract_lines, cut_back
 
@@ -45,7 +45,7 @@ def fallback_help(level: Level, language: str, number: int | None) -> str:
 def is_fallback(text: str, level: str, language: str) -> bool:
     """Is `text` the rung's own fixed help (whatever exercise it cites)? For the eval: how
     often a rung had nothing of the model's to show."""
-    if level not in ("hint", "guiding", "steps", "example"):
+    if level not in LADDER or level == "solution":  # the solution rung has no fixed help
         return False
 
     def plain(said: str) -> str:

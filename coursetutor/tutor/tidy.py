@@ -202,8 +202,8 @@ def tidy(text: str, question: str, headers: Sequence[str], prompt: Sequence[str]
     text = unstutter(text)
     asked = _norm(question)
     copied = [_norm(h) for h in headers]
-    parroted = [asked, *(_norm(p) for p in prompt)]
     instructions = [_norm(p) for p in prompt]
+    parroted = [asked, *instructions]
     text = "\n".join(line for line in text.split("\n") if not _copies_header(line, copied))
     seen: set[str] = set()
     said: set[str] = set()  # the content terms of the sentences kept
