@@ -12,14 +12,16 @@ def test_every_term_has_english_and_the_languages_the_bundled_model_translates_w
 def test_the_terms_of_a_korean_translation_are_told_in_textbook_korean() -> None:
     told = renderings("the Hessian must be positive definite so that the Newton-Raphson "
                       "direction is a descent direction", "en", "ko")
-    assert told == [("positive definite", "양의 정부호"), ("descent direction", "하강 방향")]
+    assert told == [("Hessian", "헤세 행렬"), ("positive definite", "양의 정부호"),
+                    ("Newton-Raphson", "뉴턴-랩슨 방법"), ("descent direction", "하강 방향")]
     assert renderings("单调有界数列必收敛", "zh", "ko") == [
         ("单调", "단조"), ("有界", "유계"), ("数列", "수열"), ("收敛", "수렴")]
 
 
 def test_a_longer_term_hides_the_shorter_ones_in_it() -> None:
     assert [s for s, _ in found("Newton-Raphson converges quadratically", "en")] == [
-        "converges quadratically"]
+        "Newton-Raphson", "converges quadratically"]
+    assert [s for s, _ in found("拟牛顿法不需要黑塞矩阵", "zh")] == ["拟牛顿法", "黑塞矩阵"]
     assert [s for s, _ in found("若数列有上界", "zh")] == ["数列", "有上界"]
 
 
@@ -67,3 +69,13 @@ def test_a_term_the_translation_left_out_is_named() -> None:
     assert dropped("In damped Newton-Raphson, what must the step size satisfy?", question,
                    "ko", "en") == []
     assert dropped(lossy, question, "en", "en") == []  # nothing was translated
+
+
+def test_the_names_of_optimisation_methods_and_their_terms_are_told() -> None:
+    # the Chinese translation of a Gauss-Newton hint named gradient descent (梯度下降法), the
+    # Korean one wrote the empirical risk as 임상적 ("clinical")
+    told = renderings("Gauss-Newton applies since the empirical risk is the squared sum of "
+                      "the residuals", "en", "ko")
+    assert told == [("Gauss-Newton", "가우스-뉴턴 방법"), ("empirical risk", "경험적 위험"),
+                    ("squared sum", "제곱합"), ("residuals", "잔차")]
+    assert renderings("Gauss-Newton applies", "en", "zh") == [("Gauss-Newton", "高斯-牛顿法")]
