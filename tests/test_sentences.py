@@ -177,15 +177,21 @@ def test_a_passage_ending_on_a_label_is_continued_from_the_next() -> None:
     assert "Dimostrazione" not in hit.chunk.text  # the statement, not the page after it
 
 
+BRIER = ("R2 → [0, 1], (x1, x2) 7→ 1 1+exp((1,x1 ,x2 )⊤ θ) such that it minimizes the "
+         "Brier-loss")
+
+
 @pytest.mark.parametrize(("after", "joined"), [
     # what the lead-in introduces, read with it
-    ("Sia f continua in [a,b] e derivabile in (a,b). Allora esiste c. Dimostrazione. …", True),
-    # garbled, it would take the lead-in out of the evidence with it: left where it is
-    ("R2 → [0, 1], (x1, x2) 7→ 1 1+exp((1,x1 ,x2 )⊤ θ) such that it minimizes the Brier-loss, "
-     "i.e., Remp = Pn i=1 ∥y(i) − π(x(i))∥2 2.", False),
+    ("Sia f continua in [a,b] e derivabile in (a,b). Allora esiste c. Dimostrazione. …",
+     "Sia f continua in [a,b] e derivabile in (a,b). Allora esiste c."),
+    # a sum the PDF ran flat: joined up to the clause it garbles (the loss the exercise names)
+    (f"{BRIER}, i.e., Remp = Pn i=1 ∥y(i) − π(x(i))∥2 2.", f"{BRIER}."),
+    # garbled from its start, it would take the lead-in out of the evidence with it: left
+    ("Remp = Pn i=1 ∥y(i) − π(x(i))∥2 2.", ""),
 ])
 def test_a_passage_ending_on_a_lead_in_is_continued_from_the_next(after: str,
-                                                                  joined: bool) -> None:
+                                                                  joined: str) -> None:
     from types import SimpleNamespace
 
     from coursetutor.tutor.sentences import ends_in_lead_in
@@ -199,9 +205,17 @@ def test_a_passage_ending_on_a_lead_in_is_continued_from_the_next(after: str,
     assert ends_in_lead_in(units(lead_in, "it"))
     (hit,) = continued(tools, "c", [Hit(_chunk(0, lead_in, "it", 12), 1.0, {}, {},  # type: ignore[arg-type]
                                         Locator(page=12))])
-    first = units(after, "it")[0]
-    assert hit.chunk.text == (f"{lead_in} {first}" if joined else lead_in)
+    assert hit.chunk.text == (f"{lead_in} {joined}" if joined else lead_in)
     assert "Dimostrazione" not in hit.chunk.text
+
+
+def test_a_garbled_sentence_reads_up_to_the_clause_its_formula_garbles() -> None:
+    from coursetutor.tutor.sentences import garbled, readable_head
+
+    assert garbled(f"{BRIER}, i.e., Remp = Pn i=1 ∥y(i) − π(x(i))∥2 2.")
+    assert readable_head(f"{BRIER}, i.e., Remp = Pn i=1 ∥y(i) − π(x(i))∥2 2.") == f"{BRIER}."
+    assert readable_head("Remp = Pn i=1 ∥y(i) − π(x(i))∥2 2.") == ""
+    assert readable_head("x 1, Pn i=1 ∥y(i)∥2 2.") == ""  # a head without words
 
 
 IVT = ("**定义 3.2.3 (连续函数)**\n\n若 $f$ 在 $(a,b)$ 内任意一点都连续, 则称 $f$ 为连续函数.\n\n"

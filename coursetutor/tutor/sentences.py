@@ -341,6 +341,25 @@ def garbled(sentence: str) -> bool:
         worded + maths < 0.6 * len(tokens))
 
 
+# where a clause ends inside a sentence: a comma (with "i.e.", "cioè", "d.h." after it) or a
+# semicolon, then a blank
+_CLAUSE_END = re.compile(r"(?:,(?:\s*(?:i\.\s?e\.|e\.\s?g\.|cioè|ossia|d\.\s?h\.),?)?|;)\s+")
+MIN_HEAD_WORDS = 3  # words of three letters or more a readable head must carry
+
+
+def readable_head(sentence: str) -> str:
+    """A garbled sentence up to the clause a lost formula garbles: "R2 → [0, 1] … such that
+    it minimizes the Brier-loss, i.e., Remp = Pn i=1 ∥y(i) − π(x(i))∥2 2." (a sum the PDF
+    ran flat) → "R2 → [0, 1] … such that it minimizes the Brier-loss."; "" when no head
+    before a clause's end reads and carries words."""
+    for match in reversed(list(_CLAUSE_END.finditer(sentence))):
+        head = sentence[:match.start()].rstrip(" ,;")
+        words = sum(1 for t in head.split() if sum(c.isalpha() for c in t) >= 3)
+        if words >= MIN_HEAD_WORDS and not garbled(head):
+            return head if head.endswith((".", "。")) else f"{head}."
+    return ""
+
+
 def _heading(sentence: str, hit: Hit) -> bool:
     """A title, a section heading or a table of contents: it names a topic, says nothing."""
     if any(c in sentence for c in "=∑∫≤≥<>→"):

@@ -20,6 +20,7 @@ from ..sentences import (
     ends_in_lead_in,
     garbled,
     opens_on_proof,
+    readable_head,
     select,
     units,
 )
@@ -72,8 +73,9 @@ def continued(tools: Tools, course: str, hits: Sequence[Hit]) -> list[Hit]:
     """The passages read, each that ends on a bare label ("Teorema 56 (della media
     integrale).") or a lead-in ("… we want to estimate a model π :") with the first
     sentence of the next passage of its document added (the statement the label names, what
-    the lead-in introduces), and each that opens on a proof with the last sentence of the
-    passage before it (the statement it proves)."""
+    the lead-in introduces: up to the clause a flattened formula garbles), and each that
+    opens on a proof with the last sentence of the passage before it (the statement it
+    proves)."""
     out = list(hits)
     filters = SearchFilters(tools.ws.tenant, course)
     for n, hit in enumerate(out[:PASSAGES]):
@@ -84,8 +86,11 @@ def continued(tools: Tools, course: str, hits: Sequence[Hit]) -> list[Hit]:
             after = tools.ws.store.chunk_at(filters, chunk.document_id, chunk.ordinal + 1)
             first = units(after.text, after.language)[:1] if after else []
             # what a lead-in introduces joins it only when it can be read: garbled, it would
-            # take the lead-in out of the evidence with it
-            if first and (label or not garbled(first[0])):
+            # take the lead-in out of the evidence with it; a sentence that reads up to a
+            # formula the PDF ran flat joins up to there
+            if first and not label and garbled(first[0]):
+                first = [head] if (head := readable_head(first[0])) else []
+            if first:
                 chunk = dataclasses.replace(chunk, text=_continued(chunk.text, found[-1],
                                                                    first[0]))
         if chunk.ordinal > 0 and opens_on_proof(chunk.text, chunk.language, found):
