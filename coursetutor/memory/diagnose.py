@@ -32,6 +32,15 @@ SIMILAR = 0.5  # share of the shorter sentence's content words two misconception
 _FORMULA = re.compile(r"(?:[\d)]|\b[a-zA-Z])\s*[=<>^*/+\u2212]\s*[\w(]"
                       r"|[\w)]\s*[=<>^*/+\u2212]\s*[\d(]|\d\s*-\s*\d")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
+# a number that names an item of the course, not a student's result: "exercise 1 of sheet 9",
+# "esercizio 3", "section 2.3", "练习1", "第3题", "연습 문제 1", "3장"
+_REFERENCE = re.compile(
+    r"\b(?:exercises?|sheets?|problems?|questions?|parts?|pages?|p\.|chapters?|sections?|"
+    r"lectures?|slides?|units?|weeks?|esercizi[oa]?|fogli[oa]?|problemi|pagin[ae]|capitol[oi]|"
+    r"sezion[ei]|lezion[ei]|aufgaben?|übungs?(?:blatt)?|blatt|seiten?|kapitel|abschnitt|"
+    r"exercices?|feuilles?|chapitres?|ejercicios?|hojas?|capítulos?|secci[oó]n)\s*\d+(?:\.\d+)*"
+    r"|(?:练习|习题|作业|연습\s?문제|문제|第)\s*\d+(?:\.\d+)*\s*[题章节页]?"
+    r"|\d+(?:\.\d+)*\s*(?:장|번|페이지|题|章|节|页)", re.IGNORECASE)
 _ATTEMPT = re.compile(
     r"\b(?:i think|i got|i get|i found|i tried|i did|i used|i calculated|i computed|i believe|"
     r"i guess|my answer|my result|my solution|so it'?s|so the answer|it should be|is it|"
@@ -62,7 +71,10 @@ class Recorded:
 
 def looks_like_work(message: str) -> bool:
     """The message carries the student's own working or answer (a formula, two numbers or
-    more, or a first-person attempt such as "I think" or "I got")."""
+    more, or a first-person attempt such as "I think" or "I got"); the numbers of the
+    course's items it names are none ("Which loss does exercise 1 of sheet 9 minimise?" was
+    diagnosed as an answer, and its "misconception" recorded as a weak area)."""
+    message = _REFERENCE.sub(" ", message)
     return bool(_FORMULA.search(message) or len(_NUMBER.findall(message)) >= 2
                 or _ATTEMPT.search(message))
 
