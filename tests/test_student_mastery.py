@@ -86,7 +86,8 @@ def test_bad_settings_are_refused(values: dict[str, str]) -> None:
     # the numbers of the course's items: no working
     ("Which loss does exercise 1 of sheet 9 minimise, and for which model?", False),
     ("In the solution of exercise 1 (d), what is solved in section 2.3?", False),
-    ("为什么练习1 (e) 中可以使用高斯-牛顿法？", False), ("연습 문제 1 (e)에서 3장의 방법은?", False),
+    ("为什么练习1 (e) 中可以使用高斯-牛顿法？", False),
+    ("연습 문제 1 (e)에서 3장의 방법은?", False),
     ("I got 2 for exercise 3", True), ("for exercise 3 the root is between 1 and 2", True),
 ])
 def test_looks_like_work(message: str, work: bool) -> None:
