@@ -185,8 +185,10 @@ BRIER = ("R2 → [0, 1], (x1, x2) 7→ 1 1+exp((1,x1 ,x2 )⊤ θ) such that it m
     # what the lead-in introduces, read with it
     ("Sia f continua in [a,b] e derivabile in (a,b). Allora esiste c. Dimostrazione. …",
      "Sia f continua in [a,b] e derivabile in (a,b). Allora esiste c."),
-    # a sum the PDF ran flat: joined up to the clause it garbles (the loss the exercise names)
-    (f"{BRIER}, i.e., Remp = Pn i=1 ∥y(i) − π(x(i))∥2 2.", f"{BRIER}."),
+    # a sum the PDF ran flat: joined up to the clause it garbles, and of that the words after
+    # the map whose arrow ↦ was lost ("7→"): the loss the exercise names
+    (f"{BRIER}, i.e., Remp = Pn i=1 ∥y(i) − π(x(i))∥2 2.",
+     "… such that it minimizes the Brier-loss."),
     # garbled from its start, it would take the lead-in out of the evidence with it: left
     ("Remp = Pn i=1 ∥y(i) − π(x(i))∥2 2.", ""),
 ])
@@ -213,7 +215,10 @@ def test_a_garbled_sentence_reads_up_to_the_clause_its_formula_garbles() -> None
     from coursetutor.tutor.sentences import garbled, readable_head
 
     assert garbled(f"{BRIER}, i.e., Remp = Pn i=1 ∥y(i) − π(x(i))∥2 2.")
-    assert readable_head(f"{BRIER}, i.e., Remp = Pn i=1 ∥y(i) − π(x(i))∥2 2.") == f"{BRIER}."
+    assert readable_head(f"{BRIER}, i.e., Remp = Pn i=1 ∥y(i) − π(x(i))∥2 2.") == \
+        "… such that it minimizes the Brier-loss."
+    assert readable_head("The risk is the mean of the losses, i.e., Remp = Pn i=1 ∥y(i)∥2 2.") \
+        == "The risk is the mean of the losses."
     assert readable_head("Remp = Pn i=1 ∥y(i) − π(x(i))∥2 2.") == ""
     assert readable_head("x 1, Pn i=1 ∥y(i)∥2 2.") == ""  # a head without words
 

@@ -22,6 +22,7 @@ passages. So the turn first picks those sentences, and the model writes only fro
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import re
 from collections.abc import Sequence
 
@@ -343,17 +344,26 @@ def garbled(sentence: str) -> bool:
 
 # where a clause ends inside a sentence: a comma (with "i.e.", "cioè", "d.h." after it) or a
 # semicolon, then a blank
-_CLAUSE_END = re.compile(r"(?:,(?:\s*(?:i\.\s?e\.|e\.\s?g\.|cioè|ossia|d\.\s?h\.),?)?|;)\s+")
+_CLAUSE_END = re.compile(
+    r"(?:,(?:\s*(?:i\.\s?e\.|e\.\s?g\.|cioè|ossia|d\.\s?h\.),?)?|;)\s+")
+# a map's arrow ↦ as a PDF's text layer gives it, a digit glued to an arrow: "(x1, x2) 7→ 1
+# 1+exp(…)" (the fraction 1/(1+exp(…)) ran flat after it too)
+_LOST_MAPSTO = re.compile(r"(?:^|(?<=[\s(]))\d→")
+_WORD_TOKEN = re.compile(r"^[^\W\d_][^\W_]*(?:[-'’][^\W_]+)*[.,;:]?$")  # a word, not maths
 MIN_HEAD_WORDS = 3  # words of three letters or more a readable head must carry
 
 
 def readable_head(sentence: str) -> str:
-    """A garbled sentence up to the clause a lost formula garbles: "R2 → [0, 1] … such that
-    it minimizes the Brier-loss, i.e., Remp = Pn i=1 ∥y(i) − π(x(i))∥2 2." (a sum the PDF
-    ran flat) → "R2 → [0, 1] … such that it minimizes the Brier-loss."; "" when no head
-    before a clause's end reads and carries words."""
+    """What reads of a garbled sentence: up to the clause a lost formula garbles ("…, i.e.,
+    Remp = Pn i=1 ∥y(i) − π(x(i))∥2 2.", a sum the PDF ran flat), and of that the words after
+    its last formula when a map's arrow was lost in it ("R2 → [0, 1], (x1, x2) 7→ 1
+    1+exp((1,x1 ,x2 )⊤ θ) such that it minimizes the Brier-loss" → "… such that it minimizes
+    the Brier-loss."); "" when nothing with words reads."""
     for match in reversed(list(_CLAUSE_END.finditer(sentence))):
         head = sentence[:match.start()].rstrip(" ,;")
+        if _LOST_MAPSTO.search(head):
+            tail = list(itertools.takewhile(_WORD_TOKEN.match, reversed(head.split())))
+            head = "… " + " ".join(reversed(tail)) if len(tail) >= MIN_HEAD_WORDS else ""
         words = sum(1 for t in head.split() if sum(c.isalpha() for c in t) >= 3)
         if words >= MIN_HEAD_WORDS and not garbled(head):
             return head if head.endswith((".", "。")) else f"{head}."
