@@ -618,3 +618,17 @@ def test_a_yes_no_question_is_told_from_one_that_asks_for_something(question: st
 def test_the_model_reads_a_line_without_the_question_it_opens_with(sentence: str,
                                                                   read: str) -> None:
     assert unasked(sentence) == read
+
+
+def test_a_run_on_page_is_cut_where_prose_begins_after_code() -> None:
+    # an exercise sheet's R code and plot axes, then the sentence that says what it minimises
+    code = ("df$type = as.character(y) ggplot(df) + geom_point(aes(x = V1, y = V2, color=type)) "
+            "+ xlab(expression(x[1])) + ylab(expression(x[2])) " + "0.00 0.25 0.50 " * 20
+            + "x1 x2 type 0 1")
+    prose = "In the following we want to estimate a model π : such that it minimizes the loss."
+    found = units(f"{code} {prose}")
+    assert found[-1] == prose and all(len(u) <= 480 for u in found)
+    # a capitalised word after words is no new sentence: cut only at the length
+    words = ("The Newton Raphson method needs a good Start Value " * 12).strip()
+    cut = words.rindex(" ", 0, 481)
+    assert units(words) == [words[:cut], words[cut + 1:]]

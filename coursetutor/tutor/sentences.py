@@ -309,17 +309,41 @@ def ends_in_lead_in(found: list[str]) -> bool:
 
 
 def _cut(sentence: str) -> list[str]:
-    """A run-on "sentence" (a page without full stops) cut into pieces of MAX_CHARS."""
+    """A run-on "sentence" (a page without full stops) cut where prose begins after code or
+    numbers, then into pieces of MAX_CHARS."""
     if len(sentence) <= MAX_CHARS:
         return [sentence]
-    words, pieces, size = sentence.split(" "), [[]], 0  # type: ignore[var-annotated]
+    words = sentence.split(" ")
+    starts = [0, *(n for n in range(1, len(words)) if _prose_starts(words, n)), len(words)]
+    return [piece for a, b in itertools.pairwise(starts)
+            for piece in _cut_words(words[a:b])]
+
+
+PROSE_RUN = 4  # words in a row that make prose
+_CODE = re.compile(r"[\d()\[\]{}=$#%*/+<>|\\]")
+
+
+def _prose_starts(words: Sequence[str], n: int) -> bool:
+    """Does a sentence begin at word `n` of a run-on page, after code, a plot's axis numbers
+    or a formula ("… xlab(expression(x[1])) 0.00 0.25 … x1 x2 type 0 1 | In the following we
+    want to estimate a model π :")? A capitalised word and the three after it are words,
+    and the word before holds a digit or a symbol of code."""
+    run = words[n:n + PROSE_RUN]
+    return (len(run) == PROSE_RUN and run[0][:1].isupper() and all(w.isalpha() for w in run)
+            and bool(_CODE.search(words[n - 1])))
+
+
+def _cut_words(words: Sequence[str]) -> list[str]:
+    """Words run together, in pieces of MAX_CHARS at most."""
+    pieces: list[list[str]] = [[]]
+    size = 0
     for word in words:
         if size + len(word) > MAX_CHARS and pieces[-1]:
             pieces.append([])
             size = 0
         pieces[-1].append(word)
         size += len(word) + 1
-    return [" ".join(p) for p in pieces]
+    return [" ".join(p) for p in pieces if p]
 
 
 def garbled(sentence: str) -> bool:
