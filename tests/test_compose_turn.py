@@ -476,3 +476,25 @@ def test_evidence_lines_are_not_headed_by_their_sections_anchor(make_tutor: Make
     run(tutor, CONCEPT)
     prompt = fake.answer_calls()[0].messages[-1].content
     assert evidence(prompt) and "(#" not in prompt
+
+
+def test_a_translation_asked_for_as_written_is_told_the_names_it_holds(
+        make_tutor: MakeTutor) -> None:
+    # a name is a placeholder in the first translation and comes back as written; asked
+    # once more with the text as written, the name is there, and so is its textbook term
+    def write(prompt: str) -> str:
+        sid = evidence(prompt)[0][0]
+        return json.dumps({"statements": [{"text": "Gauss-Newton may diverge.",
+                                           "evidence": [sid]}]})
+
+    def translate(text: str) -> str:
+        return "⟨F1⟩ 可能 diverge。" if "⟨F1⟩" in text else "高斯-牛顿法可能发散。"
+
+    fake = ScriptedLLM(answer=[Say(write=write)], translate=["How does bisection work?"],
+                       translate_reply=[Say(write=translate), Say(write=translate)])
+    tutor, _ = make_tutor(fake)
+    run(tutor, "二分法是怎么工作的？")
+    told = ["\n".join(m.content for m in c.messages) for c in fake.calls
+            if c.kind == "translate_reply"]
+    assert len(told) == 2
+    assert "高斯-牛顿法" not in told[0] and "Gauss-Newton → 高斯-牛顿法" in told[1]
