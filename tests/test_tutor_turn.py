@@ -1212,6 +1212,22 @@ def test_a_translated_hint_that_lost_a_name_shows_the_hint_as_written(
     assert f"{reply('in_course_language', 'zh')} {hint}" in answer.text
 
 
+def test_a_number_the_exercise_gives_on_its_next_passage_is_no_result(
+        make_tutor: MakeTutor, tmp_path: Path) -> None:
+    # part (c), under a heading of its own, asks for 30 iterations: a hint that repeats the
+    # 30 states no result of its own (it was rewritten, then replaced by the fixed hint)
+    hint = "Run Gauss-Newton for the 30 iterations that part (c) asks for [1]."
+    tutor, fake = _sheet_course(make_tutor, tmp_path, [hint])
+    sheet = tmp_path / "sheet9.md"
+    sheet.write_text(SHEET + "\n### Part (c)\n\n(c) Write a script that runs Gauss-Newton "
+                     "(do 30 iterations, x[0] = 0).\n", encoding="utf-8")
+    tutor.ws.ingest("sheet", [(sheet, FileMeta(doc_type="exercise", title="Sheet 9"))])
+    _, answer = run(tutor, "Can you help me with exercise 1?", course="sheet")
+    assert answer.level == "hint"
+    assert answer.text.startswith("Run Gauss-Newton for the 30 iterations")
+    assert "leak_rewrite" not in fake.kinds()
+
+
 # -- the hint ladder in the eval -------------------------------------------------------------
 
 

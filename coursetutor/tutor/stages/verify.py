@@ -16,7 +16,7 @@ from ..check import AnswerChecker, CheckInput, CheckResult, model_judge
 from ..citations import check_citations, to_citation
 from ..context import Context
 from ..evidence import Evidence
-from ..exercise import exercise_hit, solution_text
+from ..exercise import exercise_hit, exercise_text, solution_text
 from ..guard import facts_for, fallback_help, guard_rung
 from ..markers import MARKER, content_brackets
 from ..pedagogy import Level
@@ -86,7 +86,10 @@ def verify(tools: Tools, w: Written) -> Generator[StreamEvent, None, Reply]:
         hit = exercise_hit(ev.hits)
         solution = p.solution if p.solution is not None else (
             solution_text(tools.ws, o.course, hit) if hit else "")
-        facts = facts_for(hit.chunk.text if hit else "", solution, u.student_said,
+        # the exercise's whole text: part (e)'s "do 30 iterations" is on the page after
+        # its heading, and a hint that said "after 30 iterations" stated no result of its own
+        facts = facts_for(exercise_text(tools.ws, o.course, hit) if hit else "", solution,
+                          u.student_said,
                           "\n".join([*(s.text for s in ctx.sources),
                                      *(h.answer for h in u.recalled.history)]))
         # a reply tidied down to "here are the passages", or cut off after a word or two
