@@ -79,3 +79,14 @@ def test_the_names_of_optimisation_methods_and_their_terms_are_told() -> None:
     assert told == [("Gauss-Newton", "가우스-뉴턴 방법"), ("empirical risk", "경험적 위험"),
                     ("squared sum", "제곱합"), ("residuals", "잔차")]
     assert renderings("Gauss-Newton applies", "en", "zh") == [("Gauss-Newton", "高斯-牛顿法")]
+
+
+def test_a_name_is_kept_in_a_translation_as_written_or_as_its_textbook_term() -> None:
+    from coursetutor.tutor.reply_language import keeps_terms
+
+    hint = "The Gauss-Newton method fits here: R is a squared sum of residuals [1]."
+    assert keeps_terms(hint, "高斯-牛顿法适用于这里：R 是残差的平方和 [1]。")
+    assert keeps_terms(hint, "Gauss-Newton 方法适用于这里 [1]。")
+    # another method's name
+    assert not keeps_terms(hint, "梯度下降法适用于这里：R 是残差的平方和 [1]。")
+    assert not keeps_terms("The Hessian must be positive definite.", "허스턴은 양의 정부호여야 합니다.")

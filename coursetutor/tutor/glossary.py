@@ -104,6 +104,16 @@ def dropped(translated: str, source_text: str, source: str, target: str) -> list
     return out
 
 
+def written_in(name: str, text: str) -> bool:
+    """Does `text` hold the glossary's term that `name` (English) names, in any language's
+    spelling? "Gauss-Newton" is kept in "高斯-牛顿法适用于这里", as the glossary tells the
+    translation to write it."""
+    spellings = {spelling.casefold() for _, n in found(name, "en")
+                 for spellings in _terms()[n].values() for spelling in spellings}
+    folded = text.casefold()
+    return any(spelling in folded for spelling in spellings)
+
+
 # how the terms are told: to the translation of a reply, and within the prompt that
 # translates a question (there, told as the reply's, the model answered "리만 적분에서 상합은
 # 어떻게 정의되나요?" instead of translating it)

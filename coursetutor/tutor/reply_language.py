@@ -220,9 +220,11 @@ def keeps_terms(original: str, translated: str) -> bool:
     """Does the translation keep the original's names (Hessian, Wikipedia, BFGS) and
     numbers? The bundled model, translating into Korean, turned "Hessian" into "허스턴" and
     "the English Wikipedia" into "영어 웹사이트": a translation that lost one may have lost
-    what the sentence says."""
+    what the sentence says. A name the glossary spells in the translation's language is kept
+    when that spelling is there ("Gauss-Newton" as 高斯-牛顿法)."""
     kept = translated.casefold()
     languages = {n.split(" (")[0] for n in LANGUAGE_NAMES.values()}  # "English": 영어
-    return all(name.casefold() in kept for name in names(original)
-               if name not in languages) and (
+    # a name is kept as written, or as the glossary's term for it ("高斯-牛顿法")
+    return all(name.casefold() in kept or glossary.written_in(name, translated)
+               for name in names(original) if name not in languages) and (
         claim_numbers(original) <= claim_numbers(translated))
