@@ -89,4 +89,5 @@ def test_a_name_is_kept_in_a_translation_as_written_or_as_its_textbook_term() ->
     assert keeps_terms(hint, "Gauss-Newton 方法适用于这里 [1]。")
     # another method's name
     assert not keeps_terms(hint, "梯度下降法适用于这里：R 是残差的平方和 [1]。")
-    assert not keeps_terms("The Hessian must be positive definite.", "허스턴은 양의 정부호여야 합니다.")
+    assert not keeps_terms("The Hessian must be positive definite.",
+                           "허스턴은 양의 정부호여야 합니다.")
