@@ -47,8 +47,10 @@ WARM_UP = {
     QUESTIONS[4]: "할선법이란 무엇인가요?",
     QUESTIONS[5]: "Can you help me with exercise 1?",
 }
-STAGES = ("categorize", "translate", "retrieve_grade", "select", "compose", "first_token",
-          "generate", "check", "total")
+# prompt_evaluated and first_written (statements): the model's first token, its first
+# statement closed; the first token is that statement once checked
+STAGES = ("categorize", "translate", "retrieve_grade", "select", "prompt_evaluated",
+          "first_written", "compose", "first_token", "generate", "check", "total")
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
@@ -105,9 +107,15 @@ def _workspace(ws: Workspace, settings: Settings) -> Workspace:
     return Workspace(settings, store=ws.store, embedder=ws.embedder)
 
 
+# laps only the turns answered in statements have: their median is over those turns
+WRITTEN = ("prompt_evaluated", "first_written")
+
+
 def _medians(rows: list[dict[str, float]]) -> dict[str, float]:
     keys = [*STAGES, "prompt_tokens", "completion_tokens"]
-    return {k: round(statistics.median(r.get(k, 0.0) for r in rows), 1) for k in keys}
+    return {k: round(statistics.median([r[k] for r in rows if k in r]
+                                       if k in WRITTEN and any(k in r for r in rows)
+                                       else [r.get(k, 0.0) for r in rows]), 1) for k in keys}
 
 
 def report(result: dict[str, Any]) -> str:

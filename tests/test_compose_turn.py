@@ -498,3 +498,11 @@ def test_a_translation_asked_for_as_written_is_told_the_names_it_holds(
             if c.kind == "translate_reply"]
     assert len(told) == 2
     assert "高斯-牛顿法" not in told[0] and "Gauss-Newton → 高斯-牛顿法" in told[1]
+
+
+def test_a_turn_times_the_prompt_and_the_first_statement_before_its_first_token(
+        make_tutor: MakeTutor) -> None:
+    tutor, _ = make_tutor(ScriptedLLM(answer=[restating()]))
+    _, answer = run(tutor, CONCEPT)
+    t = answer.timings
+    assert 0 < t["prompt_evaluated"] <= t["first_written"] <= t["first_token"] <= t["total"]

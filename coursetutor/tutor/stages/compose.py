@@ -142,6 +142,7 @@ def compose(tools: Tools, s: Selected) -> Generator[StreamEvent, None, Reply]:
     first: float | None = None
     removed: list[str] = []
     best = _closest(s.selection.lines, o.question, cat.intent)
+    first_writing = _Writing()  # the first attempt's, from every evidence sentence
     for attempt, close in ((tuple(lines.values()), False), ((best,), True)):
         if shown.texts:
             break
@@ -150,6 +151,8 @@ def compose(tools: Tools, s: Selected) -> Generator[StreamEvent, None, Reply]:
             break
         writing = _Writing()
         held: list[Statement] = []  # waiting for the model, which is still writing
+        if not close:
+            first_writing = writing
         for statement in _writing(tools, s, attempt, deadline, writing, pivot, close):
             shown_now = not held and _show(tools, s, shown, statement, removed, True, pivot)
             if shown_now is None or held:
@@ -176,6 +179,11 @@ def compose(tools: Tools, s: Selected) -> Generator[StreamEvent, None, Reply]:
     else:
         text = shown.text
     laps["first_token"] = round(((first or time.perf_counter()) - o.started) * 1000, 1)
+    # before it: the prompt evaluated (the model's first token), the first statement written
+    for lap, at in (("prompt_evaluated", first_writing.first_piece),
+                    ("first_written", first_writing.first_closed)):
+        if at is not None:
+            laps[lap] = round((at - o.started) * 1000, 1)
     tail: tuple[str, ...] = ()
     if not complete:
         marker = reply("incomplete", cat.language)
@@ -236,6 +244,10 @@ class _Busy(Exception):
 @dataclasses.dataclass
 class _Writing:
     finished: bool = True  # the model ended before the deadline
+    # when the model wrote its first token (its prompt evaluated) and closed its first
+    # statement (perf_counter), for the turn's laps: what comes before the first word
+    first_piece: float | None = None
+    first_closed: float | None = None
 
 
 def _pivot(tools: Tools, s: Selected) -> str:
@@ -354,8 +366,10 @@ def _writing(tools: Tools, s: Selected, lines: Sequence[Line], deadline: float,
     wrote = False
     try:
         for piece in _pieces(tools, _messages(tools, s, lines, pivot, close, names), params):
+            writing.first_piece = writing.first_piece or time.perf_counter()
             for statement in stream.feed(piece):
                 wrote = True
+                writing.first_closed = writing.first_closed or time.perf_counter()
                 yield statement
             if time.perf_counter() >= deadline:
                 writing.finished = False
