@@ -42,8 +42,7 @@ def make_tutor(workspace: Callable[..., Workspace]) -> MakeTutor:
 
     return make
 
-# "[S1] (p. 3) sentence", or "[S1] sentence" for a heading's anchor
-_LINE = re.compile(r"^\[(S\d+)\] (?:\((p\. \d+|[\d:]+-[\d:]+[^)]*)\) )?(.*)$", re.M)
+_LINE = re.compile(r"^\[(S\d+)\] \(([^)]*)\) (.*)$", re.M)
 
 
 def evidence(prompt: str) -> list[tuple[str, str]]:
@@ -468,14 +467,6 @@ def test_a_quoted_line_in_another_language_is_translated_after_it(
     assert translated == f"({korean})"  # then what it says, in the student's language
     assert answer.text == "".join(e.text for e in events if isinstance(e, TokenEvent))
     assert fake.kinds()[-1] == "translate_reply"
-
-
-def test_evidence_lines_are_not_headed_by_their_sections_anchor(make_tutor: MakeTutor) -> None:
-    # "(#43-order-of-convergence-of-the-secant-method)" cost a dozen prompt tokens a line
-    tutor, fake = make_tutor(ScriptedLLM(answer=[restating()]))
-    run(tutor, CONCEPT)
-    prompt = fake.answer_calls()[0].messages[-1].content
-    assert evidence(prompt) and "(#" not in prompt
 
 
 def test_a_translation_asked_for_as_written_is_told_the_names_it_holds(

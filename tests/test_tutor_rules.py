@@ -24,7 +24,6 @@ from coursetutor.tutor.context import (
     Source,
     build_context,
     format_history,
-    place,
     render_sources,
     source_header,
     trim_to_question,
@@ -298,13 +297,6 @@ def test_budget_split(total: int, expected: Budget) -> None:
 ])
 def test_source_header(hit: Hit, header: str) -> None:
     assert source_header(1, hit) == header
-
-
-def test_a_prompt_places_a_passage_by_its_page_or_time_not_its_anchor() -> None:
-    assert place(make_hit("x")) == ""  # "#43-order-of-convergence-of-the-secant-method"
-    assert place(make_hit("x", locator=Locator(page=3))) == "p. 3"
-    assert place(make_hit("x", "transcript", "Video", (), Locator(start=62, end=150))) == \
-        "01:02-02:30"
 
 
 FILLER = " ".join(f"Sentence {i} is filler text here." for i in range(100))  # 600 words

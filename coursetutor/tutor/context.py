@@ -55,20 +55,13 @@ class Context:
     notes: str = ""  # what the tutor remembers of the student (the "rest" of the budget)
 
 
-def place(hit: Hit) -> str:
-    """Where a passage is, as a prompt tells the model: its page or time span ("p. 3",
-    "01:02-02:30, slide 4"), or "" for a heading's anchor ("#43-order-of-convergence-of-the-
-    secant-method"), which says nothing the passage needs in a dozen tokens: every prompt
-    token after the cached prefix delays the first token (about 11 ms each on 2 cores)."""
-    return "" if hit.locator.page is None and hit.locator.start is None else hit.locator.label()
-
-
 def source_header(number: int, hit: Hit) -> str:
     """'[2] Lecture 2: Convergence > Secant method, p. 3': the document, its innermost
-    section and the page or time span (`place`). The sections between say nothing the
-    passage needs."""
+    section and the page or time span. The sections between and a heading's anchor say
+    nothing the passage needs and every prompt token after the cached prefix delays the first
+    token (about 11 ms each on 2 cores)."""
     chunk = hit.chunk
-    where = place(hit)
+    where = "" if hit.locator.page is None and hit.locator.start is None else hit.locator.label()
     inner = next((p for p in reversed(chunk.section_path) if p and p != chunk.document_title), "")
     title = f"{chunk.document_title} > {inner}" if inner else chunk.document_title
     return f"[{number}] {title}" + (f", {where}" if where else "")

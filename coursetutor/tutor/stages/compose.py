@@ -20,7 +20,6 @@ from ...types import Citation, MetaEvent, StreamEvent, TokenEvent
 from .. import prompts
 from ..check import CheckResult, Verdict, model_judge
 from ..citations import hit_citation
-from ..context import place
 from ..glossary import dropped
 from ..left_out import names_left_out
 from ..pedagogy import level_hint
@@ -434,9 +433,8 @@ def _close_shape(sentence: str, question: str) -> str:
 
 
 def _evidence(lines: Sequence[Line]) -> str:
-    """The numbered evidence sentences, each after its page or time span (`place`)."""
-    return "\n".join(f"[{line.id}] " + (f"({where}) " if (where := place(line.hit)) else "")
-                     + to_unicode(unasked(line.text)) for line in lines)
+    return "\n".join(f"[{line.id}] ({line.hit.locator.label()}) "
+                     f"{to_unicode(unasked(line.text))}" for line in lines)
 
 
 def _whole(statement: Statement, lines: dict[str, Line], question: str,
