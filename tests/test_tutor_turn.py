@@ -1153,13 +1153,13 @@ In each step we solve (J^T J) d = -J^T r for the direction d.
 """
 
 
-def _sheet_course(make_tutor: MakeTutor, tmp_path: Path, answers: list[str],
-                  **settings: Any) -> tuple[Tutor, ScriptedLLM]:
+def _sheet_course(make_tutor: MakeTutor, tmp_path: Path,
+                  answers: list[str]) -> tuple[Tutor, ScriptedLLM]:
     """A course "sheet" of SHEET and its hidden SHEET_SOLUTION, the model scripted so."""
     sheet, solution = tmp_path / "sheet9.md", tmp_path / "solutions9.md"
     sheet.write_text(SHEET, encoding="utf-8")
     solution.write_text(SHEET_SOLUTION, encoding="utf-8")
-    tutor, fake = make_tutor(ScriptedLLM(answer=answers), **settings)
+    tutor, fake = make_tutor(ScriptedLLM(answer=answers))
     tutor.ws.create_course("sheet", "Sheet 9")
     tutor.ws.ingest("sheet", [(sheet, FileMeta(doc_type="exercise", title="Sheet 9")),
                               (solution, FileMeta(doc_type="solution", title="Solutions 9"))])
@@ -1226,39 +1226,6 @@ def test_a_number_the_exercise_gives_on_its_next_passage_is_no_result(
     assert answer.level == "hint"
     assert answer.text.startswith("Run Gauss-Newton for the 30 iterations")
     assert "leak_rewrite" not in fake.kinds()
-
-
-def test_a_hint_is_checked_against_the_exercises_whole_text(
-        make_tutor: MakeTutor, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # part (c)'s "30 iterations, x[0] = 0.5" is in no source the student is shown (the
-    # exercise's first passage and a lecture's): a hint that repeats them names the
-    # exercise's own numbers (the Chinese hint of the pack's part (e) was removed for its
-    # "30 次迭代", then replaced by the fixed one)
-    from coursetutor.tutor.check import AnswerChecker, CheckInput, CheckResult
-
-    seen: list[CheckInput] = []
-    terms = AnswerChecker.check_terms
-
-    def check_terms(self: AnswerChecker, inp: CheckInput) -> CheckResult:
-        seen.append(inp)
-        return terms(self, inp)
-
-    monkeypatch.setattr(AnswerChecker, "check_terms", check_terms)
-    hint = "The script of part (c) runs Gauss-Newton for 30 iterations from x[0] = 0.5 [1]."
-    tutor, _ = _sheet_course(make_tutor, tmp_path, [hint], answer_check=True)
-    sheet, lecture = tmp_path / "sheet9.md", tmp_path / "lecture.md"
-    sheet.write_text(SHEET + "\n### Part (c)\n\n(c) Write a script that runs Gauss-Newton "
-                     "(do 30 iterations, x[0] = 0.5).\n", encoding="utf-8")
-    lecture.write_text("# Least squares\n\n## Gauss-Newton\n\nGauss-Newton minimizes a "
-                       "squared sum of residuals: each step solves (J^T J) d = -J^T r.\n",
-                       encoding="utf-8")
-    tutor.ws.ingest("sheet", [(sheet, FileMeta(doc_type="exercise", title="Sheet 9")),
-                              (lecture, FileMeta(doc_type="lecture", title="Lecture 9"))])
-    _, answer = run(tutor, "Can you help me with exercise 1?", course="sheet")
-    assert answer.level == "hint" and answer.text.startswith("The script of part (c)")
-    (checked,) = seen
-    assert not any("30 iterations" in s.text for s in checked.sources)
-    assert "(do 30 iterations, x[0] = 0.5)" in checked.question  # with the step
 
 
 # -- the hint ladder in the eval -------------------------------------------------------------

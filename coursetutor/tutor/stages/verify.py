@@ -101,7 +101,7 @@ def verify(tools: Tools, w: Written) -> Generator[StreamEvent, None, Reply]:
                              _exercise_source(ctx, ev), tools.log)
         text = guarded.text
         # the rung's numbers, formulas and names against the sources, before it is shown
-        check = _check(tools, u, text, ctx, cat, level, step=p.step, exercise=facts.exercise)
+        check = _check(tools, u, text, ctx, cat, level, step=p.step)
         kept = check.text if check.changed else text
         text = kept if guarded.fallback else short(kept, level)  # the rung's own help: whole
         text = text.strip() or fallback_help(level, cat.language, _exercise_source(ctx, ev))
@@ -147,20 +147,18 @@ def verify(tools: Tools, w: Written) -> Generator[StreamEvent, None, Reply]:
 
 
 def _check(tools: Tools, u: Understood, text: str, ctx: Context, cat: Categorization,
-           level: Level | None, asked: str = "", step: str = "",
-           exercise: str = "") -> CheckResult:
+           level: Level | None, asked: str = "", step: str = "") -> CheckResult:
     """The reply's claims against its sources. Exercise help below the solution words
     its hints its own way: only its numbers, formulas and names are checked (against
-    the sources, what the student wrote, the exercise's whole text, whose part (e) on the
-    page after its heading asks for "30 iterations, x[0] = 0", and the solution's step the
-    hint names, its results masked), and an analogous example, which must use other numbers
-    than the exercise, is left to its rung's contract."""
+    the sources, what the student wrote and the solution's step the hint names, its
+    results masked), and an analogous example, which must use other numbers than the
+    exercise, is left to its rung's contract."""
     settings = tools.settings
     if not settings.answer_check or level == "example":
         return CheckResult(text, (), ())
     if level is not None and level != "solution":
         checker = AnswerChecker(tools.ws.embedder)
-        said = "\n".join(t for t in (u.student_said, exercise, step) if t)
+        said = f"{u.student_said}\n{step}" if step else u.student_said
         return checker.check_terms(CheckInput(text, said, ctx.sources, cat.language))
     judge = model_judge(tools.router, tools.log) if settings.answer_check_judge else None
     checker = AnswerChecker(tools.ws.embedder, judge, settings.answer_check_max_judged,
