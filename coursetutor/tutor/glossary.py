@@ -108,10 +108,14 @@ def written_in(name: str, text: str) -> bool:
     """Does `text` hold the glossary's term that `name` (English) names, in any language's
     spelling? "Gauss-Newton" is kept in "高斯-牛顿法适用于这里", as the glossary tells the
     translation to write it."""
-    spellings = {spelling.casefold() for _, n in found(name, "en")
-                 for spellings in _terms()[n].values() for spelling in spellings}
     folded = text.casefold()
-    return any(spelling in folded for spelling in spellings)
+    return any(spelling in folded for _, n in found(name, "en") for spelling in _spellings(n))
+
+
+@functools.cache
+def _spellings(n: int) -> frozenset[str]:
+    """Every spelling of term `n` in every language, case-folded."""
+    return frozenset(s.casefold() for spellings in _terms()[n].values() for s in spellings)
 
 
 # how the terms are told: to the translation of a reply, and within the prompt that

@@ -91,20 +91,22 @@ def translate_reply(router: Router, text: str, language_name: str,
     source = source or detect_language(text, "")
     # (into Chinese, Japanese and Korean, whose terms the model gets wrong; told a noun in
     # Italian, it wrote "un solo iterazione" where it had written "un solo passo")
-    # (asked with the text as written, the names it holds are told too: the Chinese
-    # translation of a Gauss-Newton hint, its name no placeholder, named gradient descent)
-    terms, written = (glossary.instruction(glossary.renderings(
-        t, "" if source == UNKNOWN else source, target)) if checked(target) else ""
-        for t in (masked, text))
-    out = _translated(router, masked, language_name, log, wait, terms)
+    def told(said: str) -> str:
+        return glossary.instruction(glossary.renderings(
+            said, "" if source == UNKNOWN else source, target)) if checked(target) else ""
+
+    out = _translated(router, masked, language_name, log, wait, told(masked))
+    # (asked once more with the text as written, the names it holds are told too: the
+    # Chinese translation of a Gauss-Newton hint, its name no placeholder, named gradient
+    # descent)
     if found:
         out = unmask(out, found) or ""
         # (with placeholders in it, the model now and then leaves a word as it is: "… 的情况下
         # diverge。"; asked once more with the text as written, it translates it)
         if not out or untranslated(text, out, target):
-            out = _translated(router, text, language_name, log, wait, written)
+            out = _translated(router, text, language_name, log, wait, told(text))
     if out and foreign_script(text, out, target):  # asked once more, as written
-        out = _translated(router, text, language_name, log, wait, written)
+        out = _translated(router, text, language_name, log, wait, told(text))
     if runaway(text, out) or foreign_script(text, out, target):
         return ""  # "금융의 금융의 금융의 ...", "определire": the reply as written is better
     cited = cited_numbers(text)
