@@ -146,6 +146,30 @@ def test_the_part_a_question_names(question: str, part: str | None) -> None:
     assert referenced_part(question) == part
 
 
+@pytest.mark.parametrize(("statement", "question", "judged"), [
+    ("The exercise 1 of sheet 9 minimizes the Brier-loss.",
+     "Which loss does exercise 1 of sheet 9 minimise?", "It minimizes the Brier-loss."),
+    ("Gauss-Newton is applicable in exercise 1 (e) because Remp is a sum of squares.",
+     "Why is Gauss-Newton applicable in exercise 1 (e)?",
+     "Gauss-Newton is applicable because Remp is a sum of squares."),
+    ("In exercise 1, the model is logistic.", "What is exercise 1 about?",
+     "the model is logistic."),
+    ("Gauss-Newton 메서드는 Exercise 1 (e)에서 사용됩니다.",
+     "연습 문제 1 (e)에서 왜 가우스-뉴턴 방법을 사용할 수 있나요?",
+     "Gauss-Newton 메서드는 사용됩니다."),
+    # another exercise than the question's is a claim of the statement's own
+    ("Exercise 2 uses the secant method.", "Which method does exercise 1 use?",
+     "Exercise 2 uses the secant method."),
+    ("Newton converges quadratically.", "What is exercise 1 about?",
+     "Newton converges quadratically."),
+])
+def test_the_exercise_the_question_names_is_no_claim(statement: str, question: str,
+                                                     judged: str) -> None:
+    from coursetutor.tutor.exercise import without_reference
+
+    assert without_reference(statement, question) == judged
+
+
 def test_the_part_a_question_asks_about_without_naming_it() -> None:
     from coursetutor.tutor.exercise import parts
     from coursetutor.tutor.next_step import asks_part, closest_part

@@ -355,3 +355,38 @@ def test_each_rung_has_its_own_fallback_in_each_language() -> None:
         assert len(set(texts)) == 4
         assert all("[3]" in t and "{" not in t for t in texts)
     assert "[" not in fallback_help("hint", "en", None)
+
+
+# -- computations ---------------------------------------------------------------------------
+
+TOWELS = ("In one month Kylie uses 3 bath towels, her 2 daughters use a total of 6 bath towels, "
+          "and her husband uses a total of 3 bath towels. If the washing machine can fit 4 bath "
+          "towels for one load, how many loads will the Smiths need?")
+TOWELS_SOLUTION = ("The total number of bath towels used in one month is 3 + 6 + 3 = 12 bath "
+                   "towels\nThe number of loads of laundry the Smiths need to do is 12 / 4 = 3 "
+                   "loads\n 3")
+
+
+def test_carrying_out_the_last_operation_gives_the_answer_away() -> None:
+    # 3 is also the exercise's number of towels: stated alone it could be data, computed not
+    facts = facts_for(TOWELS, TOWELS_SOLUTION, student="So it's 3 + 3 + 6 = 12.")
+    assert facts.answers == () and facts.results == ("3",)
+    text = ("1. Add the towels of the whole family [1].\n3. Divide the total by 4 [1].\n"
+            "4. The Smiths will need 12 / 4 = 3 loads of laundry.")
+    found = check("steps", text, facts)
+    assert [(v.rule, v.detail) for v in found] == [("states_answer", "12 / 4 = 3")]
+    assert cut_back("steps", text, facts) == (
+        "1. Add the towels of the whole family [1].\n3. Divide the total by 4 [1].")
+    assert check("steps", "Kylie uses 3 towels [1]. Add them to the others.", facts) == ()
+
+
+def test_a_wrong_computation_is_not_repeated_as_true() -> None:
+    facts = facts_for("Jam has 26 pencils in three boxes and 2 loose.", "", student=(
+        "we divide 70 by 3. So 70 divided by 3 is equal to 24."))
+    text = "So 70 divided by 3 is equal to 24 [1]. Now count the boxes."
+    found = check("steps", text, facts)
+    assert [(v.rule, v.detail) for v in found] == [
+        ("wrong_sum", "70 divided by 3 is equal to 24")]
+    assert "does not hold" in found[0].describe()
+    assert check("guiding", "You wrote 70 / 3 = 24 [1]. Can you check that division?",
+                 facts) == ()

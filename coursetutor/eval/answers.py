@@ -22,7 +22,7 @@ from ..retrieval.language import detect_language
 from ..retrieval.tokenize import has_cjk
 from ..tutor import Tutor, prompts
 from ..tutor.evidence import parse_supported
-from ..tutor.exercise import EXERCISE_TYPES, solution_text
+from ..tutor.exercise import EXERCISE_TYPES, exercise_text, solution_text
 from ..tutor.guard import is_fallback
 from ..tutor.leak import reveals, states_number
 from ..tutor.markers import MARKER, cited_numbers
@@ -144,13 +144,16 @@ GoldTest = Callable[[Chunk, str], bool]  # (chunk, its document's source name) -
 
 
 def _solutions(tutor: Tutor, course: str, shown: Sequence[Chunk]) -> list[str]:
-    """The worked solution of the exercise among `shown`: what a hint may say beyond the
-    sources the student sees (the course holds it; the student does not read it)."""
+    """The exercise among `shown` as the student has it, every part of it (part (b) names
+    "the Hessian ∇2 θ Remp" that a hint on part (c) may call by its name), and its worked
+    solution: what a hint may say beyond the passages it cites (the course holds the
+    solution; the student does not read it)."""
     exercise = next((c for c in shown if c.doc_type in EXERCISE_TYPES), None)
     if exercise is None:
         return []
-    text = solution_text(tutor.ws, course, Hit(exercise, 0.0, {}, {}, exercise.locator))
-    return [text] if text else []
+    hit = Hit(exercise, 0.0, {}, {}, exercise.locator)
+    return [text for text in (exercise_text(tutor.ws, course, hit),
+                              solution_text(tutor.ws, course, hit)) if text]
 
 
 def outcome(a: Answer) -> str:

@@ -38,6 +38,7 @@ from ..retrieval.embed import EmbeddingModel
 from ..retrieval.language import ANY_STOPWORD
 from ..retrieval.tokenize import has_cjk, tokenize
 from . import prompts
+from .arithmetic import asserted_wrong
 from .claims import (
     SourceText,
     claim_numbers,
@@ -48,6 +49,7 @@ from .claims import (
     sentences,
 )
 from .context import Source
+from .exercise import without_reference
 from .markers import MARKER, cited_numbers, content_brackets
 from .ordinals import unbacked_ordinals
 from .tidy import drop_stray
@@ -70,6 +72,7 @@ CUT_SHORT = "an incomplete sentence"
 RECOMBINED = "the source's words, not what it says"
 UNBACKED = "says what its passage does not: "
 SPLIT = "numbers of different passages put together"
+WRONG_SUM = "a computation that does not hold"
 # a claim citing one source or none must find all its numbers and formulas in one source
 # ("20 steps" of one example with the "[0, 4]" and "10^-8" of an exercise is a new, wrong fact)
 SPLIT_NUMBERS = True
@@ -252,7 +255,8 @@ class AnswerChecker:
         if not keep:
             return dataclasses.replace(verdict, supported=False)
         if self.judge is not None and may_judge:  # the model may still find it unsupported
-            answer = self.judge(_bare(claim), " ".join(text for _, text in best))
+            answer = self.judge(without_reference(_bare(claim), inp.question),
+                                " ".join(text for _, text in best))
             if answer is False:
                 return dataclasses.replace(verdict, supported=False, judged=True)
         return self._sourced(dataclasses.replace(verdict, supported=True), cites, inp, ev, best)
@@ -305,6 +309,8 @@ class AnswerChecker:
         closest source sentences."""
         if dangles(claim, inp.language):
             return Verdict(claim, False, note=CUT_SHORT), []
+        if sums := asserted_wrong(claim):  # "70 divided by 3 is equal to 24", the student's
+            return Verdict(claim, False, note=f"{WRONG_SUM}: {sums[0].text}"), []
         missing = self._missing(claim, among, inp, ev)
         if missing:
             return Verdict(claim, False, missing), []

@@ -189,6 +189,36 @@ _PART_REF = re.compile(
     r"(?![^\W\d_])", re.IGNORECASE)
 
 
+# an exercise a statement names as its subject or place, with its part and sheet: "The exercise
+# 1 of sheet 9", "in exercise 1 (e)", "Exercise 1（e）的", "练习1 (e) 中", "연습 문제 1 (e)에서"
+_NAMED = re.compile(
+    r"(?P<place>\b(?:in|of|for|from|nel(?:l')?|dell(?:')?|per)\s+|[\u5728\u4e8e]\s*)?"
+    r"(?:\bthe\s+|l')?"
+    r"(?:" + _REFERENCE.pattern + r")(?:\s*[(\uff08][a-h][)\uff09]|[a-h](?![^\W\d_]))?"
+    r"(?:\s+(?:of|on|in|del|nel)\s+(?:the\s+)?(?:exercise\s+)?(?:sheet|foglio)\s+\d+)?"
+    r"(?:\s*(?:\u4e2d|\u7684|\uc5d0\uc11c|\uc758|\ub294|\uc740))?\s*,?", re.IGNORECASE)
+
+
+def without_reference(text: str, question: str) -> str:
+    """`text` without the exercises it names that `question` names too: the student asked
+    about that exercise, so "The exercise 1 of sheet 9 minimizes the Brier-loss" claims only
+    that it minimizes the Brier-loss ("It minimizes the Brier-loss.")."""
+    asked = {n for m in _REFERENCE.finditer(question) for n in m.groups() if n}
+    if not asked:
+        return text
+
+    def drop(m: re.Match[str]) -> str:
+        numbers = {n for n in _REFERENCE.search(m.group(0)).groups() if n}  # type: ignore[union-attr]
+        return " " if numbers <= asked else m.group(0)
+
+    subject = (m := _NAMED.match(text)) is not None and not m.group("place") and bool(
+        drop(m).strip() == "")
+    out = " ".join(_NAMED.sub(drop, text).split())
+    if subject and out[:1].islower():
+        out = f"It {out}"  # the exercise was the subject
+    return out or text
+
+
 def referenced_part(question: str) -> str | None:
     """'exercise 1 (e)', 'esercizio 2b', 'part (c)' -> 'e', 'b', 'c' (lower case)."""
     m = _PART_REF.search(question)

@@ -10,7 +10,7 @@ from ..llm import GenParams, Message
 from ..llm.router import CallRecord, Router
 from . import prompts
 from .citations import MARKER
-from .leak import final_answers
+from .leak import final_answers, stated_finals
 from .pedagogy import LADDER, Level, task_prompt
 from .replies import reply
 from .rungs import RungFacts, Violation, check, cite, contract_lines, cut_back
@@ -33,7 +33,7 @@ def facts_for(exercise: str, solution: str, student: str = "", shown: str = "") 
     """What the replies on one exercise are checked against."""
     answers = tuple(final_answers(solution, exercise)[:8]) if solution else ()
     return RungFacts(exercise=exercise, student=student, shown=shown, answers=answers,
-                     solution=solution)
+                     solution=solution, results=tuple(stated_finals(solution)[:4]))
 
 
 def fallback_help(level: Level, language: str, number: int | None) -> str:

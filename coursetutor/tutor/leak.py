@@ -28,16 +28,23 @@ def _significant(token: str) -> int:
     return len(digits.lstrip("0"))
 
 
-def final_answers(solution: str, exercise: str = "") -> list[str]:
-    """Numbers a reply must not state: explicit final answers, and every precise number
-    (3+ significant digits) of the solution that the exercise itself does not give."""
-    given = {_value(t) for t in NUMBER.findall(exercise)}
+def stated_finals(solution: str) -> list[str]:
+    """The results a solution closes on: after "final answer", "result" and the like, and a
+    bare number that ends it ("12 / 4 = 3 loads\n 3")."""
     found: list[str] = []
     for m in _FINAL.finditer(solution):
         found.extend(NUMBER.findall(m.group(2)))
     lines = [ln for ln in solution.strip().splitlines() if ln.strip()]
     if lines and re.fullmatch(r"\s*[-\d.,]+\s*", lines[-1]):  # a bare number closing it
         found.append(lines[-1].strip())
+    return list(dict.fromkeys(found))
+
+
+def final_answers(solution: str, exercise: str = "") -> list[str]:
+    """Numbers a reply must not state: explicit final answers, and every precise number
+    (3+ significant digits) of the solution that the exercise itself does not give."""
+    given = {_value(t) for t in NUMBER.findall(exercise)}
+    found = stated_finals(solution)
     found.extend(t for t in NUMBER.findall(solution) if _significant(t) >= 3)
     out: list[str] = []
     for token in found:

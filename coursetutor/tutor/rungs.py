@@ -2,7 +2,10 @@
 
 Contracts (all rungs below `solution`):
 
-- no rung states the exercise's final answer or copies its worked solution;
+- no rung states the exercise's final answer or copies its worked solution, nor carries out the
+  computation that gives it ("12 / 4 = 3 loads" when the exercise also has 3 towels);
+- no rung states a computation that does not hold ("70 divided by 3 is equal to 24", the
+  student's) unless it asks about it, negates it or asks to check it;
 - `hint`, `guiding`, `steps`: no computed result the student was not given (a number that is in
   neither the exercise, the student's messages nor the course passages shown, unless it is a
   small whole number in no result position, "two steps", "x^2", or 0 or 1 anywhere, "f(x) = 0"),
@@ -23,12 +26,14 @@ import re
 from collections.abc import Sequence
 from typing import Literal
 
+from .arithmetic import asserted_wrong, equations
 from .citations import MARKER
 from .leak import NUMBER, copies_solution, numbers, states_number
 from .pedagogy import Level
 
 Rule = Literal["states_answer", "copies_solution", "answer_given", "computed_result",
-               "no_question", "ends_in_statement", "same_numbers", "same_function"]
+               "wrong_sum", "no_question", "ends_in_statement", "same_numbers",
+               "same_function"]
 QUESTION_ENDS = ("?", "\uff1f")
 SMALL = 10  # whole numbers up to this are counts and ordinals ("two steps"), not results
 TRIVIAL = {0.0, 1.0, 2.0}  # numbers every example uses: not the exercise's own
@@ -74,6 +79,8 @@ class RungFacts:
     shown: str = ""  # other course text the student was shown (the sources)
     answers: tuple[str, ...] = ()  # the exercise's final answers (from its solution)
     solution: str = ""  # its worked solution, hidden from the student
+    # the results its solution closes on, even where the exercise has the same number
+    results: tuple[str, ...] = ()
 
     def given(self) -> set[float]:
         """Every number the student was given or wrote."""
@@ -104,6 +111,8 @@ class Violation:
                                "asks for.",
             "answer_given": f"It answers its own question{quoted}: ask the question and leave "
                             "the answer to the student.",
+            "wrong_sum": f"It states a computation that does not hold ({self.detail}): ask "
+                         "the student to check it instead, without giving its value.",
             "computed_result": f"It states a computed result ({self.detail}){quoted}: describe "
                                "the operation or ask for it instead of carrying it out.",
             "no_question": "It asks the student no question: write guiding questions.",
@@ -183,6 +192,10 @@ def _sentence_violations(level: Level, sentence: str, facts: RungFacts,
     out: list[Violation] = []
     if facts.answers and states_number(sentence, facts.answers, NUMBER.findall(facts.exercise)):
         out.append(Violation("states_answer", sentence, ", ".join(facts.answers[:4])))
+    elif final := _computes_final(sentence, facts.results):
+        out.append(Violation("states_answer", sentence, final))
+    if sums := asserted_wrong(_bare(sentence)):
+        out.append(Violation("wrong_sum", sentence, sums[0].text))
     if level == "example":
         own = sorted(numbers(_bare(sentence)) & facts.own_numbers())
         if own:
@@ -198,6 +211,16 @@ def _sentence_violations(level: Level, sentence: str, facts: RungFacts,
     if found:
         out.append(Violation("computed_result", sentence, ", ".join(found)))
     return out
+
+
+def _computes_final(sentence: str, results: Sequence[str]) -> str:
+    """The computation of `sentence` whose result is one the solution closes on ("" if none):
+    carrying out the last operation gives the answer away even when the number itself is one
+    of the exercise's data."""
+    for e in equations(_bare(sentence)):
+        if e.right and states_number(e.stated, results):
+            return e.text
+    return ""
 
 
 def _fmt(value: float) -> str:

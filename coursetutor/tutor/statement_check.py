@@ -44,8 +44,10 @@ from ..ingest.tex_unicode import to_unicode
 from ..retrieval.embed import EmbeddingModel
 from ..retrieval.language import ANY_STOPWORD
 from ..retrieval.tokenize import has_cjk, tokenize
-from .check import Judge
+from .arithmetic import asserted_wrong
+from .check import WRONG_SUM, Judge
 from .claims import formulas, missing_terms, sentences, skeleton
+from .exercise import without_reference
 from .markers import MARKER
 from .ordinals import unbacked_ordinals
 from .sentences import Line, unlabelled, variant_words
@@ -92,6 +94,12 @@ class StatementVerdict:
     judged: bool = False
 
 
+def _judged(statement: Statement, question: str) -> str:
+    """What the model judges: the statement without the exercise the question names too
+    ("The exercise 1 of sheet 9 minimizes the Brier-loss": its sentence names no exercise)."""
+    return without_reference(statement.text, question)
+
+
 def check_statements(statements: Sequence[Statement], lines: Mapping[str, Line],
                      question: str, language: str, embedder: EmbeddingModel,
                      judge: Judge | None = None, max_judged: int = 4) -> list[StatementVerdict]:
@@ -115,7 +123,8 @@ def check_statements(statements: Sequence[Statement], lines: Mapping[str, Line],
             flipped = across and negation_flipped(statement.text, own, language)
             if flipped and judge is not None and judged < max_judged:
                 judged += 1
-                kept = judge(statement.text, " ".join(line.text for line in own)) is not False
+                kept = judge(_judged(statement, question),
+                             " ".join(line.text for line in own)) is not False
                 verdict = StatementVerdict(
                     statement, kept, similarity,
                     "" if kept else "the model judged it the opposite of its sentences",
@@ -130,7 +139,7 @@ def check_statements(statements: Sequence[Statement], lines: Mapping[str, Line],
                                            "says something else than its sentences")
             elif judge is not None and judged < max_judged:
                 judged += 1
-                said = judge(statement.text, " ".join(line.text for line in own))
+                said = judge(_judged(statement, question), " ".join(line.text for line in own))
                 kept = said is not False  # no verdict: the scores put it close enough
                 verdict = StatementVerdict(statement, kept, similarity,
                                            "" if kept else "the model judged it unsupported",
@@ -392,6 +401,8 @@ def _terms_and_form(statement: Statement, own: Sequence[Line], question: str,
         return StatementVerdict(statement, False, reason="says nothing the question does not")
     if asks(text):
         return StatementVerdict(statement, False, reason="a question, not a statement")
+    if sums := asserted_wrong(text):
+        return StatementVerdict(statement, False, reason=f"{WRONG_SUM}: {sums[0].text}")
     missing = missing_terms(text, [line.text for line in own], question)
     if missing:
         return StatementVerdict(statement, False,

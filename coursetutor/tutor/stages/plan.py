@@ -19,7 +19,7 @@ from ..next_step import MASK, Step, next_step
 from ..pedagogy import FROM_STEP
 from ..replies import language_name
 from .tools import Tools
-from .write import Prompted
+from .write import Prompted, mistakes
 
 
 def applies(tools: Tools, p: Prompted) -> bool:
@@ -60,6 +60,7 @@ def plan(tools: Tools, p: Prompted) -> Prompted:
         # what the tutor remembers of the student, as in every answer's prompt
         history=f"\nEarlier in this conversation:\n{p.ctx.history}\n" if p.ctx.history else "",
         memory=f"\n{p.ctx.notes}\n" if p.ctx.notes else "",
+        mistakes=mistakes(u.recalled.opened.question),
         task=prompts.load(f"step_{p.level}"), language=language_name(pivot or f.cat.language))
     # the student reads the exercise and the lecture as before; the model, a small one,
     # writes from the exercise and this one step of its solution alone

@@ -18,6 +18,7 @@ from ..context import Context
 from ..evidence import Evidence
 from ..exercise import exercise_hit, exercise_text, solution_text
 from ..guard import facts_for, fallback_help, guard_rung
+from ..lists import relabel
 from ..markers import MARKER, content_brackets
 from ..pedagogy import Level
 from ..pipeline import Reply
@@ -104,7 +105,9 @@ def verify(tools: Tools, w: Written) -> Generator[StreamEvent, None, Reply]:
         check = _check(tools, u, text, ctx, cat, level, step=p.step)
         kept = check.text if check.changed else text
         text = kept if guarded.fallback else short(kept, level)  # the rung's own help: whole
-        text = text.strip() or fallback_help(level, cat.language, _exercise_source(ctx, ev))
+        # a list some of whose items were taken out counts on without gaps
+        text = relabel(text.strip()) or fallback_help(level, cat.language,
+                                                      _exercise_source(ctx, ev))
         if original and not (guarded.fallback or guarded.found):
             text = f"{text}\n\n{reply('in_course_language', cat.language)} {original}"
         text, cited = check_citations(text, ctx.sources)
@@ -115,7 +118,7 @@ def verify(tools: Tools, w: Written) -> Generator[StreamEvent, None, Reply]:
         check = CheckResult(text, (), ()) if quoted else _check(tools, u, text, ctx, wcat,
                                                                  level, asked)
         if check.changed:
-            text, cited = check_citations(check.text, ctx.sources)
+            text, cited = check_citations(relabel(check.text), ctx.sources)
         if p.pivot and not quoted:
             if ev.deferred and check.verdicts and not any(v.supported for v in check.verdicts):
                 # the answer model was to decide whether the passages cover the question, and

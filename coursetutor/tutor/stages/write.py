@@ -15,6 +15,7 @@ from ...llm import GenParams, Message
 from ...retrieval.language import detect_language
 from ...types import MetaEvent, StreamEvent, TokenEvent
 from .. import prompts
+from ..arithmetic import asserted_wrong
 from ..categorize import Categorization
 from ..context import Budget, Context, build_context, render_sources, source_header
 from ..exercise import current_exercise
@@ -226,8 +227,18 @@ def messages(tools: Tools, f: Found, ctx: Context, level: Level | None,
         question=f.understood.translated if pivot else o.question,
         reminder=EXERCISE_REMINDER if level else "",
         native=native_instruction(language), reference=tools.reuse.reference(),
+        mistakes=mistakes(o.question),
     )
     return Message("system", prompts.load("system")), Message("user", user)
+
+
+def mistakes(message: str) -> str:
+    """A line for the prompt naming the computations of the student's message that do not
+    hold ("70 divided by 3 is equal to 24"): the small model repeated them as true."""
+    found = asserted_wrong(message)
+    if not found:
+        return ""
+    return "\n" + prompts.render("wrong_sum", sums="; ".join(e.text for e in found[:3])) + "\n"
 
 
 def native_instruction(language: str) -> str:
