@@ -609,7 +609,7 @@ def test_max_tokens(level: str | None, default: int, expected: int) -> None:
 # -- prompt files --------------------------------------------------------------------------
 
 PLACEHOLDERS = {
-    "answer": {"history", "language", "level", "level_hint", "memory", "native",
+    "answer": {"history", "language", "level", "level_hint", "memory", "mistakes", "native",
                "question", "reference", "reminder", "sources", "task"},
     "categorize": {"course", "history", "message"},
     "check_claim": {"claim", "evidence"},
@@ -619,8 +619,8 @@ PLACEHOLDERS = {
     "judge_misconception": {"gold", "predicted", "problem"},
     "leak_judge": {"reply", "solution"},
     "leak_rewrite": {"exercise", "problems", "reply", "task"},
-    "hint_step": {"exercise", "history", "language", "memory", "n", "question", "steps",
-                  "task"},
+    "hint_step": {"exercise", "history", "language", "memory", "mistakes", "n", "question",
+                  "steps", "task"},
     "reuse_reference": {"answer"},
     "rewrite": {"history", "message"},
     "statements": {"evidence", "history", "language", "level", "level_hint", "native",
@@ -629,6 +629,7 @@ PLACEHOLDERS = {
     "summarize": {"conversation", "facts", "previous", "words"},
     "translate": {"language", "question", "terms"},
     "translate_reply": {"language"},
+    "wrong_sum": {"sums"},
 }
 prompt_names = sorted(
     f.name.removesuffix(".txt")
