@@ -390,3 +390,16 @@ def test_a_wrong_computation_is_not_repeated_as_true() -> None:
     assert "does not hold" in found[0].describe()
     assert check("guiding", "You wrote 70 / 3 = 24 [1]. Can you check that division?",
                  facts) == ()
+
+
+def test_a_value_only_the_student_wrote_is_not_stated_as_a_fact() -> None:
+    facts = facts_for(TOWELS, TOWELS_SOLUTION, student=(
+        "That makes a total of 3 + 6 + 3 = 15 towels.\nOh, right. So it's 3 + 3 + 6 = 12."))
+    text = "1. Add the towels again.\nThe total number of towels used in the month is 15 [1]."
+    found = [(v.rule, v.detail) for v in check("steps", text, facts)]
+    assert ("student_value", "15") in found
+    # the student's value the solution has too is theirs to build on
+    assert check("steps", "You found 12 towels in all [1]. Now divide by 4.", facts) == ()
+    # without a worked solution nothing tells their values apart
+    bare = facts_for(TOWELS, "", student="That makes a total of 15 towels.")
+    assert check("steps", "The total is 15 towels [1]. Now divide by 4.", bare) == ()

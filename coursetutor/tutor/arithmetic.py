@@ -13,7 +13,7 @@ import dataclasses
 import re
 from fractions import Fraction
 
-__all__ = ["Equation", "asserted_wrong", "equations", "wrong"]
+__all__ = ["Equation", "asserted_wrong", "doubts", "equations", "slips", "wrong"]
 
 _NUM = r"\d+(?:[.,]\d+)*"
 # an operator between two numbers, as a symbol or words (English, Italian, German, French,
@@ -130,8 +130,22 @@ _DOUBTS = re.compile(
     re.IGNORECASE)
 
 
+def doubts(text: str) -> bool:
+    """Does `text` ask, negate, call for a check or report the student's words?"""
+    return _DOUBTS.search(text) is not None
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?\u3002\uff01\uff1f])\s+|\n+")
+
+
+def slips(message: str) -> list[Equation]:
+    """The computations that do not hold which a message states as true, sentence by
+    sentence ("That seems too low, no? So 70 divided by 3 is equal to 24.")."""
+    return [e for part in _SENTENCE_END.split(message) for e in asserted_wrong(part)]
+
+
 def asserted_wrong(sentence: str) -> list[Equation]:
     """The computations that do not hold which `sentence` states as true: none when it asks
     about them, negates them or asks to check them."""
     found = wrong(sentence)
-    return [] if not found or _DOUBTS.search(sentence) else found
+    return [] if not found or doubts(sentence) else found

@@ -4,6 +4,8 @@ Contracts (all rungs below `solution`):
 
 - no rung states the exercise's final answer or copies its worked solution, nor carries out the
   computation that gives it ("12 / 4 = 3 loads" when the exercise also has 3 towels);
+- no rung states as a result a value only the student wrote, which the worked solution does
+  not have ("The total number of towels is 15": the student's sum; the solution has 12);
 - no rung states a computation that does not hold ("70 divided by 3 is equal to 24", the
   student's) unless it asks about it, negates it or asks to check it;
 - `hint`, `guiding`, `steps`: no computed result the student was not given (a number that is in
@@ -32,7 +34,7 @@ from .leak import NUMBER, copies_solution, numbers, states_number
 from .pedagogy import Level
 
 Rule = Literal["states_answer", "copies_solution", "answer_given", "computed_result",
-               "wrong_sum", "no_question", "ends_in_statement", "same_numbers",
+               "wrong_sum", "student_value", "no_question", "ends_in_statement", "same_numbers",
                "same_function"]
 QUESTION_ENDS = ("?", "\uff1f")
 SMALL = 10  # whole numbers up to this are counts and ordinals ("two steps"), not results
@@ -113,6 +115,9 @@ class Violation:
                             "the answer to the student.",
             "wrong_sum": f"It states a computation that does not hold ({self.detail}): ask "
                          "the student to check it instead, without giving its value.",
+            "student_value": f"It states the student's own value ({self.detail}) as a fact, "
+                             "and the worked solution has no such value: ask the student to "
+                             "check how they got it instead.",
             "computed_result": f"It states a computed result ({self.detail}){quoted}: describe "
                                "the operation or ask for it instead of carrying it out.",
             "no_question": "It asks the student no question: write guiding questions.",
@@ -210,7 +215,24 @@ def _sentence_violations(level: Level, sentence: str, facts: RungFacts,
     found = new_results(sentence, given)
     if found:
         out.append(Violation("computed_result", sentence, ", ".join(found)))
+    if wrong_values := _students_only(sentence, facts):
+        out.append(Violation("student_value", sentence, ", ".join(wrong_values)))
     return out
+
+
+def _students_only(sentence: str, facts: RungFacts) -> list[str]:
+    """Numbers `sentence` states as results that only the student wrote: neither the
+    exercise, the sources nor the worked solution has them ("The total number of towels is
+    15", the student's sum, where the solution has 12), other than as the result of a
+    computation that holds ("2000 + 1000 makes 3000"). Without a solution: none."""
+    if not facts.solution or not facts.student:
+        return []
+    known = numbers(facts.exercise) | numbers(facts.shown) | numbers(facts.solution)
+    bare = _bare(sentence)
+    worked = {v for e in equations(bare) if e.right for v in numbers(e.stated)}
+    theirs = numbers(facts.student) - known - IDENTITIES - worked
+    return [m.group(0) for m in NUMBER.finditer(bare)
+            if numbers(m.group(0)) & theirs and _RESULT_BEFORE.search(bare[: m.start()])]
 
 
 def _computes_final(sentence: str, results: Sequence[str]) -> str:

@@ -25,6 +25,7 @@ from ..pipeline import Reply
 from ..replies import language_name, reply
 from ..reply_language import checked, in_script, keeps_terms, translate_reply
 from ..rungs import MIN_HELP
+from ..slips import point_out
 from ..tidy import whole_sentences
 from .find import not_covered
 from .tools import Tools
@@ -102,7 +103,9 @@ def verify(tools: Tools, w: Written) -> Generator[StreamEvent, None, Reply]:
                              _exercise_source(ctx, ev), tools.log)
         text = guarded.text
         # the rung's numbers, formulas and names against the sources, before it is shown
-        check = _check(tools, u, text, ctx, cat, level, step=p.step)
+        # (the rung's own fixed help is the project's text: its steps are no claims)
+        check = (CheckResult(text, (), ()) if guarded.fallback
+                 else _check(tools, u, text, ctx, cat, level, step=p.step))
         kept = check.text if check.changed else text
         text = kept if guarded.fallback else short(kept, level)  # the rung's own help: whole
         # a list some of whose items were taken out counts on without gaps
@@ -110,7 +113,7 @@ def verify(tools: Tools, w: Written) -> Generator[StreamEvent, None, Reply]:
                                                       _exercise_source(ctx, ev))
         if original and not (guarded.fallback or guarded.found):
             text = f"{text}\n\n{reply('in_course_language', cat.language)} {original}"
-        text, cited = check_citations(text, ctx.sources)
+        text, cited = check_citations(point_out(text, o.question, cat.language), ctx.sources)
         _lap(laps, "leak_check", since)
         laps["first_token"] = _ms(o.started)
         yield TokenEvent(text)

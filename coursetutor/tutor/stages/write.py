@@ -15,7 +15,7 @@ from ...llm import GenParams, Message
 from ...retrieval.language import detect_language
 from ...types import MetaEvent, StreamEvent, TokenEvent
 from .. import prompts
-from ..arithmetic import asserted_wrong
+from ..arithmetic import slips
 from ..categorize import Categorization
 from ..context import Budget, Context, build_context, render_sources, source_header
 from ..exercise import current_exercise
@@ -235,7 +235,7 @@ def messages(tools: Tools, f: Found, ctx: Context, level: Level | None,
 def mistakes(message: str) -> str:
     """A line for the prompt naming the computations of the student's message that do not
     hold ("70 divided by 3 is equal to 24"): the small model repeated them as true."""
-    found = asserted_wrong(message)
+    found = slips(message)
     if not found:
         return ""
     return "\n" + prompts.render("wrong_sum", sums="; ".join(e.text for e in found[:3])) + "\n"
