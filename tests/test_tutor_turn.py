@@ -1279,3 +1279,17 @@ def test_a_translation_with_a_word_in_a_foreign_script_is_asked_for_again() -> N
     assert translated("Devi определire [1].", "Devi определить [1].")[0] == ""
     assert translated("Definisci l'intervallo [1].") == (
         "Definisci l'intervallo [1].", ["translate_reply"])
+
+
+def test_a_student_s_wrong_computation_is_named_and_not_repeated(make_tutor: MakeTutor) -> None:
+    slip = "So far I have 0.5 + 0.25 = 0.9."
+    fake = ScriptedLLM(answer=["Good: 0.5 + 0.25 = 0.9 [1]. Now apply Newton's method."],
+                       leak_rewrite=["Right, 0.5 + 0.25 = 0.9 [1]."])
+    tutor, _ = make_tutor(fake)
+    events, answer = run(tutor, f"{EXERCISE_2} {slip}")
+    prompt = fake.calls[0].messages[-1].content
+    assert "The student wrote 0.5 + 0.25 = 0.9, which does not hold" in prompt
+    assert "does not hold (0.5 + 0.25 = 0.9)" in fake.calls[1].messages[0].content
+    # the slip named first; the model's sentence that repeats it is cut, the rest stays
+    assert tokens(events) == ["Check this computation again: 0.5 + 0.25 = 0.9 does not hold."
+                              "\n\nNow apply Newton's method [1]."]
