@@ -403,3 +403,21 @@ def test_a_value_only_the_student_wrote_is_not_stated_as_a_fact() -> None:
     # without a worked solution nothing tells their values apart
     bare = facts_for(TOWELS, "", student="That makes a total of 15 towels.")
     assert check("steps", "The total is 15 towels [1]. Now divide by 4.", bare) == ()
+
+
+def test_a_rewrite_cut_at_its_token_limit_ends_where_a_sentence_did() -> None:
+    bad = "He jogged 5000 steps [1]."
+    rewrite = ("Subtract what he walked and what is left from his goal [1]. The student can now "
+               "apply the same")
+    out, _ = guard("steps", bad, [rewrite])
+    assert (out.text, out.rewritten, out.fallback) == (
+        "Subtract what he walked and what is left from his goal [1].", True, False)
+
+
+@pytest.mark.parametrize(("text", "cited"), [
+    ("[1] To solve it, divide. Then round up.", "To solve it, divide [1]. Then round up."),
+    ("[1] [2] Divide. Then round up. [1]", "Divide [1] [2]. Then round up. [1]"),
+    ("Use Newton. Then stop.", "Use Newton [1]. Then stop."),
+])
+def test_markers_a_reply_opens_with_follow_its_first_sentence(text: str, cited: str) -> None:
+    assert cite(text, 1) == cited

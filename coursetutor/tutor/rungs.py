@@ -314,9 +314,20 @@ def _keep_markers(head: str, sentence: str) -> str:
     return f"{head} {markers} " if markers else f"{head} "
 
 
+_LEADING = re.compile(r"^\s*((?:\[\d{1,3}(?:\s*[,;]\s*\d{1,3})*\]\s*)+)(?=\w)")
+
+
 def cite(text: str, number: int | None) -> str:
     """`text` citing source `number` (the exercise): a marker after its first sentence when
-    it does not cite it yet."""
+    it does not cite it yet, and markers the reply opens with ("[1] To solve this …") moved
+    there too."""
+    if lead := _LEADING.match(text):
+        parts = sentences(text[lead.end():])
+        if parts:
+            first = parts[0].rstrip()
+            head = first.rstrip(".!?\u3002\uff01\uff1f")
+            parts[0] = f"{head} {lead.group(1).strip()}{first[len(head):]} "
+            text = "".join(parts).strip()
     if number is None or re.search(rf"\[(?:[\d\s,;]*\b)?{number}(?:\b[\d\s,;]*)?\]", text):
         return text
     parts = sentences(text)
