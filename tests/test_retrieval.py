@@ -658,3 +658,34 @@ def test_passage_sentences_are_embedded_once_while_recent() -> None:
     model.sentence_cache_size = 0  # no cache: every call embeds
     model.embed_sentences(["abc"])
     assert model.embedded[-1] == "abc" and model.embed_sentences([]).shape == (0, 2)
+
+
+# -- names across scripts ---------------------------------------------------------------
+
+NOTES_ZH = {
+    "cauchy.md": ("# 第二章 数列极限\n\n## 2.4 实数连续性的基本定理\n\n"
+                  "**定理 2.4.1 (Cauchy 收敛原理)** 实数序列收敛当且仅当对任意 ε>0 存在 N, "
+                  "使得 n,m≥N 时 |a_m−a_n|<ε.\n"),
+    "monotone.md": ("# 第二章 数列极限\n\n## 2.3 单调收敛原理\n\n**定理 2.3.1** "
+                    "若单调上升的数列有上界, 则其收敛, 且极限等于其上确界. "
+                    "单调收敛原理是实数完备性的一种表述.\n"),
+    "series.md": ("# 第三章 级数\n\n## 3.1 收敛准则\n\n级数收敛的比较准则: "
+                  "若 0≤a_n≤b_n 且 Σb_n 收敛, 则 Σa_n 收敛. "
+                  "比值准则与根值准则也是常用的收敛准则.\n"),
+}
+
+
+def test_a_name_written_in_another_script_finds_its_theorem(
+    tmp_path: Path, sample_store: SQLiteStore, embedder: EmbeddingModel,
+) -> None:
+    # the notes write "Cauchy 收敛原理"; the student asks about 柯西收敛准则
+    items = []
+    for name, text in NOTES_ZH.items():
+        path = tmp_path / name
+        path.write_text(text, encoding="utf-8")
+        items.append((path, FileMeta(doc_type="lecture", language="zh")))
+    ws = Workspace(Settings(), store=sample_store, embedder=embedder)
+    ws.create_course("fenxi", "数学分析", "zh")
+    ws.ingest("fenxi", items)
+    top = ws.search("柯西收敛准则是什么？", "fenxi", k=1)[0].chunk
+    assert top.document_id == "cauchy-md"

@@ -1286,7 +1286,7 @@ def test_a_student_s_wrong_computation_is_named_and_not_repeated(make_tutor: Mak
     fake = ScriptedLLM(answer=["Good: 0.5 + 0.25 = 0.9 [1]. Now apply Newton's method."],
                        leak_rewrite=["Right, 0.5 + 0.25 = 0.9 [1]."])
     tutor, _ = make_tutor(fake)
-    events, answer = run(tutor, f"{EXERCISE_2} {slip}")
+    events, _ = run(tutor, f"{EXERCISE_2} {slip}")
     prompt = fake.calls[0].messages[-1].content
     assert "The student wrote 0.5 + 0.25 = 0.9, which does not hold" in prompt
     assert "does not hold (0.5 + 0.25 = 0.9)" in fake.calls[1].messages[0].content

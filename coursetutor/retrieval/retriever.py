@@ -27,6 +27,7 @@ from .glossary import glossary_for, has_chinese
 from .language import detect_language, search_language
 from .lru import LRU
 from .moment import best_moment
+from .names import with_spellings
 from .tokenize import has_cjk, tokenize
 
 MODES = ("hybrid", "bm25", "vector")
@@ -80,6 +81,9 @@ class Retriever:
             raise EmptyQueryError("the question is empty", code="empty_question")
         trace = trace or SearchTrace()
         language, version = state or self.store.search_state(filters.tenant, filters.course)
+        # a name as the course writes it too: "柯西收敛准则" is searched with "Cauchy" for
+        # notes that write "Cauchy 收敛原理"
+        query = with_spellings(query, language)
         if version is None or self._results is None:
             return self._search(query, filters, k, mode, trace, language)
         key = (filters, query, k, mode, version, self.settings)
