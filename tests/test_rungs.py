@@ -21,6 +21,7 @@ from coursetutor.tutor.rungs import (
     contract_lines,
     cut_back,
     new_results,
+    says_something,
     sentences,
 )
 
@@ -421,3 +422,21 @@ def test_a_rewrite_cut_at_its_token_limit_ends_where_a_sentence_did() -> None:
 ])
 def test_markers_a_reply_opens_with_follow_its_first_sentence(text: str, cited: str) -> None:
     assert cite(text, 1) == cited
+
+
+@pytest.mark.parametrize(("text", "said"), [
+    ("Here are the steps the student should follow: [1]\n\n5 [1].", False),
+    ("Ecco i passi che il studente dovrebbe seguire per completare l'esercizio: [1]\n\n1. [3]",
+     False),
+    ("[1] [2] [3]", False),
+    ("Subtract what he walked from his goal [1].", True),
+    ("The steps:\n1. Subtract what he walked from his goal [1].", True),
+])
+def test_a_lead_in_and_markers_say_nothing(text: str, said: bool) -> None:
+    assert says_something(text) is said
+
+
+def test_a_rewrite_that_is_a_lead_in_and_a_label_gets_the_rungs_help() -> None:
+    out, _ = guard("steps", "He jogged 5000 steps [1].",
+                   ["Here are the steps the student should follow: [1]\n\n5"])
+    assert out.fallback and out.text == fallback_help("steps", "en", 1)

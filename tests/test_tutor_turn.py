@@ -1293,3 +1293,11 @@ def test_a_student_s_wrong_computation_is_named_and_not_repeated(make_tutor: Mak
     # the slip named first; the model's sentence that repeats it is cut, the rest stays
     assert tokens(events) == ["Check this computation again: 0.5 + 0.25 = 0.9 does not hold."
                               "\n\nNow apply Newton's method [1]."]
+
+
+def test_exercise_help_that_only_leads_in_gets_the_rungs_help(make_tutor: MakeTutor) -> None:
+    # 40 letters, all of them announcing what never comes
+    tutor, _ = make_tutor(ScriptedLLM(answer=["Here are the steps the student should follow: [1]"
+                                              "\n\n5 [1]."]))
+    events, answer = run(tutor, EXERCISE_2)
+    assert (answer.level, tokens(events)) == ("hint", [fallback_help("hint", "en", 1)])

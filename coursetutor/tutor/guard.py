@@ -13,7 +13,15 @@ from .citations import MARKER
 from .leak import final_answers, stated_finals
 from .pedagogy import LADDER, Level, task_prompt
 from .replies import reply
-from .rungs import RungFacts, Violation, check, cite, contract_lines, cut_back
+from .rungs import (
+    RungFacts,
+    Violation,
+    check,
+    cite,
+    contract_lines,
+    cut_back,
+    says_something,
+)
 from .tidy import whole_sentences
 
 REWRITE_TOKENS = 320
@@ -78,7 +86,7 @@ def guard_rung(router: Router, level: Level, text: str, facts: RungFacts, langua
                                 GenParams(temperature=0.0, max_tokens=REWRITE_TOKENS),
                                 log).text.strip()
     rewritten = whole_sentences(rewritten)  # a rewrite cut at its token limit
-    if rewritten and not check(level, rewritten, facts):
+    if says_something(rewritten) and not check(level, rewritten, facts):
         return Guarded(cite(rewritten, number), found, rewritten=True)
     kept = (cut_back(level, rewritten, facts) if rewritten else "") or cut_back(level, text, facts)
     if kept:

@@ -157,6 +157,17 @@ def _bare(sentence: str) -> str:
     return _LABEL.sub("", MARKER.sub("", sentence)).strip()
 
 
+_ENDS_ON_COLON = re.compile(r"[:\uff1a]\**\s*$")  # "Here are the steps you should follow:"
+
+
+def says_something(text: str) -> bool:
+    """Does `text` hold MIN_HELP letters outside its citation markers, list labels and
+    lead-ins? "Here are the steps the student should follow: [1]\n\n5 [1]." does not."""
+    said = [bare for s in sentences(text)
+            if (bare := _bare(s)) and not _ENDS_ON_COLON.search(bare)]
+    return sum(c.isalpha() for c in " ".join(said)) >= MIN_HELP
+
+
 def asks(sentence: str) -> bool:
     """True when the sentence is a question, in bold or not ("**What theorem applies?**")."""
     return _bare(sentence).rstrip().rstrip("*_").rstrip().endswith(QUESTION_ENDS)
@@ -305,7 +316,7 @@ def cut_back(level: Level, reply: str, facts: RungFacts) -> str:
         last = max((i for i, s in enumerate(kept) if asks(s)), default=-1)
         kept = kept[: last + 1]
     text = _EMPTY_MATH.sub("", "".join(kept)).strip()
-    return text if sum(c.isalpha() for c in MARKER.sub("", text)) >= MIN_HELP else ""
+    return text if says_something(text) else ""
 
 
 def _keep_markers(head: str, sentence: str) -> str:

@@ -19,12 +19,12 @@ from ..evidence import Evidence
 from ..exercise import exercise_hit, exercise_text, solution_text
 from ..guard import facts_for, fallback_help, guard_rung
 from ..lists import relabel
-from ..markers import MARKER, content_brackets
+from ..markers import content_brackets
 from ..pedagogy import Level
 from ..pipeline import Reply
 from ..replies import language_name, reply
 from ..reply_language import checked, in_script, keeps_terms, translate_reply
-from ..rungs import MIN_HELP
+from ..rungs import says_something
 from ..slips import point_out
 from ..tidy import whole_sentences
 from .find import not_covered
@@ -97,8 +97,7 @@ def verify(tools: Tools, w: Written) -> Generator[StreamEvent, None, Reply]:
         # a reply tidied down to "here are the passages", or cut off after a word or two
         # ("Certainly [1]", the deadline), gives no help on this rung
         text = whole_sentences(text)  # a hint cut at its token limit ends where one did
-        helps = not text.startswith(reply("passages", cat.language)) and sum(
-            c.isalpha() for c in MARKER.sub("", text)) >= MIN_HELP
+        helps = not text.startswith(reply("passages", cat.language)) and says_something(text)
         guarded = guard_rung(tools.router, level, text if helps else "", facts, cat.language,
                              _exercise_source(ctx, ev), tools.log)
         text = guarded.text
@@ -108,9 +107,11 @@ def verify(tools: Tools, w: Written) -> Generator[StreamEvent, None, Reply]:
                  else _check(tools, u, text, ctx, cat, level, step=p.step))
         kept = check.text if check.changed else text
         text = kept if guarded.fallback else short(kept, level)  # the rung's own help: whole
-        # a list some of whose items were taken out counts on without gaps
-        text = relabel(text.strip()) or fallback_help(level, cat.language,
-                                                      _exercise_source(ctx, ev))
+        # a list some of whose items were taken out counts on without gaps; what the check
+        # left of it may be a lead-in and markers ("Here are the steps …: [1]\n\n5 [1].")
+        text = relabel(text.strip())
+        if guarded.fallback or not says_something(text):
+            text = fallback_help(level, cat.language, _exercise_source(ctx, ev))
         if original and not (guarded.fallback or guarded.found):
             text = f"{text}\n\n{reply('in_course_language', cat.language)} {original}"
         text, cited = check_citations(point_out(text, o.question, cat.language), ctx.sources)
