@@ -431,6 +431,7 @@ def test_markers_a_reply_opens_with_follow_its_first_sentence(text: str, cited: 
     ("[1] [2] [3]", False),
     ("Subtract what he walked from his goal [1].", True),
     ("The steps:\n1. Subtract what he walked from his goal [1].", True),
+    ("Use Newton's formula:\n x_{n+1} = x_n - f(x_n)/f'(x_n) [1]", True),
 ])
 def test_a_lead_in_and_markers_say_nothing(text: str, said: bool) -> None:
     assert says_something(text) is said
