@@ -399,6 +399,10 @@ def test_a_value_only_the_student_wrote_is_not_stated_as_a_fact() -> None:
     text = "1. Add the towels again.\nThe total number of towels used in the month is 15 [1]."
     found = [(v.rule, v.detail) for v in check("steps", text, facts)]
     assert ("student_value", "15") in found
+    # the tutor's earlier reply named the student's value to correct it: still only theirs
+    shown = facts_for(TOWELS, TOWELS_SOLUTION, student=facts.student,
+                      shown="3 plus 3 plus 6 = 12 not 15")
+    assert ("student_value", "15") in [(v.rule, v.detail) for v in check("steps", text, shown)]
     # the student's value the solution has too is theirs to build on
     assert check("steps", "You found 12 towels in all [1]. Now divide by 4.", facts) == ()
     # without a worked solution nothing tells their values apart

@@ -236,12 +236,13 @@ def _sentence_violations(level: Level, sentence: str, facts: RungFacts,
 
 def _students_only(sentence: str, facts: RungFacts) -> list[str]:
     """Numbers `sentence` states as results that only the student wrote: neither the
-    exercise, the sources nor the worked solution has them ("The total number of towels is
+    exercise nor the worked solution has them ("The total number of towels is
     15", the student's sum, where the solution has 12), other than as the result of a
     computation that holds ("2000 + 1000 makes 3000"). Without a solution: none."""
     if not facts.solution or not facts.student:
         return []
-    known = numbers(facts.exercise) | numbers(facts.shown) | numbers(facts.solution)
+    # not what the student was shown: the tutor's own "12 not 15" names the student's value
+    known = numbers(facts.exercise) | numbers(facts.solution)
     bare = _bare(sentence)
     worked = {v for e in equations(bare) if e.right for v in numbers(e.stated)}
     theirs = numbers(facts.student) - known - IDENTITIES - worked
