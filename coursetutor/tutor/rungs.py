@@ -162,13 +162,13 @@ _LETTER = re.compile(r"[^\W\d_]")
 
 
 def says_something(text: str) -> bool:
-    """Does `text` hold MIN_HELP letters outside its citation markers and list labels, and
-    something with a letter after its lead-ins? "Here are the steps the student should
+    """Does `text` hold MIN_HELP letters outside its citation markers, and something with a
+    letter beyond its list labels and lead-ins? "Here are the steps the student should
     follow: [1]\n\n5 [1]." does not; "Use the formula:\n x_{n+1} = x_n − f(x_n)/f'(x_n)"
     does."""
     said = [bare for s in sentences(text) if (bare := _bare(s))]
     content = [b for b in said if not _ENDS_ON_COLON.search(b) and _LETTER.search(b)]
-    return bool(content) and sum(c.isalpha() for c in " ".join(said)) >= MIN_HELP
+    return bool(content) and sum(c.isalpha() for c in MARKER.sub("", text)) >= MIN_HELP
 
 
 def asks(sentence: str) -> bool:
