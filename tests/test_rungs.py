@@ -347,6 +347,9 @@ def test_the_fixed_help_is_told_apart_from_the_models_whatever_it_cites() -> Non
     assert is_fallback(fallback_help("hint", "en", None), "hint", "en")
     assert not is_fallback(fallback_help("hint", "en", 1), "guiding", "en")
     assert not is_fallback("What is the theorem you use [1]?", "guiding", "en")
+    slip = "Check this computation again: 70 ÷ 3 = 24 does not hold."
+    slip = f"{slip}\n\n{fallback_help('steps', 'en', 1)}"
+    assert is_fallback(slip, "steps", "en")
     assert not is_fallback(fallback_help("hint", "en", 1), "solution", "en")
 
 

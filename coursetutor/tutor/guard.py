@@ -52,15 +52,16 @@ def fallback_help(level: Level, language: str, number: int | None) -> str:
 
 
 def is_fallback(text: str, level: str, language: str) -> bool:
-    """Is `text` the rung's own fixed help (whatever exercise it cites)? For the eval: how
-    often a rung had nothing of the model's to show."""
+    """Is `text` the rung's own fixed help (whatever exercise it cites, after the line that
+    names the student's slip, if any)? For the eval: how often a rung had nothing of the
+    model's to show."""
     if level not in LADDER or level == "solution":  # the solution rung has no fixed help
         return False
 
     def plain(said: str) -> str:
         return "".join(MARKER.sub("", said).split())
 
-    return plain(text) == plain(reply(f"rung_{level}", language, cite=""))
+    return plain(text).endswith(plain(reply(f"rung_{level}", language, cite="")))
 
 
 def guard_rung(router: Router, level: Level, text: str, facts: RungFacts, language: str,
