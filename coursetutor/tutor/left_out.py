@@ -27,7 +27,7 @@ def names_left_out(said: Sequence[str], cited: Sequence[Line],
     for line in cited:
         body = _without_label(line.text)
         found = [n for n in names(body) if (line.language != "de" or is_acronym(n))
-                 and not _opens_clause(n, body)]
+                 and not _opens_clause(n, body) and not _is_label(n, body)]
         left = tuple(dict.fromkeys(n for n in found if not told.has_name(n)))
         if left:
             return line, left
@@ -38,6 +38,21 @@ def _opens_clause(name: str, text: str) -> bool:
     """The name is the capitalised first word after a colon ("…-Raphson: Use step size")."""
     at = text.find(name)
     return at > 0 and text[:at].rstrip().endswith((":", "\uff1a", ";"))
+
+
+def _is_label(name: str, text: str) -> bool:
+    """The name is a label a colon closes ("(Attenzione: se … non esiste …)", "Note: …"):
+    it says what kind of remark follows, not a term the remark is about."""
+    return any(text[at + len(name):].lstrip().startswith((":", "\uff1a"))
+               for at in _places(name, text))
+
+
+def _places(name: str, text: str) -> list[int]:
+    out, at = [], text.find(name)
+    while at >= 0:
+        out.append(at)
+        at = text.find(name, at + 1)
+    return out
 
 
 LABEL_WORDS = 6  # a sentence's label before its colon, at most: "Relaxed/Damped Newton-Raphson:"

@@ -31,6 +31,7 @@ import numpy as np
 from ..ingest.formulas import has_gap
 from ..retrieval.embed import EmbeddingModel, SentenceStore
 from ..retrieval.language import ANY_STOPWORD
+from ..retrieval.names import other_spellings
 from ..retrieval.tokenize import has_cjk, tokenize
 from ..types import Hit
 from .claims import sentences
@@ -46,6 +47,8 @@ FORMULA_WEIGHT = 0.05
 SECTION_WEIGHT = 0.04  # a passage whose section title the question names
 NAMED_WEIGHT = 0.06  # the label of the result the question names, at most
 NAMED_SHARE = 0.5  # ... when at least this share of its kind and name words are asked
+DEFINES_WEIGHT = 0.08  # a "what is X" question: the sentence that defines X
+DEFINES_NEAR = 4  # ... names X within this many words of its "is called", "si chiama", "称为"
 MAX_CHARS = 480  # a longer "sentence" is a page run together; it is cut at its words
 WHOLE = 320  # a block between two labels this short stays one unit
 WHOLE_CJK = 130
@@ -458,10 +461,14 @@ def select(question: str, search: str, hits: Sequence[Hit], language: str, inten
         return Selection((), 0.0)
     vectors = embedder.embed_sentences((s for _, _, s in candidates), stored)
     cosines = np.max([vectors @ embedder.embed_query(q) for q in asked], axis=0)
-    wanted = [{t for t in tokenize(q, lang) if t not in ANY_STOPWORD}
+    # a name as the notes write it counts as the question's word ("Cauchy" for 柯西)
+    spelled = " ".join(other_spellings(" ".join(asked), hits[0].chunk.language or language))
+    people = set(tokenize(spelled, hits[0].chunk.language or language))
+    wanted = [{t for t in tokenize(f"{q} {spelled}", lang) if t not in ANY_STOPWORD}
               for q, lang in zip(asked, [language, hits[0].chunk.language or language],
                                      strict=False)]
-    cue = _CUES.get(_cue_kind(question, intent))
+    kind = _cue_kind(question, intent)
+    cue = _CUES.get(kind)
     formula = asks_formula(question) or asks_formula(search)
     scores = []
     # a term of the passage's section title counts for each of its sentences alike (a slide
@@ -476,9 +483,11 @@ def select(question: str, search: str, hits: Sequence[Hit], language: str, inten
     for (p, _, sentence), cosine in zip(candidates, cosines, strict=True):
         lang = hits[p].chunk.language or language
         terms = max(len(w & (set(tokenize(sentence, lang)) | titles[p])) for w in wanted)
-        bonus_named = max(max(named(sentence, w, lang), item_named(sentence, w, titles[p],
+        bonus_named = max(max(named(sentence, w, lang, people), item_named(sentence, w, titles[p],
                                                                    lang)) for w in wanted)
         bonus = CUE_WEIGHT if cue and cue.search(sentence) else 0.0
+        if kind == "definition" and max(defines(sentence, w, lang) for w in wanted):
+            bonus += DEFINES_WEIGHT
         if formula and any(RELATION.search(f) for _, f in line_formulas(sentence)):
             bonus += FORMULA_WEIGHT  # a formula asked for: the sentence that gives one
         scores.append(float(cosine) + TERM_WEIGHT * min(terms, 4) + bonus + bonus_named
@@ -497,6 +506,8 @@ def select(question: str, search: str, hits: Sequence[Hit], language: str, inten
                  and candidates[i][1] == candidates[top][1] + 1]
         if after and after[0] not in chosen:
             chosen = [*chosen[: MAX_SENTENCES - 1], after[0]]
+    if kind == "why":
+        chosen = _with_reason(chosen, top, candidates, set(order))
     if steps_wanted(question, intent):
         chosen = _with_result(_with_proof(chosen, candidates, hits, set(order)), top,
                               candidates, set(order))
@@ -595,6 +606,21 @@ def _with_antecedents(chosen: list[int], candidates: Sequence[tuple[int, int, st
     return out[:MAX_SENTENCES]
 
 
+def _with_reason(chosen: list[int], top: int, candidates: Sequence[tuple[int, int, str]],
+                 readable: set[int]) -> list[int]:
+    """For a why question, the sentence right before the best one in its passage when it
+    gives a reason ("Problem 2: Hessian can be computationally expensive to calculate,
+    since …" before "Aim: Find quasi-second order methods not relying on exact Hessians"
+    for "Why would we want quasi-Newton methods instead of exact Newton-Raphson?"): what
+    the best sentence answers, which shares no word with the question."""
+    p, i, _ = candidates[top]
+    before = next((n for n, (q, j, _) in enumerate(candidates)
+                   if q == p and j == i - 1 and n in readable), None)
+    if before is None or not _CUES["why"].search(candidates[before][2]):
+        return chosen
+    return _inserted(chosen, before, before=top)
+
+
 def _with_proof(chosen: list[int], candidates: Sequence[tuple[int, int, str]],
                 hits: Sequence[Hit], readable: set[int]) -> list[int]:
     """For a why or proof question, the first chosen result with its proof: the first
@@ -668,16 +694,51 @@ def _names_section(hit: Hit, wanted: list[set[str]], language: str) -> bool:
     return bool(words) and any(words <= w for w in wanted)
 
 
-def named(sentence: str, wanted: set[str], language: str) -> float:
+def named(sentence: str, wanted: set[str], language: str,
+          spelled: set[str] | frozenset[str] = frozenset()) -> float:
     """A bonus for the result the question names: a sentence that opens with a label whose
     kind and name are mostly the question's words ("Teorema 43 (di Lagrange)" for "il
-    teorema di Lagrange", not "Corollario 3 (conseguenza ... al teorema di Lagrange)")."""
+    teorema di Lagrange", not "Corollario 3 (conseguenza ... al teorema di Lagrange)");
+    `spelled`: the words of the names the question writes in another script."""
     label = _LABEL.match(sentence)
     if label is None or not wanted:
         return 0.0
     words = {w for w in tokenize(f"{label.group(1)} {label.group(2)}", language)
              if w not in ANY_STOPWORD}
-    return _named_bonus(words, wanted)
+    bonus = _named_bonus(words, wanted)
+    name = {w for w in tokenize(label.group(2), language) if w not in ANY_STOPWORD}
+    if name & spelled:
+        # a person's name the question writes in another script, the result's kind in
+        # other words ("定理 2.4.1 (Cauchy 收敛原理)" for "柯西收敛准则是什么？"): the name
+        # and its words are what count
+        bonus = max(bonus, _named_bonus(name, wanted))
+    return bonus
+
+
+# the words that introduce what a sentence defines: "Si chiama estremo superiore di A il numero
+# … minimo dei maggioranti", "x* is called a stationary point", "称为达布上和"
+_DEFINING = re.compile(
+    r"\b(?:is called|are called|is defined as|are defined as|is defined|we call|is said to be|"
+    r"si chiama|si chiamano|si dice|si dicono|si definisce|è detto|è detta|sono detti|"
+    r"heißt|wird als|on appelle|est appelée?)\b|称为|称作|叫做|定义为|"
+    r"이라고 한다|이라 한다|라고 한다", re.I)
+
+
+def defines(sentence: str, wanted: set[str], language: str) -> bool:
+    """Does the sentence define what the question asks about: a defining phrase with the
+    question's terms right after or before it ("Si chiama estremo superiore di A il numero
+    … minimo dei maggioranti di A" for "Che cos'è l'estremo superiore di un insieme?"), not
+    a remark that merely names it ("Se un insieme ha un massimo, tale valore è anche
+    l'estremo superiore")? At least two of the question's terms, or its one term."""
+    if not wanted:
+        return False
+    need = min(2, len(wanted))
+    for found in _DEFINING.finditer(sentence):
+        near = (tokenize(sentence[:found.start()], language)[-DEFINES_NEAR:]
+                + tokenize(sentence[found.end():], language)[:DEFINES_NEAR])
+        if len(set(near) & wanted) >= need:
+            return True
+    return False
 
 
 def _named_bonus(words: set[str], wanted: set[str]) -> float:
@@ -755,6 +816,18 @@ def asks_yes_no(question: str) -> bool:
     if _YES_NO_CJK.search(q):
         return not _WH.search(q)
     return q.endswith(("?", "？")) and not _WH.search(q)
+
+
+def asks_definition(question: str, intent: str) -> bool:
+    """A question about what something is or what a result says ("Che cos'è l'estremo
+    superiore?", "Cosa afferma il teorema di Weierstrass?"): its best sentence is the answer."""
+    return _cue_kind(question, intent) == "definition"
+
+
+def concludes(sentence: str) -> bool:
+    """Does the sentence open on the conclusion of the hypotheses before it ("Allora se esiste
+    il: lim f'/g' = L …" after "Teorema 45 (di De L'Hopital). Siano f,g … con: …")?"""
+    return bool(_THEN.match(sentence.strip()))
 
 
 def asks_proof(question: str, intent: str) -> bool:

@@ -28,9 +28,11 @@ from ..replies import language_name, reply
 from ..reply_language import checked, in_script, keeps_terms, translate_reply
 from ..sentences import (
     Line,
+    asks_definition,
     asks_proof,
     asks_which,
     asks_yes_no,
+    concludes,
     is_proof,
     states_result,
     steps_wanted,
@@ -40,6 +42,7 @@ from ..statement_check import StatementVerdict, check_statements, without_own_se
 from ..statements import MAX_STATEMENTS, Statement, StatementStream, parse, schema
 from ..terms import cites_result, named_results, result_labels
 from ..whole import complete, every_item
+from .find import not_covered
 from .select import Selected
 from .tools import Tools
 from .write import native_instruction
@@ -68,6 +71,15 @@ RESULT_SHAPE = ("The evidence sentence states a result. Restate it as 1 statemen
                 "form \"if <what it assumes>, then <what it concludes>\", in the student's "
                 "language, with its formulas exactly as written. Do not describe the result in "
                 "general words.")
+
+# the first attempt when the student asks what a labelled result says and the best sentence
+# states it: asked for 1 to 3 statements, the model wrote "se una funzione continua in un
+# intervallo [a, b] ha massimo e minimo, esso ha un unico punto di massima" from "Teorema 34
+# (di Weierstrass). Sia f:[a,b]→ ℝ, continua. Allora f ha sia massimo che minimo in [a,b]."
+RESULT_FIRST_SHAPE = ("The first evidence sentence states the result the student asks about. "
+                      "Restate it first, as 1 statement of the form \"if <what it assumes>, "
+                      "then <what it concludes>\", with its formulas exactly as written; then "
+                      "at most 2 short statements of what the other sentences add to it.")
 
 # the second attempt for a yes/no question: asked for the sentence in its own words, the
 # model wrote "La serie armonica converge se e solo se 1/k+1/(k+1)+…" from "… Cauchy non è
@@ -141,8 +153,9 @@ def compose(tools: Tools, s: Selected) -> Generator[StreamEvent, None, Reply]:
     first: float | None = None
     removed: list[str] = []
     best = _closest(s.selection.lines, o.question, cat.intent)
+    closest = _with_conclusion(best, s.selection.lines)
     first_writing = _Writing()  # the first attempt's, from every evidence sentence
-    for attempt, close in ((tuple(lines.values()), False), ((best,), True)):
+    for attempt, close in ((tuple(lines.values()), False), (closest, True)):
         if shown.texts:
             break
         if time.perf_counter() >= deadline:
@@ -164,8 +177,16 @@ def compose(tools: Tools, s: Selected) -> Generator[StreamEvent, None, Reply]:
                 first = first or time.perf_counter()
                 yield TokenEvent(text)
         complete = complete and writing.finished
+    if shown.texts and complete and asks_definition(o.question, cat.intent) \
+            and not shown.steps and best.id not in shown.numbers:
+        # what is asked is what the best sentence says, and no kept statement said it
+        complete = yield from _more(tools, s, shown, removed, deadline, pivot, closest)
     if shown.texts and complete:
         complete = yield from _names_said(tools, s, shown, removed, deadline, pivot)
+    if not shown.texts and complete and ev.deferred:
+        # the statements were to decide whether the passages, in another language than the
+        # question, cover it (evidence.py), and none held: they do not
+        return not_covered(o.session_id, f, meta_sent=True)
     quoted = not shown.texts
     if quoted:  # nothing the model wrote held: the best sentence as the page says it
         shown.numbers[best.id] = 1
@@ -205,8 +226,20 @@ def _names_said(tools: Tools, s: Selected, shown: _Shown, removed: list[str],
     if gap is None or time.perf_counter() >= deadline:
         return True
     line, left = gap
+    return (yield from _more(tools, s, shown, removed, deadline, pivot, (line,), names=left))
+
+
+def _more(tools: Tools, s: Selected, shown: _Shown, removed: list[str], deadline: float,
+          pivot: str, lines: Sequence[Line],
+          names: Sequence[str] = ()) -> Generator[StreamEvent, None, bool]:
+    """The statements of one more attempt from `lines` alone (the sentence in its own
+    words, or what it says about `names`), checked and shown like the others; False when
+    the deadline stopped it."""
+    if time.perf_counter() >= deadline:
+        return True
     writing = _Writing()
-    for statement in _writing(tools, s, (line,), deadline, writing, pivot, names=left):
+    for statement in _writing(tools, s, lines, deadline, writing, pivot, close=not names,
+                              names=names):
         if text := _show(tools, s, shown, statement, removed, False, pivot):
             yield TokenEvent(text)
     return writing.finished
@@ -347,6 +380,15 @@ def _closest(lines: Sequence[Line], question: str, intent: str) -> Line:
     return lines[0]
 
 
+def _with_conclusion(best: Line, lines: Sequence[Line]) -> tuple[Line, ...]:
+    """The lines the second attempt writes from: the best one, and when it lists a result's
+    hypotheses, the evidence sentence of its passage that concludes them ("Teorema 45 (di De
+    L'Hopital). Siano f,g … con: …" and "Allora se esiste il: lim f'/g' = L …")."""
+    after = next((line for line in lines if line.hit.chunk.id == best.hit.chunk.id
+                  and line is not best and concludes(line.text)), None)
+    return (best,) if after is None or concludes(best.text) else (best, after)
+
+
 def _writing(tools: Tools, s: Selected, lines: Sequence[Line], deadline: float,
              writing: _Writing, pivot: str = "", close: bool = False,
              names: Sequence[str] = ()) -> Iterator[Statement]:
@@ -410,6 +452,8 @@ def _messages(tools: Tools, s: Selected, lines: Sequence[Line], pivot: str = "",
     shape = (NAMES_SHAPE.format(names=", ".join(names)) if names else
              _close_shape(lines[0].text, o.question) if close else
              PROOF_SHAPE if asks_proof(o.question, cat.intent) else
+             RESULT_FIRST_SHAPE if asks_definition(o.question, cat.intent)
+             and states_result(lines[0].text) else
              "Explain it as 2 to 5 statements that are the steps of the explanation, in the "
              "order the evidence gives them." if steps else
              "Answer with 1 to 3 short statements: what the evidence says that answers the "

@@ -43,7 +43,7 @@ def applies(tools: Tools, f: Found) -> bool:
     `answer_style = "auto"` a question is answered from sentences when its best passage is
     LaTeX maths (a teacher's source): the small model writes wrong maths from whole LaTeX
     passages, and statements keep each formula as the page writes it."""
-    if f.cat.intent == "exercise" or f.evidence.deferred:
+    if f.cat.intent == "exercise":
         return False
     style = tools.settings.answer_style
     return style == "statements" or (style == "auto" and bool(f.evidence.hits) and bool(
