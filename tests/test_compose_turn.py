@@ -18,6 +18,7 @@ from coursetutor.llm import Delta, GenParams, Message, Usage
 from coursetutor.llm.router import Router
 from coursetutor.tutor import Tutor, statement_check
 from coursetutor.tutor.left_out import names_left_out
+from coursetutor.tutor.replies import reply
 from coursetutor.tutor.sentences import Line
 from coursetutor.types import DoneEvent, Hit, TokenEvent
 from coursetutor.workspace import Workspace
@@ -497,3 +498,83 @@ def test_a_turn_times_the_prompt_and_the_first_statement_before_its_first_token(
     _, answer = run(tutor, CONCEPT)
     t = answer.timings
     assert 0 < t["prompt_evaluated"] <= t["first_written"] <= t["first_token"] <= t["total"]
+
+
+def test_a_definition_no_statement_said_is_asked_for_from_its_sentence(
+        make_tutor: MakeTutor) -> None:
+    # "Che cos'è l'estremo superiore?": the model restated the remarks after the definition
+    # and never the definition; one more statement is asked for from the best sentence
+    def remarks(prompt: str) -> str:
+        sid, text = evidence(prompt)[-1]
+        assert sid != "S1"
+        return json.dumps({"statements": [{"text": text.split(". ")[0].rstrip(".") + ".",
+                                           "evidence": [sid]}]})
+
+    tutor, fake = make_tutor(ScriptedLLM(answer=[Say(write=remarks), restating()]))
+    _, answer = run(tutor, "What is quadratic convergence?")
+    first, second = fake.answer_calls()
+    assert len(evidence(first.messages[-1].content)) > 1
+    (only,) = evidence(second.messages[-1].content)
+    assert only == evidence(first.messages[-1].content)[0]
+    assert "[1]" in answer.text and "[2]" in answer.text
+
+
+def test_a_definition_said_first_asks_for_nothing_more(make_tutor: MakeTutor) -> None:
+    tutor, fake = make_tutor(ScriptedLLM(answer=[restating()]))
+    run(tutor, "What is an iterative method?")
+    assert len(fake.answer_calls()) == 1
+
+
+@pytest.mark.parametrize(("wrote", "covered"), [
+    ("Q-learning updates a table of Q-values after every reward [1].", False),
+    (None, True),
+])
+def test_a_deferred_grade_is_decided_by_the_statements(make_tutor: MakeTutor, wrote: str | None,
+                                                       covered: bool) -> None:
+    # the passages are in another language than the question and the grade is ambiguous:
+    # the statements decide, as the prose answer did; none that holds is "not covered",
+    # not a quote of the best sentence
+    def unsupported(prompt: str) -> str:
+        sid = evidence(prompt)[0][0]
+        return json.dumps({"statements": [{"text": wrote, "evidence": [sid]}]})
+
+    answers = [Say(write=unsupported)] * 2 if wrote else [restating()]
+    fake = ScriptedLLM(answer=answers, translate=["How does bisection work?"],
+                       translate_reply=["이분법은 구간을 반으로 나눕니다."] * 4)
+    tutor, _ = make_tutor(fake, grade_correct=0.999, grade_incorrect=0.0, answer_check=True)
+    _, answer = run(tutor, "이분법은 어떻게 작동하나요?")
+    assert "grade" not in fake.kinds()
+    assert answer.covered is covered
+    assert answer.text.startswith(reply("not_covered", "ko")) is not covered
+    assert "> " not in answer.text  # no quote
+
+
+def test_a_result_asked_about_is_restated_as_if_then() -> None:
+    from types import SimpleNamespace
+
+    from coursetutor.tutor.stages.compose import (
+        RESULT_FIRST_SHAPE,
+        _with_conclusion,
+        shape_for,
+    )
+
+    chunk = SimpleNamespace(language="it", id="c1")
+    other = SimpleNamespace(language="it", id="c2")
+
+    def line(sid: str, text: str, on: object = chunk) -> Line:
+        return Line(sid, cast(Hit, SimpleNamespace(chunk=on)), text, 1.0)
+
+    weierstrass = line("S1", "Teorema 34 (di Weierstrass). Sia f:[a,b]→ ℝ, continua. Allora f "
+                             "ha sia massimo che minimo in [a,b].")
+    assert shape_for("Cosa afferma il teorema di Weierstrass?", "concept",
+                     [weierstrass]) == RESULT_FIRST_SHAPE
+    assert shape_for("Come si dimostra il teorema di Weierstrass?", "explain",
+                     [weierstrass]) != RESULT_FIRST_SHAPE
+    # a result whose conclusion is the next line of its passage is restated with it
+    hypotheses = line("S1", "Teorema 45 (di De L'Hopital). Siano f,g:(a,b)∖{x₀}→ℝ, con: - f,g "
+                            "derivabili - g'(x)≠ 0 - lim f(x)/g(x)=0/0 o ∞/∞")
+    then = line("S2", "Allora se esiste il: lim f'(x)/g'(x)=L allora: lim f(x)/g(x)=L")
+    elsewhere = line("S3", "Allora il limite vale anche da destra.", other)
+    assert _with_conclusion(hypotheses, [hypotheses, then]) == (hypotheses, then)
+    assert _with_conclusion(hypotheses, [hypotheses, elsewhere]) == (hypotheses,)
+    assert _with_conclusion(weierstrass, [weierstrass, elsewhere]) == (weierstrass,)

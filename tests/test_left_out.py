@@ -53,3 +53,15 @@ def test_german_nouns_are_no_names_but_acronyms_are() -> None:
     gap = names_left_out(["Newton konvergiert lokal quadratisch."], [german],
                          "Wie schnell konvergiert Newton?")
     assert gap is not None and gap[1] == ("BFGS",)
+
+
+def test_a_label_its_colon_closes_is_no_name() -> None:
+    # "(Attenzione: se … non esiste non si può dire nulla)": a remark's label, not a term
+    sentence = ("Allora se esiste il: lim f'(x)/g'(x)=L allora: lim f(x)/g(x)=L (Attenzione: se "
+                "lim f'(x)/g'(x) non esiste non si può dire nulla)")
+    said = ["Se esiste il limite di f'(x)/g'(x), allora il limite di f(x)/g(x) è uguale a L."]
+    assert names_left_out(said, [line(sentence, "it")], "Cosa dice il teorema di De L'Hopital?") \
+        is None
+    # a name the statements left out is still one
+    with_name = sentence.replace("(Attenzione:", "(vedi Cauchy; Attenzione:")
+    assert names_left_out(said, [line(with_name, "it")], "Cosa dice il teorema?") is not None

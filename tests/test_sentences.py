@@ -13,6 +13,7 @@ from coursetutor.tutor.sentences import (
     NAMED_WEIGHT,
     WHOLE,
     asks_yes_no,
+    defines,
     garbled,
     named,
     states_result,
@@ -632,3 +633,63 @@ def test_a_run_on_page_is_cut_where_prose_begins_after_code() -> None:
     words = ("The Newton Raphson method needs a good Start Value " * 12).strip()
     cut = words.rindex(" ", 0, 481)
     assert units(words) == [words[:cut], words[cut + 1:]]
+
+
+def _wanted(question: str, language: str) -> set[str]:
+    return {w for w in tokenize(question, language) if w not in ANY_STOPWORD}
+
+
+@pytest.mark.parametrize(("sentence", "question", "language", "defining"), [
+    ("Definizione 5. Sia $A$ superiormente limitato. Si chiama estremo superiore di $A$ il "
+     "numero minimo dei maggioranti di $A$.", "Che cos'è l'estremo superiore di un insieme?",
+     "it", True),
+    # a remark that names it defines nothing
+    ("Se un insieme ha un massimo, tale valore è anche l'estremo superiore.",
+     "Che cos'è l'estremo superiore di un insieme?", "it", False),
+    ("A method of this form is called an iterative method.", "What is an iterative method?",
+     "en", True),
+    ("The bisection method is called robust.", "What is an iterative method?", "en", False),
+    ("若 $S$ 有上界, 其最小上界称为达布上和.", "什么是达布上和？", "zh", True),
+])
+def test_the_sentence_that_defines_what_is_asked(sentence: str, question: str, language: str,
+                                                 defining: bool) -> None:
+    assert defines(sentence, _wanted(question, language), language) is defining
+
+
+def _picked(question: str, language: str, intent: str, *passages: str) -> list[str]:
+    from coursetutor.tutor.sentences import select
+    from coursetutor.types import Hit
+
+    hits = [Hit(_chunk(n, t, language, 1), 1.0, {}, {}, Locator(page=1))
+            for n, t in enumerate(passages)]
+    picked = select(question, "", hits, language, intent, _FlatEmbedder())  # type: ignore[arg-type]
+    return [line.text for line in picked.lines]
+
+
+def test_a_what_is_question_gets_the_defining_sentence_first() -> None:
+    remarks = ("Nota 5. L'estremo superiore può talvolta anche coincidere con il massimo. Se un "
+               "insieme ha un massimo, tale valore è anche l'estremo superiore.")
+    definition = ("Definizione 5. Sia $A$ superiormente limitato. Si chiama estremo superiore "
+                  "di $A$ il numero minimo dei maggioranti di $A$.")
+    texts = _picked("Che cos'è l'estremo superiore di un insieme?", "it", "definition",
+                    remarks, definition)
+    assert texts[0].startswith("Definizione 5.")
+
+
+def test_a_why_question_gets_the_reason_before_its_best_sentence() -> None:
+    slide = ("LIMITATIONS Problem 2: Hessian can be computationally expensive to calculate, "
+             "since descent direction d[t] is the solution of a linear system.\n\n"
+             "Aim: Find quasi-second order methods not relying on exact Hessians, the "
+             "quasi-Newton methods.")
+    texts = _picked("Why would we want quasi-Newton methods instead of exact Newton-Raphson?",
+                    "en", "explain", slide)
+    problem = next(n for n, t in enumerate(texts) if "computationally expensive" in t)
+    aim = next(n for n, t in enumerate(texts) if t.startswith("Aim"))
+    assert problem < aim
+
+
+def test_a_name_written_in_another_script_names_the_result() -> None:
+    sentence = "**定理 2.4.1 (Cauchy 收敛原理)** 实数序列 $\\{a_n\\}$ 收敛."
+    wanted = _wanted("柯西收敛准则是什么？ Cauchy", "zh")
+    assert named(sentence, wanted, "zh", {"cauchy"}) > 0
+    assert named(sentence, wanted, "zh") == 0.0

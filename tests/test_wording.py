@@ -121,3 +121,15 @@ def test_a_negated_word_says_its_opposite(claim: str, passage: str, language: st
 def test_the_answer_to_a_yes_no_question_is_its_words_with_the_verdict(
         claim: str, answers: bool) -> None:
     assert answers_polar(claim, "La serie armonica converge?", HARMONIC, "it") is answers
+
+
+@pytest.mark.parametrize(("claim", "passage", "language"), [
+    # a uniqueness the result never claims: "f ha sia massimo che minimo in [a,b]"
+    ("Se f è continua, esso ha un unico punto di massimo.", "Allora f ha sia massimo che "
+     "minimo in [a,b].", "it"),
+    ("The method has a unique fixed point.", "The method has a fixed point.", "en"),
+])
+def test_a_uniqueness_the_passage_does_not_claim_is_unbacked(claim: str, passage: str,
+                                                             language: str) -> None:
+    assert unbacked_polarity(claim, passage, language)
+    assert not unbacked_polarity(claim, f"{passage} It is unique, unico.", language)

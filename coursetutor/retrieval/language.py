@@ -43,11 +43,13 @@ STOPWORDS: dict[str, frozenset[str]] = {
     ),
     "it": frozenset(
         "il lo la le gli di che è sono era erano come cosa chi quale quali perché quando del "
-        "della dei delle un una con per non si anche nel nella al alla".split()
+        "della dei delle un una con per non si anche nel nella al alla "
+        # what an apostrophe leaves of an elided article or preposition ("l'estremo")
+        "l dell nell all dall sull quest quell".split()
     ),
     "fr": frozenset(
         "le la les des du de et est sont était qui que quoi comment pourquoi quand un une avec "
-        "pour dans sur pas ne au aux".split()
+        "pour dans sur pas ne au aux l qu".split()
     ),
     "es": frozenset(
         "el la los las de del y es son era que qué quién cómo por qué cuándo un una con para "

@@ -448,16 +448,7 @@ def _messages(tools: Tools, s: Selected, lines: Sequence[Line], pivot: str = "",
     o = r.opened
     language = pivot or cat.language
     earlier = "".join(f"Student: {h.question}\n" for h in r.history[-2:])
-    steps = steps_wanted(o.question, cat.intent)
-    shape = (NAMES_SHAPE.format(names=", ".join(names)) if names else
-             _close_shape(lines[0].text, o.question) if close else
-             PROOF_SHAPE if asks_proof(o.question, cat.intent) else
-             RESULT_FIRST_SHAPE if asks_definition(o.question, cat.intent)
-             and states_result(lines[0].text) else
-             "Explain it as 2 to 5 statements that are the steps of the explanation, in the "
-             "order the evidence gives them." if steps else
-             "Answer with 1 to 3 short statements: what the evidence says that answers the "
-             "question, first the direct answer." + (ALL_SHAPE if asks_which(o.question) else ""))
+    shape = shape_for(o.question, cat.intent, lines, close, names)
     user = prompts.render(
         "statements", evidence=_evidence(lines),
         history=f"\nEarlier in this conversation:\n{earlier}" if earlier else "",
@@ -465,6 +456,24 @@ def _messages(tools: Tools, s: Selected, lines: Sequence[Line], pivot: str = "",
         level=r.level, level_hint=level_hint(r.level), language=language_name(language),
         native=native_instruction(language))
     return [Message("system", prompts.load("statements_system")), Message("user", user)]
+
+
+def shape_for(question: str, intent: str, lines: Sequence[Line], close: bool = False,
+              names: Sequence[str] = ()) -> str:
+    """What the prompt asks the statements to be, for the attempt's `lines`."""
+    if names:
+        return NAMES_SHAPE.format(names=", ".join(names))
+    if close:
+        return _close_shape(lines[0].text, question)
+    if asks_proof(question, intent):
+        return PROOF_SHAPE
+    if asks_definition(question, intent) and states_result(lines[0].text):
+        return RESULT_FIRST_SHAPE
+    if steps_wanted(question, intent):
+        return ("Explain it as 2 to 5 statements that are the steps of the explanation, in "
+                "the order the evidence gives them.")
+    return ("Answer with 1 to 3 short statements: what the evidence says that answers the "
+            "question, first the direct answer." + (ALL_SHAPE if asks_which(question) else ""))
 
 
 def _close_shape(sentence: str, question: str) -> str:
