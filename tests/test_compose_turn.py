@@ -578,3 +578,35 @@ def test_a_result_asked_about_is_restated_as_if_then() -> None:
     assert _with_conclusion(hypotheses, [hypotheses, then]) == (hypotheses, then)
     assert _with_conclusion(hypotheses, [hypotheses, elsewhere]) == (hypotheses,)
     assert _with_conclusion(weierstrass, [weierstrass, elsewhere]) == (weierstrass,)
+
+
+def test_the_sentences_of_a_removed_statement_that_hold_are_kept(make_tutor: MakeTutor) -> None:
+    # the model opens with a gloss of its own, then restates its line: the gloss goes, the
+    # restatement stays ("However," loses the contrast with what is gone)
+    gloss = "Bisection was first described by Euclid in 300 BC."
+
+    def glossed(prompt: str) -> str:
+        sid, text = evidence(prompt)[0]
+        said = f"{gloss} However, {text.split('. ')[0].rstrip('.')}."
+        return json.dumps({"statements": [{"text": said, "evidence": [sid]}]})
+
+    tutor, fake = make_tutor(ScriptedLLM(answer=[Say(write=glossed)]), answer_check=True)
+    _, answer = run(tutor, CONCEPT)
+    assert "Euclid" not in answer.text and "However" not in answer.text
+    assert answer.text.rstrip().endswith("[1]") and gloss in answer.removed
+    assert len(fake.answer_calls()) == 1  # no second attempt: a statement held
+
+
+def test_a_sentence_that_points_back_at_a_removed_one_goes_with_it(
+        make_tutor: MakeTutor) -> None:
+    def glossed(prompt: str) -> str:
+        sid, text = evidence(prompt)[0]
+        first = re.split(r"[.:]\s", text)[0].rstrip(".")
+        said = (f"{first}. Bisection was first described by Euclid in 300 BC. This is why it "
+                "is called the Euclid method.")
+        return json.dumps({"statements": [{"text": said, "evidence": [sid]}]})
+
+    tutor, fake = make_tutor(ScriptedLLM(answer=[Say(write=glossed)]), answer_check=True)
+    _, answer = run(tutor, CONCEPT)
+    assert "Euclid" not in answer.text and answer.text.rstrip().endswith("[1]")
+    assert len(answer.removed) == 2 and len(fake.answer_calls()) == 1

@@ -818,6 +818,23 @@ def asks_yes_no(question: str) -> bool:
     return q.endswith(("?", "？")) and not _WH.search(q)
 
 
+def refers_back(sentence: str) -> bool:
+    """Does the sentence open on what the one before it said ("This is Newton's iteration.",
+    "Questo …", "这…")?"""
+    return bool(_REFERS_BACK.match(sentence.strip()))
+
+
+_CONTRAST = re.compile(r"^(?:However|But|Yet|Tuttavia|Però|Ma|Jedoch|Aber|Cependant|Mais|Sin "
+                       r"embargo|Pero|但是|但|然而|不过|하지만|그러나)\b[,，]?\s*", re.I)
+
+
+def without_contrast(sentence: str) -> str:
+    """The sentence without the "However," that set it against the one before it, when it
+    stands alone."""
+    rest = _CONTRAST.sub("", sentence.strip(), count=1)
+    return rest[:1].upper() + rest[1:] if rest != sentence.strip() else sentence
+
+
 def asks_definition(question: str, intent: str) -> bool:
     """A question about what something is or what a result says ("Che cos'è l'estremo
     superiore?", "Cosa afferma il teorema di Weierstrass?"): its best sentence is the answer."""

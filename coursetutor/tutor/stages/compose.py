@@ -20,6 +20,7 @@ from ...types import Citation, MetaEvent, StreamEvent, TokenEvent
 from .. import prompts
 from ..check import CheckResult, Verdict, model_judge
 from ..citations import hit_citation
+from ..claims import sentences
 from ..glossary import dropped
 from ..left_out import names_left_out
 from ..pedagogy import level_hint
@@ -34,9 +35,11 @@ from ..sentences import (
     asks_yes_no,
     concludes,
     is_proof,
+    refers_back,
     states_result,
     steps_wanted,
     unasked,
+    without_contrast,
 )
 from ..statement_check import StatementVerdict, check_statements, without_own_sentences
 from ..statements import MAX_STATEMENTS, Statement, StatementStream, parse, schema
@@ -313,6 +316,9 @@ def _show(tools: Tools, s: Selected, shown: _Shown, statement: Statement,
     about = " ".join([question, *shown.unsaid])
     try:
         verdict = _checked(tools, statement, lines, about, written, busy)
+        if not verdict.kept and (part := _salvaged(tools, statement, lines, about, written,
+                                                   busy, removed)) is not None:
+            verdict, statement = part, part.statement
     except _Busy:
         return None
     # the course's name of a result the statement cites by number (not checked: the
@@ -333,6 +339,43 @@ def _show(tools: Tools, s: Selected, shown: _Shown, statement: Statement,
         return ""
     shown.said.append(statement.text)
     return shown.add(text, verdict.statement.evidence)  # as re-cited by the check
+
+
+def _salvaged(tools: Tools, statement: Statement, lines: dict[str, Line], question: str,
+              language: str, busy: bool, removed: list[str]) -> StatementVerdict | None:
+    """The sentences of a removed statement that hold each on its own, as one statement; None
+    when it has one sentence or none holds. The model often opens with its own gloss and
+    then restates its line ("The Hessian matrix … provides the direction of steepest
+    descent. However, calculating the Hessian can be computationally expensive …"): the
+    gloss took the restatement out with it. A sentence that points back ("This …") stands
+    only after the one it points to; "However," loses its contrast with a sentence left out.
+    The sentences left out are booked as removed."""
+    parts = sentences(statement.text)
+    if len(parts) < 2:
+        return None
+    kept: list[StatementVerdict] = []
+    held = False  # the sentence before was kept
+    out: list[str] = []
+    for part in parts:
+        if refers_back(part) and not held:
+            out.append(part)
+            held = False
+            continue
+        text = part if held else without_contrast(part)
+        verdict = _checked(tools, dataclasses.replace(statement, text=text), lines, question,
+                           language, busy)
+        held = verdict.kept
+        if held:
+            kept.append(verdict)
+        else:
+            out.append(part)
+    if not kept:
+        return None
+    removed.extend(out)
+    evidence = tuple(dict.fromkeys(i for v in kept for i in v.statement.evidence))
+    text = " ".join(v.statement.text for v in kept)
+    return dataclasses.replace(kept[0], statement=dataclasses.replace(
+        statement, text=text, evidence=evidence), judged=any(v.judged for v in kept))
 
 
 def _asked(s: Selected, pivot: str) -> str:
