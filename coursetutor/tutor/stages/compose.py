@@ -315,10 +315,11 @@ def _show(tools: Tools, s: Selected, shown: _Shown, statement: Statement,
     statement = without_own_sentences(statement, lines, question, written)
     about = " ".join([question, *shown.unsaid])
     try:
-        verdict = _checked(tools, statement, lines, about, written, busy)
-        if not verdict.kept and (part := _salvaged(tools, statement, lines, about, written,
-                                                   busy, removed)) is not None:
-            verdict, statement = part, part.statement
+        if len(sentences(statement.text)) > 1:  # each of its sentences on its own
+            verdict = _by_sentence(tools, statement, lines, about, written, busy, removed)
+            statement = verdict.statement
+        else:
+            verdict = _checked(tools, statement, lines, about, written, busy)
     except _Busy:
         return None
     # the course's name of a result the statement cites by number (not checked: the
@@ -341,18 +342,17 @@ def _show(tools: Tools, s: Selected, shown: _Shown, statement: Statement,
     return shown.add(text, verdict.statement.evidence)  # as re-cited by the check
 
 
-def _salvaged(tools: Tools, statement: Statement, lines: dict[str, Line], question: str,
-              language: str, busy: bool, removed: list[str]) -> StatementVerdict | None:
-    """The sentences of a removed statement that hold each on its own, as one statement; None
-    when it has one sentence or none holds. The model often opens with its own gloss and
-    then restates its line ("The Hessian matrix … provides the direction of steepest
-    descent. However, calculating the Hessian can be computationally expensive …"): the
-    gloss took the restatement out with it. A sentence that points back ("This …") stands
-    only after the one it points to; "However," loses its contrast with a sentence left out.
-    The sentences left out are booked as removed."""
+def _by_sentence(tools: Tools, statement: Statement, lines: dict[str, Line], question: str,
+                 language: str, busy: bool, removed: list[str]) -> StatementVerdict:
+    """A statement of several sentences, checked one sentence at a time: the sentences that
+    hold, as one statement (the others booked as removed), or the whole statement removed
+    when none does. The model often opens with a gloss of its own and then restates its line
+    ("The Hessian matrix is a crucial component …, as it provides the direction of steepest
+    descent. However, calculating the Hessian can be computationally expensive …"): checked
+    whole, the gloss either rode on the restatement's words or took it out with it. A
+    sentence that points back ("This …") stands only after the one it points to; "However,"
+    loses its contrast with a sentence left out."""
     parts = sentences(statement.text)
-    if len(parts) < 2:
-        return None
     kept: list[StatementVerdict] = []
     held = False  # the sentence before was kept
     out: list[str] = []
@@ -370,7 +370,7 @@ def _salvaged(tools: Tools, statement: Statement, lines: dict[str, Line], questi
         else:
             out.append(part)
     if not kept:
-        return None
+        return StatementVerdict(statement, False, reason="no sentence of it holds")
     removed.extend(out)
     evidence = tuple(dict.fromkeys(i for v in kept for i in v.statement.evidence))
     text = " ".join(v.statement.text for v in kept)
