@@ -133,3 +133,11 @@ def test_a_uniqueness_the_passage_does_not_claim_is_unbacked(claim: str, passage
                                                              language: str) -> None:
     assert unbacked_polarity(claim, passage, language)
     assert not unbacked_polarity(claim, f"{passage} It is unique, unico.", language)
+
+
+def test_a_passage_that_writes_for_all_as_a_symbol_backs_every() -> None:
+    claim = "Un maggiorante è maggiore o uguale a tutti gli elementi di A."
+    assert "tutti" not in unbacked_polarity(claim, "A è superiormente limitato se ∃α∈ℝ: x≤α "
+                                                   "∀ x∈ A.", "it")
+    assert "tutti" in unbacked_polarity(claim, "A è superiormente limitato se x≤α.", "it")
+    assert "所有" not in unbacked_polarity("对所有 x 有 f(x)≤M", "$\\forall x$, $f(x)\\le M$", "zh")

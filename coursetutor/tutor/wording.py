@@ -109,6 +109,9 @@ def _words(language: str, key: str) -> frozenset[str]:
     return _lists().get(language, {}).get(key, frozenset())
 
 
+_FOR_ALL = re.compile(r"∀|\\forall\b")
+
+
 def polarity(text: str, language: str) -> set[str]:
     """The polarity words of `text` in `language`: negations, quantifiers, restrictions."""
     return _find(text, language, "polarity")
@@ -156,6 +159,8 @@ def unbacked_polarity(claim: str, passage: str, language: str) -> set[str]:
     `passage` gives no reason at all (any causal word backs any other: "因为" and "因此"), and
     the words `passage` says the opposite of (`opposed`)."""
     out = polarity(claim, language) - polarity(passage, language)
+    if _FOR_ALL.search(passage):  # "x≤α ∀ x∈ A" says "every", "tutti", "所有" in symbols
+        out -= _words(language, "universal")
     if out & _words(language, "negation") and litotes(claim, passage, language):
         out -= _words(language, "negation")
     out |= opposed(claim, passage, language)
