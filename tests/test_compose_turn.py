@@ -610,3 +610,15 @@ def test_a_sentence_that_points_back_at_a_removed_one_goes_with_it(
     _, answer = run(tutor, CONCEPT)
     assert "Euclid" not in answer.text and answer.text.rstrip().endswith("[1]")
     assert len(answer.removed) == 2 and len(fake.answer_calls()) == 1
+
+
+def test_a_formula_stays_with_the_sentence_it_completes_when_checked_by_sentence() -> None:
+    from coursetutor.tutor.stages.compose import _parts
+
+    # whole.py gave the sentence its formula: checked alone, the sentence was "incomplete"
+    # and the formula alone was the reply
+    text = ("L'estremo superiore di un insieme A è il numero minimo dei maggioranti di A. "
+            "$$\\alpha=\\sup A$$")
+    assert _parts(text) == [text]
+    assert _parts("Bisection halves the bracket. Newton uses the tangent.") == [
+        "Bisection halves the bracket.", "Newton uses the tangent."]

@@ -9,6 +9,7 @@ quoted. Past the turn's deadline the reply ends with what is checked so far, and
 from __future__ import annotations
 
 import dataclasses
+import re
 import time
 from collections.abc import Generator, Iterator, Sequence
 from difflib import SequenceMatcher
@@ -315,7 +316,7 @@ def _show(tools: Tools, s: Selected, shown: _Shown, statement: Statement,
     statement = without_own_sentences(statement, lines, question, written)
     about = " ".join([question, *shown.unsaid])
     try:
-        if len(sentences(statement.text)) > 1:  # each of its sentences on its own
+        if len(_parts(statement.text)) > 1:  # each of its sentences on its own
             verdict = _by_sentence(tools, statement, lines, about, written, busy, removed)
             statement = verdict.statement
         else:
@@ -352,7 +353,7 @@ def _by_sentence(tools: Tools, statement: Statement, lines: dict[str, Line], que
     whole, the gloss either rode on the restatement's words or took it out with it. A
     sentence that points back ("This …") stands only after the one it points to; "However,"
     loses its contrast with a sentence left out."""
-    parts = sentences(statement.text)
+    parts = _parts(statement.text)
     kept: list[StatementVerdict] = []
     held = False  # the sentence before was kept
     out: list[str] = []
@@ -376,6 +377,23 @@ def _by_sentence(tools: Tools, statement: Statement, lines: dict[str, Line], que
     text = " ".join(v.statement.text for v in kept)
     return dataclasses.replace(kept[0], statement=dataclasses.replace(
         statement, text=text, evidence=evidence), judged=any(v.judged for v in kept))
+
+
+_DISPLAYED = re.compile(r"\$\$.*?\$\$|\$[^$]*\$|\\\[.*?\\\]|\\\(.*?\\\)", re.S)
+_PROSE_WORD = re.compile(r"[^\W\d_]{3,}|[\u3400-\u9fff\uac00-\ud7af]")
+
+
+def _parts(text: str) -> list[str]:
+    """The sentences of a statement, a formula without a word of prose kept with the
+    sentence it completes ("… il numero minimo dei maggioranti di A. $$\\alpha=\\sup A$$",
+    the formula whole.py gave the sentence that introduced it)."""
+    out: list[str] = []
+    for part in sentences(text):
+        if out and not _PROSE_WORD.search(_DISPLAYED.sub(" ", part)):
+            out[-1] = f"{out[-1]} {part}"
+        else:
+            out.append(part)
+    return out
 
 
 def _asked(s: Selected, pivot: str) -> str:
