@@ -156,6 +156,11 @@ _CLUNG = re.compile(r"([\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uff1a\uff0c\u300
 _TRAILING = " .,;:\u3002\uff0c\u3001\uff1b\uff1a"  # and the CJK full stop, comma, colon
 
 
+def without_latex(text: str) -> str:
+    """`text` with its LaTeX formulas (`$…$`, `$$…$$`, `\\(…\\)`, `\\[…\\]`) blanked out."""
+    return _FORMULA.sub(" ", text)
+
+
 def formulas(claim: str) -> list[str]:
     """The formulas of a claim: runs of maths tokens that hold an operator or relation."""
     tokens = _split(normalize_math(_QUOTE.sub("", MARKER.sub(" ", claim))))

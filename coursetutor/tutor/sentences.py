@@ -34,7 +34,7 @@ from ..retrieval.language import ANY_STOPWORD
 from ..retrieval.names import other_spellings
 from ..retrieval.tokenize import has_cjk, tokenize
 from ..types import Hit
-from .claims import sentences
+from .claims import sentences, without_latex
 from .whole import RELATION, WHY, asks_formula, line_formulas
 from .wording import dangles
 
@@ -816,6 +816,11 @@ def asks_yes_no(question: str) -> bool:
     if _YES_NO_CJK.search(q):
         return not _WH.search(q)
     return q.endswith(("?", "？")) and not _WH.search(q)
+
+
+def has_prose(text: str) -> bool:
+    """Does `text` hold a word of prose outside its LaTeX formulas?"""
+    return bool(_PROSE.search(without_latex(text)))
 
 
 def refers_back(sentence: str) -> bool:

@@ -9,7 +9,6 @@ quoted. Past the turn's deadline the reply ends with what is checked so far, and
 from __future__ import annotations
 
 import dataclasses
-import re
 import time
 from collections.abc import Generator, Iterator, Sequence
 from difflib import SequenceMatcher
@@ -35,6 +34,7 @@ from ..sentences import (
     asks_which,
     asks_yes_no,
     concludes,
+    has_prose,
     is_proof,
     refers_back,
     states_result,
@@ -360,7 +360,6 @@ def _by_sentence(tools: Tools, statement: Statement, lines: dict[str, Line], que
     for part in parts:
         if refers_back(part) and not held:
             out.append(part)
-            held = False
             continue
         text = part if held else without_contrast(part)
         verdict = _checked(tools, dataclasses.replace(statement, text=text), lines, question,
@@ -379,17 +378,13 @@ def _by_sentence(tools: Tools, statement: Statement, lines: dict[str, Line], que
         statement, text=text, evidence=evidence), judged=any(v.judged for v in kept))
 
 
-_DISPLAYED = re.compile(r"\$\$.*?\$\$|\$[^$]*\$|\\\[.*?\\\]|\\\(.*?\\\)", re.S)
-_PROSE_WORD = re.compile(r"[^\W\d_]{3,}|[\u3400-\u9fff\uac00-\ud7af]")
-
-
 def _parts(text: str) -> list[str]:
     """The sentences of a statement, a formula without a word of prose kept with the
     sentence it completes ("… il numero minimo dei maggioranti di A. $$\\alpha=\\sup A$$",
     the formula whole.py gave the sentence that introduced it)."""
     out: list[str] = []
     for part in sentences(text):
-        if out and not _PROSE_WORD.search(_DISPLAYED.sub(" ", part)):
+        if out and not has_prose(part):
             out[-1] = f"{out[-1]} {part}"
         else:
             out.append(part)
