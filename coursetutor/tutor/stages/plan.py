@@ -56,7 +56,12 @@ def plan(tools: Tools, p: Prompted) -> Prompted:
     pivot = hit.chunk.language if hit.chunk.language not in ("", f.cat.language) else ""
     user = prompts.render(
         "hint_step", n=str(number), exercise=_shown(asked or _headed(hit.chunk)), steps=lines,
-        question=(pivot and u.translated) or u.recalled.opened.question,
+        # a demand for the result ("直接告诉我练习1 (e) 的最终结果", translated "What is the
+        # final result of Exercise 1 (e)?") was answered as asked: "The final result is the
+        # optimal model found after 30 iterations", a restated task; the model is asked for
+        # the help the student gets instead
+        question=prompts.load("hint_request") if f.cat.wants_answer else (
+            (pivot and u.translated) or u.recalled.opened.question),
         # what the tutor remembers of the student, as in every answer's prompt
         history=f"\nEarlier in this conversation:\n{p.ctx.history}\n" if p.ctx.history else "",
         memory=f"\n{p.ctx.notes}\n" if p.ctx.notes else "",
