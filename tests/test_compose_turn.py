@@ -373,6 +373,22 @@ def test_a_translated_statement_keeps_its_names_or_the_checked_one(
                                "(Bisection rests on the Bolzano theorem.) [1]")
 
 
+def test_a_translation_that_stops_before_its_end_keeps_the_checked_statement(
+        make_tutor: MakeTutor) -> None:
+    def write(prompt: str) -> str:
+        sid = evidence(prompt)[0][0]
+        return json.dumps({"statements": [{"text": "Bisection halves the bracket.",
+                                           "evidence": [sid]}]})
+
+    # "bisection halves the bracket and, if it repeats that ." : the clause never ends
+    fake = ScriptedLLM(answer=[Say(write=write)], translate=["What does bisection do?"],
+                       translate_reply=["이분법은 구간을 반으로 나누고, 이를 반복하면 ."])
+    tutor, _ = make_tutor(fake)
+    _, answer = run(tutor, "이분법은 무엇을 하나요?")
+    assert answer.text == ("이분법은 구간을 반으로 나누고, 이를 반복하면 . "
+                           "(Bisection halves the bracket.) [1]")
+
+
 def test_a_translation_that_left_a_word_in_english_is_asked_for_once_more(
         make_tutor: MakeTutor) -> None:
     def write(prompt: str) -> str:

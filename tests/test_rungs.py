@@ -187,6 +187,36 @@ def test_an_example_on_the_students_own_working_breaks_the_contract() -> None:
         "Take 30 pens in boxes of 7 instead: 30 / 7 is about 4.3, so 5 boxes.")
 
 
+JAM = ("Jam has three boxes full of pencils and 2 loose pencils which give a total of 26 "
+       "pencils. If her sister, Meg, has 46 pencils, how many boxes do Jam and Meg need to "
+       "store all their pencils?")
+
+
+def test_an_example_on_the_exercises_own_story_breaks_the_contract() -> None:
+    # MRBench 232: no number of the exercise, but its own people and pencils throughout
+    text = ("[1] To solve this problem, we need to determine how many boxes of pencils Jam and "
+            "Meg need to store all their pencils. To find out how many boxes of pencils Meg "
+            "needs, we divide the total number of pencils Meg has by the number of pencils she "
+            "can store in one box. Since Jam and Meg cannot store a fraction of a box, we round "
+            "up to the next whole number.")
+    facts = RungFacts(exercise=JAM)
+    assert facts.own_names() == {"Jam", "Meg"}
+    assert [(v.rule, v.detail) for v in check("example", text, facts)] == [
+        ("same_story", "Jam, Meg")]
+    assert cut_back("example", text, facts) == ""  # no sentence of it is another problem's
+    other = ("Say Tom has 4 crates of 10 apples and 3 loose ones, 43 apples, and a crate holds "
+             "10: 43 / 10 is 4.3, so he needs 5 crates. Now do the same for Jam and Meg.")
+    assert check("example", other, facts) == ()
+
+
+def test_a_name_the_course_has_is_no_story_of_the_exercise() -> None:
+    facts = RungFacts(exercise="Use Newton's method on f(x) = x^3 - 2x - 5 from x_0 = 2.5.",
+                      course="Newton's method follows the tangent line to its zero.")
+    assert facts.own_names() == set()
+    text = "Take Newton's method on g(x) = x^2 - 3 from x_0 = 1: x_1 = 2. Now try yours."
+    assert check("example", text, facts) == ()
+
+
 def test_an_example_on_the_exercises_function_breaks_the_contract() -> None:
     text = "Take f(x) = x^3 - 2x - 5 and start at x_0 = 3 [1]. Then x_1 = 2.36."
     found = check("example", text, NEWTON_FACTS)

@@ -16,6 +16,9 @@ from coursetutor.tutor.wording import answers_polar, dangles, opposed, polarity,
     ("第二类间断点定义为 [1]。", "zh", True),
     ("函数在该点连续 [1]。", "zh", False),
     ("뉴턴 방법은 한 번에 수렴합니다 [1].", "ko", False),
+    ("ξ가 존재하고, 이를 이동하면 .", "ko", True),  # "if we move it ."
+    ("x를 구하려면 f를 [1].", "ko", True),
+    ("이것이 리만 적분의 정의 [1].", "ko", False),  # 정의, "definition", ends a noun phrase
 ])
 def test_dangles(claim: str, language: str, cut: bool) -> None:
     assert dangles(claim, language) is cut

@@ -38,11 +38,14 @@ class Guarded:
     fallback: bool = False  # nothing held: the rung's fixed help
 
 
-def facts_for(exercise: str, solution: str, student: str = "", shown: str = "") -> RungFacts:
-    """What the replies on one exercise are checked against."""
+def facts_for(exercise: str, solution: str, student: str = "", shown: str = "",
+              course: str = "") -> RungFacts:
+    """What the replies on one exercise are checked against (`course`: the passages shown
+    from other documents than the exercise's)."""
     answers = tuple(final_answers(solution, exercise)[:8]) if solution else ()
     return RungFacts(exercise=exercise, student=student, shown=shown, answers=answers,
-                     solution=solution, results=tuple(stated_finals(solution)[:4]))
+                     solution=solution, results=tuple(stated_finals(solution)[:4]),
+                     course=course)
 
 
 def fallback_help(level: Level, language: str, number: int | None) -> str:

@@ -15,7 +15,9 @@ Contracts (all rungs below `solution`):
 - `guiding`: asks at least one question and ends with one;
 - `example`: an analogous example, so it uses neither the numbers of the student's problem
   (the exercise's and the student's own, other than 0, 1 and 2: two of them, or the only one)
-  nor the exercise's function (`f(x) = ...`).
+  nor the exercise's function (`f(x) = ...`), and tells another story: the exercise's own
+  people and things (its capitalised names that no other passage of the course has: "Jam",
+  "Meg", not "Newton") appear at most in its last sentence, the invitation to try them.
 
 `check` names every violation; `cut_back` keeps the sentences that hold. Pure functions over
 plain text.
@@ -35,7 +37,7 @@ from .pedagogy import Level
 
 Rule = Literal["states_answer", "copies_solution", "answer_given", "computed_result",
                "wrong_sum", "student_value", "no_question", "ends_in_statement", "same_numbers",
-               "same_function"]
+               "same_function", "same_story"]
 QUESTION_ENDS = ("?", "\uff1f")
 SMALL = 10  # whole numbers up to this are counts and ordinals ("two steps"), not results
 TRIVIAL = {0.0, 1.0, 2.0}  # numbers every example uses: not the exercise's own
@@ -69,6 +71,15 @@ _FUNCTION = re.compile(
     r"[A-Za-z]\w*\s*\([^()]{1,20}\)\s*=(?:\s*(?:\d+(?:\.\d+)?|sin|cos|tan|exp|log|ln|sqrt|"
     r"[a-z](?![a-z])|[-+*/^()\u00b2\u00b3]))+", re.IGNORECASE)
 _BLANKS = re.compile(r"\s+")
+_CAPITALISED = re.compile(r"\b[A-Z][a-z]{2,}\b")
+# capitalised words an exercise opens sentences with that name no one in it
+_STARTS = frozenset(
+    "the this that these those there then what which who whom whose when where why how if "
+    "find compute calculate show prove use given suppose assume determine explain write let "
+    "solve evaluate estimate sketch draw consider each every all after before during for from "
+    "with she her hers he him his they them their its one two three four five six seven eight "
+    "nine ten and but also can could would should will does did has have had are was were "
+    "not yes".split())
 _EMPTY_MATH = re.compile(r"\\\[\s*\\\]|\$\$\s*\$\$")  # display maths whose lines were cut
 
 
@@ -83,11 +94,23 @@ class RungFacts:
     solution: str = ""  # its worked solution, hidden from the student
     # the results its solution closes on, even where the exercise has the same number
     results: tuple[str, ...] = ()
+    # the course's other passages shown: the names they have are the course's ("Newton")
+    course: str = ""
 
     def given(self) -> set[float]:
         """Every number the student was given or wrote."""
         return {v for text in (self.exercise, self.student, self.shown)
                 for v in numbers(text)}
+
+    def own_names(self) -> set[str]:
+        """The exercise's own people and things: its capitalised words that it never writes
+        in lower case, that open no sentence as a common word, and that no other passage of
+        the course has ("Jam", "Meg", "Elliott"; not "Newton" where a lecture names him)."""
+        lower = {w.casefold() for w in re.findall(r"\b[a-z]\w*", self.exercise)}
+        course = self.course.casefold()
+        return {w for w in _CAPITALISED.findall(self.exercise)
+                if w.casefold() not in lower and w.casefold() not in _STARTS
+                and not re.search(rf"\b{w.casefold()}\b", course)}
 
     def own_numbers(self) -> set[float]:
         """The numbers of the student's problem: the exercise's data and the student's
@@ -126,6 +149,9 @@ class Violation:
                             "use different numbers.",
             "same_function": f"The example uses the exercise's own function ({self.detail}): "
                              "use a different one.",
+            "same_story": f"The example is the exercise's own situation ({self.detail}): make "
+                          "up a different one, with other names and other numbers, and name "
+                          "the exercise only when inviting the student to try it.",
         }[self.rule]
 
 
@@ -276,6 +302,8 @@ def check(level: Level, reply: str, facts: RungFacts) -> tuple[Violation, ...]:
     if facts.solution and copies_solution(reply, facts.solution):
         out.append(Violation("copies_solution"))
     if level == "example":
+        if story := _own_story(parts, facts):
+            out.append(Violation("same_story", "", ", ".join(story)))
         return _example_whole(tuple(out), facts)
     if level == "guiding":
         if not any(asks(s) for s in parts):
@@ -283,6 +311,17 @@ def check(level: Level, reply: str, facts: RungFacts) -> tuple[Violation, ...]:
         elif not asks(parts[-1]):
             out.append(Violation("ends_in_statement", parts[-1]))
     return tuple(out)
+
+
+def _own_story(parts: Sequence[str], facts: RungFacts) -> list[str]:
+    """The exercise's own names that an example's sentences before its last one use: it
+    works on the student's problem, not another ("To find out how many boxes Meg needs, we
+    divide the pencils Meg has …"); the last may invite the student to try them."""
+    own = facts.own_names()
+    if not own:
+        return []
+    used = {w for s in parts[:-1] for w in _CAPITALISED.findall(_bare(s)) if w in own}
+    return sorted(used)
 
 
 def _example_whole(found: tuple[Violation, ...], facts: RungFacts) -> tuple[Violation, ...]:
@@ -304,6 +343,8 @@ def cut_back(level: Level, reply: str, facts: RungFacts) -> str:
         return reply.strip()
     given = facts.given()
     reuse = {x.rule for x in check(level, reply, facts)}
+    if "same_story" in reuse:  # no sentence of it is another problem's
+        return ""
     kept: list[str] = []
     for s in sentences(reply):
         if not _bare(s):

@@ -46,6 +46,7 @@ from ..statement_check import StatementVerdict, check_statements, without_own_se
 from ..statements import MAX_STATEMENTS, Statement, StatementStream, parse, schema
 from ..terms import cites_result, named_results, result_labels
 from ..whole import complete, every_item
+from ..wording import dangles
 from .find import not_covered
 from .select import Selected
 from .tools import Tools
@@ -401,12 +402,14 @@ def _asked(s: Selected, pivot: str) -> str:
 def _translated(tools: Tools, text: str, language: str, pivot: str, wait: bool = True) -> str:
     """A kept statement in the student's language (as written when the model gives no
     translation); one written in the course's language (`pivot`) whose translation lost a
-    name or a number keeps itself after the translation, in parentheses."""
+    name or a number, or stops before its end ("… 이를 이동하면 .", "if we move it ."),
+    keeps itself after the translation, in parentheses."""
     translated = translate_reply(tools.router, text, language_name(language), tools.log,
                                  wait, source=pivot)
     if not translated:
         return text
-    if pivot and not keeps_terms(text, translated):
+    if pivot and (not keeps_terms(text, translated) or (
+            dangles(translated, language) and not dangles(text, pivot))):
         return f"{translated} ({text})"
     return translated
 

@@ -93,7 +93,9 @@ def verify(tools: Tools, w: Written) -> Generator[StreamEvent, None, Reply]:
         facts = facts_for(exercise_text(tools.ws, o.course, hit) if hit else "", solution,
                           u.student_said,
                           "\n".join([*(s.text for s in ctx.sources),
-                                     *(h.answer for h in u.recalled.history)]))
+                                     *(h.answer for h in u.recalled.history)]),
+                          "\n".join(s.text for s in ctx.sources
+                                    if not hit or s.hit.chunk.document_id != hit.chunk.document_id))
         # a reply tidied down to "here are the passages", or cut off after a word or two
         # ("Certainly [1]", the deadline), gives no help on this rung
         text = whole_sentences(text)  # a hint cut at its token limit ends where one did
