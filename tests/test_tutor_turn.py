@@ -1099,6 +1099,26 @@ def test_an_answer_in_place_of_the_translation_is_not_searched(
     assert translate_query(router, question, "Italian", []) == searched
 
 
+@pytest.mark.parametrize(("again", "searched"), [
+    # asked once more with the name as a placeholder, put back after
+    ("什么是 ⟨F1⟩ 序列？", "什么是 Cauchy 序列？"),
+    ("什么是可数序列？", "What is a Cauchy sequence?"),  # lost again: the original is searched
+])
+def test_a_translation_that_lost_a_name_of_the_question_is_asked_for_again(
+        again: str, searched: str) -> None:
+    from coursetutor.tutor.rewrite import translate_query
+
+    fake = ScriptedLLM(translate=["什么是可数序列？", again])  # "a countable sequence"
+    router = Router(Settings(llm_backend="ollama"), factory=lambda task, model: fake)
+    assert translate_query(router, "What is a Cauchy sequence?", "Chinese", []) == searched
+    asked = [c.messages[-1].content for c in fake.calls if c.kind == "translate"]
+    assert len(asked) == 2 and "Question: What is a ⟨F1⟩ sequence?" in asked[1]
+    # a name another spelling of which the translation writes is kept ("柯西", names.toml)
+    kept = ScriptedLLM(translate=["什么是柯西序列？"])
+    router = Router(Settings(llm_backend="ollama"), factory=lambda task, model: kept)
+    assert translate_query(router, "What is a Cauchy sequence?", "Chinese", []) == "什么是柯西序列？"
+
+
 def test_a_hint_reads_the_next_step_of_the_hidden_solution(make_tutor: MakeTutor) -> None:
     tutor, fake = make_tutor(ScriptedLLM(answer=[CLEAN_HINT, GUIDING]))
     events, first = run(tutor, EXERCISE_2)

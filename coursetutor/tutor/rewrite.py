@@ -7,8 +7,11 @@ from collections.abc import Sequence
 from ..llm import GenParams, Message
 from ..llm.router import CallRecord, Router
 from ..retrieval.language import UNKNOWN, detect_language, language_code
+from ..retrieval.names import other_spellings
 from ..types import Turn
 from . import glossary, prompts
+from .claims import names, unmask
+from .reply_language import mask_names
 
 MAX_REWRITE_CHARS = 300
 _QUESTION_MARKS = ("?", "\uff1f", "\u037e", "\u061f")
@@ -74,9 +77,34 @@ def translation(router: Router, question: str, language_name: str,
     prompt = prompts.render("translate", language=language_name, question=question,
                             terms=vocabulary)
     text = _one_line(router, prompt, 80, log)
+    if lost_names(question, text):
+        # "What is a Cauchy sequence?" became "什么是可数序列？", a countable sequence, and
+        # so again when told to keep "Cauchy": the search and the statements answered that.
+        # Asked once more with its names as placeholders ("What is a ⟨F1⟩ sequence?"), put
+        # back after; a translation that loses one again is not used (the original is
+        # searched)
+        masked, found = mask_names(question, [])
+        told = f"{vocabulary}\nCopy each placeholder such as ⟨F1⟩ as it is."
+        again = _one_line(router, prompts.render("translate", language=language_name,
+                                                 question=masked, terms=told), 80, log)
+        text = unmask(again, found) or ""
+        if not text or lost_names(question, text):
+            return ""
     if asks(question) and not asks(text):
         return ""  # an answer in place of the translation ("Il concetto di roll è …")
     return text
+
+
+def lost_names(question: str, translated: str) -> list[str]:
+    """The names of `question` (Latin script: "Cauchy", "BFGS") that `translated` writes
+    neither as they are, nor as another spelling of the same name (names.toml: "柯西"), nor
+    as the glossary's term for them."""
+    if not translated:
+        return []
+    folded = translated.casefold()
+    return [n for n in dict.fromkeys(names(question))
+            if n.casefold() not in folded and not glossary.written_in(n, translated)
+            and not any(s.casefold() in folded for s in other_spellings(n))]
 
 
 def asks(text: str) -> bool:
