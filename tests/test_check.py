@@ -66,6 +66,20 @@ def test_a_german_noun_is_no_name_the_course_must_hold() -> None:
     assert absent_names("Cosa afferma il teorema di Stokes?", passages, "it") == ["Stokes"]
 
 
+def test_a_name_one_or_two_passages_hold_is_a_mention() -> None:
+    from coursetutor.tutor.claims import mentioned_names
+
+    passages = ["Newton-Raphson uses the Hessian of f.",
+                "Damped Newton-Raphson: use step size α > 0 to satisfy Wolfe conditions (or "
+                "just Armijo rule)",
+                "Newton-Raphson converges quadratically near a minimum."]
+    assert mentioned_names("What are the Wolfe conditions used for?", passages) == ["Wolfe"]
+    assert mentioned_names("Che cos'è la regola di Armijo?", passages, "it") == ["Armijo"]
+    # the course's subject, in every passage, is no mention; a name none holds is none
+    assert mentioned_names("When was Newton born?", passages) == []
+    assert mentioned_names("What is the BFGS update?", passages) == []
+
+
 def test_claims_leave_out_questions() -> None:
     text = "Newton's method uses the Hessian [1]. What do you get at x = 2? Try it."
     assert claims(text) == ["Newton's method uses the Hessian [1]."]

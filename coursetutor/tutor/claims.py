@@ -338,6 +338,21 @@ def absent_names(question: str, texts: Iterable[str], language: str = "") -> lis
     return [name for name in asked if not found.has_name(name)]
 
 
+MENTIONS = 2  # of the passages read, at most this many name what is mentioned in passing
+
+
+def mentioned_names(question: str, texts: Sequence[str], language: str = "") -> list[str]:
+    """The names a question asks about (Wolfe, Armijo) that one or two of `texts` hold, and
+    no more: a name the course mentions in passing ("… to satisfy Wolfe conditions (or just
+    Armijo rule)"), whose line is what the course says of it however far the question's
+    other words. A name most passages hold ("Newton") is the course's subject, not a
+    mention."""
+    asked = [n for n in names(question) if language != "de" or is_acronym(n)]
+    held = [SourceText([t]) for t in texts]
+    return [n for n in dict.fromkeys(asked)
+            if 1 <= sum(h.has_name(n) for h in held) <= MENTIONS]
+
+
 def missing_terms(claim: str, sources: Sequence[str] | SourceText, question: str = "") -> list[str]:
     """The numbers, formulas and named terms of `claim` found neither in the sources nor in the
     question (maths normalised first)."""

@@ -17,7 +17,7 @@ from ...workspace import Workspace
 from .. import prompts
 from ..categorize import ANSWERED, Categorization, parse_llm_categorization
 from ..citations import as_citations
-from ..claims import absent_names
+from ..claims import absent_names, mentioned_names
 from ..evidence import Evidence, EvidenceFinder
 from ..exercise import exercise_text, find_exercise, parts, referenced_part
 from ..next_step import asks_part, closest_part
@@ -139,6 +139,13 @@ def covered(tools: Tools, f: Found) -> Found | Reply:
     when the question names a result or method no passage names: "il teorema di Stokes"),
     and, with no model to write the answer, the passages themselves."""
     o, cat, ev = f.understood.recalled.opened, f.cat, f.evidence
+    if ev.grade == "incorrect" and ev.hits and cat.intent != "exercise" and mentioned_names(
+            f.understood.translated or o.question, _read(ev), cat.language):
+        # "What are the Wolfe conditions used for?": the slides name them once ("Use step
+        # size α > 0 … to satisfy Wolfe conditions (or just Armijo rule)"), too far from the
+        # question's other words for the grade; that line is what the course says of them
+        ev = dataclasses.replace(ev, grade="correct")
+        f = dataclasses.replace(f, evidence=ev)
     if ev.grade == "incorrect" or not ev.hits:
         return not_covered(o.session_id, f, meta_sent=False)
     # a name is looked for in passages of the question's language only ("Bisektionsverfahren"
