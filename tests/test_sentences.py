@@ -178,6 +178,42 @@ def test_a_passage_ending_on_a_label_is_continued_from_the_next() -> None:
     assert "Dimostrazione" not in hit.chunk.text  # the statement, not the page after it
 
 
+def test_a_what_is_question_reads_deeper_for_the_passage_that_defines_it() -> None:
+    from types import SimpleNamespace
+
+    from coursetutor.tutor.stages.select import DEEPER, with_definition
+    from coursetutor.types import Hit, Locator
+
+    def hit(n: int, text: str) -> Hit:
+        return Hit(_chunk(n, text, "it", 60), 1.0, {}, {}, Locator(page=60 + n))
+
+    examples = hit(0, "I polinomi sono funzioni continue, le funzioni razionali sono continue.")
+    definition = hit(9, "Sia f:D→R. Si dice che F è continua in x₀ se: lim f(x)=f(x₀). Le "
+                        "funzioni elementari sono continue.")
+    asked: list[tuple[str, int]] = []
+
+    def search(query: str, course: str, k: int, **_: object) -> list[Hit]:
+        asked.append((query, k))
+        return [examples, hit(5, "Teorema 33 (degli zeri)."), definition]
+
+    tools = SimpleNamespace(ws=SimpleNamespace(search=search))
+
+    def found(question: str, intent: str) -> SimpleNamespace:
+        opened = SimpleNamespace(question=question, course="c", allowed_types=(),
+                                 state=SimpleNamespace(search=None))
+        return SimpleNamespace(
+            understood=SimpleNamespace(translated="", recalled=SimpleNamespace(opened=opened)),
+            cat=SimpleNamespace(language="it", intent=intent), query=question)
+
+    question = "Che cos'è una funzione continua?"
+    hits = with_definition(tools, found(question, "definition"), [examples])  # type: ignore[arg-type]
+    assert hits == [definition, examples] and asked == [(question, DEEPER)]
+    # a passage found first that defines it, or another kind of question: no second search
+    assert with_definition(tools, found(question, "definition"), [definition]) == [definition]  # type: ignore[arg-type]
+    assert with_definition(tools, found("Come funziona?", "explain"), [examples]) == [examples]  # type: ignore[arg-type]
+    assert len(asked) == 1
+
+
 BRIER = ("R2 → [0, 1], (x1, x2) 7→ 1 1+exp((1,x1 ,x2 )⊤ θ) such that it minimizes the "
          "Brier-loss")
 
@@ -656,6 +692,19 @@ def test_the_sentence_that_defines_what_is_asked(sentence: str, question: str, l
     assert defines(sentence, _wanted(question, language), language) is defining
 
 
+@pytest.mark.parametrize(("sentence", "defining"), [
+    # one of the question's terms right after the phrase: what the sentence defines
+    ("Sia $f:D\\rightarrow \\mathbb{R}$. Si dice che $F$ è continua in $x_0$ se: "
+     "$$\\lim_{x\\rightarrow x_0} f(x)=f(x_0)$$", True),
+    # before it, another term is defined ("Discontinua")
+    ("Se $f$ non è continua in $x_0$ si dice Discontinua in $x_0$.", False),
+])
+def test_one_term_right_after_the_phrase_defines_it(sentence: str, defining: bool) -> None:
+    wanted = _wanted("Che cos'è una funzione continua?", "it")
+    assert defines(sentence, wanted, "it") is False  # two of its terms: neither defines
+    assert defines(sentence, wanted, "it", need=1) is defining
+
+
 def _picked(question: str, language: str, intent: str, *passages: str) -> list[str]:
     from coursetutor.tutor.sentences import select
     from coursetutor.types import Hit
@@ -676,7 +725,26 @@ def test_a_what_is_question_gets_the_defining_sentence_first() -> None:
     assert texts[0].startswith("Definizione 5.")
 
 
-def test_a_why_question_gets_the_reason_before_its_best_sentence() -> None:
+def test_a_what_is_question_without_a_full_definition_gets_the_closest_one() -> None:
+    from coursetutor.tutor.sentences import defining_passage
+    from coursetutor.types import Hit
+
+    examples = ("Esempio 10. I polinomi sono funzioni continue, le funzioni razionali sono "
+                "continue. Se $f$ non è continua in $x_0$ si dice Discontinua in $x_0$.")
+    definition = ("Sia $f:D\\rightarrow \\mathbb{R}$, $x_0$ di accumulazione per $D$. Si dice che "
+                  "$F$ è continua in $x_0$ se: $$\\lim_{x\\rightarrow x_0} f(x)=f(x_0)$$ Le "
+                  "funzioni elementari sono continue.")
+    question = "Che cos'è una funzione continua?"
+    texts = _picked(question, "it", "definition", examples, definition)
+    assert texts[0].startswith("Sia $f:D") and "Si dice che $F$" in texts[0]
+    hits = [Hit(_chunk(n, t, "it", 1), 1.0, {}, {}, Locator(page=1))
+            for n, t in enumerate((examples, definition))]
+    assert not defining_passage(question, "", hits[:1], "it", "definition")
+    assert defining_passage(question, "", hits, "it", "definition")
+    assert defining_passage("Come funziona?", "", hits[:1], "it", "explain")  # no what-is
+
+
+
     slide = ("LIMITATIONS Problem 2: Hessian can be computationally expensive to calculate, "
              "since descent direction d[t] is the solution of a linear system.\n\n"
              "Aim: Find quasi-second order methods not relying on exact Hessians, the "

@@ -480,13 +480,14 @@ def select(question: str, search: str, hits: Sequence[Hit], language: str, inten
     # that shares a word or two with the question
     about = [SECTION_WEIGHT if _names_section(h, wanted, language) else 0.0
              for h in hits[:PASSAGES]]
-    for (p, _, sentence), cosine in zip(candidates, cosines, strict=True):
+    definers = _definers(candidates, hits, wanted, language) if kind == "definition" else set()
+    for n, ((p, _, sentence), cosine) in enumerate(zip(candidates, cosines, strict=True)):
         lang = hits[p].chunk.language or language
         terms = max(len(w & (set(tokenize(sentence, lang)) | titles[p])) for w in wanted)
         bonus_named = max(max(named(sentence, w, lang, people), item_named(sentence, w, titles[p],
                                                                    lang)) for w in wanted)
         bonus = CUE_WEIGHT if cue and cue.search(sentence) else 0.0
-        if kind == "definition" and max(defines(sentence, w, lang) for w in wanted):
+        if n in definers:
             bonus += DEFINES_WEIGHT
         if formula and any(RELATION.search(f) for _, f in line_formulas(sentence)):
             bonus += FORMULA_WEIGHT  # a formula asked for: the sentence that gives one
@@ -724,18 +725,52 @@ _DEFINING = re.compile(
     r"이라고 한다|이라 한다|라고 한다", re.I)
 
 
-def defines(sentence: str, wanted: set[str], language: str) -> bool:
+def _definers(candidates: Sequence[tuple[int, int, str]], hits: Sequence[Hit],
+              wanted: Sequence[set[str]], language: str) -> set[int]:
+    """The candidates that define what is asked: with two of the question's terms by their
+    defining phrase, or, when none has, with one ("Si dice che F è continua in x₀ se: …" for
+    "Che cos'è una funzione continua?": the function is its "F")."""
+    for need in (2, 1):
+        found = {n for n, (p, _, sentence) in enumerate(candidates)
+                 if any(defines(sentence, w, hits[p].chunk.language or language, need)
+                        for w in wanted)}
+        if found:
+            return found
+    return set()
+
+
+def defining_passage(question: str, search: str, hits: Sequence[Hit], language: str,
+                     intent: str) -> bool:
+    """Does one of the first passages define what a what-is question asks about (a
+    sentence with a defining phrase and one of the question's terms right after it, in a
+    passage with two of them)? Always true for other questions."""
+    if _cue_kind(question, intent) != "definition":
+        return True
+    for hit in hits[:PASSAGES]:
+        lang = hit.chunk.language or language
+        wanted = {t for t in tokenize(search or question, lang) if t not in ANY_STOPWORD}
+        held = wanted & set(tokenize(hit.chunk.text, lang))
+        if len(held) >= min(2, len(wanted)) and any(
+                defines(u, wanted, lang, 1) for u in units(hit.chunk.text, lang)):
+            return True
+    return False
+
+
+def defines(sentence: str, wanted: set[str], language: str, need: int = 2) -> bool:
     """Does the sentence define what the question asks about: a defining phrase with the
     question's terms right after or before it ("Si chiama estremo superiore di A il numero
     … minimo dei maggioranti di A" for "Che cos'è l'estremo superiore di un insieme?"), not
     a remark that merely names it ("Se un insieme ha un massimo, tale valore è anche
-    l'estremo superiore")? At least two of the question's terms, or its one term."""
+    l'estremo superiore")? At least two of the question's terms, or its one term; with
+    `need` 1, one term right after the phrase ("Si dice che F è continua in x₀ se", not "Se
+    f non è continua in x₀ si dice Discontinua")."""
     if not wanted:
         return False
-    need = min(2, len(wanted))
+    need = min(need, len(wanted))
     for found in _DEFINING.finditer(sentence):
-        near = (tokenize(sentence[:found.start()], language)[-DEFINES_NEAR:]
-                + tokenize(sentence[found.end():], language)[:DEFINES_NEAR])
+        after = tokenize(sentence[found.end():], language)[:DEFINES_NEAR]
+        near = after if need < 2 else (
+            tokenize(sentence[:found.start()], language)[-DEFINES_NEAR:] + after)
         if len(set(near) & wanted) >= need:
             return True
     return False

@@ -16,6 +16,7 @@ from ..replies import reply
 from ..sentences import (
     PASSAGES,
     Selection,
+    defining_passage,
     ends_in_label,
     ends_in_lead_in,
     garbled,
@@ -55,7 +56,8 @@ _LATEX = re.compile(r"\\[(\[]|\$[^$\n]*\\[A-Za-z]+[^$\n]*\$")  # \( \[ or $…\c
 
 def select_evidence(tools: Tools, f: Found) -> Selected | Reply:
     u = f.understood
-    hits = continued(tools, u.recalled.opened.course, f.evidence.hits)
+    hits = continued(tools, u.recalled.opened.course,
+                     with_definition(tools, f, list(f.evidence.hits)))
     selection = select(u.recalled.opened.question, u.translated, hits,
                        f.cat.language, f.cat.intent, tools.ws.embedder, tools.ws.sentences)
     hit = selection.garbled_only
@@ -67,6 +69,28 @@ def select_evidence(tools: Tools, f: Found) -> Selected | Reply:
                      f.evidence.grade, f.cat.language)
     return Reply(f.cat, f.evidence, text, cited, meta=meta, tier=f.tier, context=(hit.chunk.id,),
                  note="the answering page is garbled")
+
+
+DEEPER = 15  # the passages a what-is question's search reads for the one that defines it
+
+
+def with_definition(tools: Tools, f: Found, hits: list[Hit]) -> list[Hit]:
+    """The passages, led by the one that defines what a what-is question asks about when
+    none of the first passages does: "Che cos'è una funzione continua?" found examples of
+    continuous functions first, and the definition ("Si dice che F è continua in x₀ se:
+    lim f(x) = f(x₀)") eleventh; the reply quoted the examples. The question's own search,
+    read deeper, gives it."""
+    u, o = f.understood, f.understood.recalled.opened
+    question, search = o.question, u.translated
+    if not hits or defining_passage(question, search, hits, f.cat.language, f.cat.intent):
+        return hits
+    seen = {h.chunk.id for h in hits}
+    deeper = tools.ws.search(f.query, o.course, k=DEEPER, doc_types=o.allowed_types,
+                             state=o.state.search)
+    more = [h for h in deeper if h.chunk.id not in seen]
+    found = next((h for h in more if defining_passage(question, search, [h], f.cat.language,
+                                                      f.cat.intent)), None)
+    return [found, *hits] if found else hits
 
 
 def continued(tools: Tools, course: str, hits: Sequence[Hit]) -> list[Hit]:
