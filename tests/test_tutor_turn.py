@@ -1116,7 +1116,8 @@ def test_a_translation_that_lost_a_name_of_the_question_is_asked_for_again(
     # a name another spelling of which the translation writes is kept ("柯西", names.toml)
     kept = ScriptedLLM(translate=["什么是柯西序列？"])
     router = Router(Settings(llm_backend="ollama"), factory=lambda task, model: kept)
-    assert translate_query(router, "What is a Cauchy sequence?", "Chinese", []) == "什么是柯西序列？"
+    said = translate_query(router, "What is a Cauchy sequence?", "Chinese", [])
+    assert said == "什么是柯西序列？"
 
 
 def test_a_hint_reads_the_next_step_of_the_hidden_solution(make_tutor: MakeTutor) -> None:

@@ -728,29 +728,39 @@ _DEFINING = re.compile(
 def _definers(candidates: Sequence[tuple[int, int, str]], hits: Sequence[Hit],
               wanted: Sequence[set[str]], language: str) -> set[int]:
     """The candidates that define what is asked: with two of the question's terms by their
-    defining phrase, or, when none has, with one ("Si dice che F è continua in x₀ se: …" for
-    "Che cos'è una funzione continua?": the function is its "F")."""
+    defining phrase, or, when none has and the question names one or two terms, with one
+    right after it ("Si dice che F è continua in x₀ se: …" for "Che cos'è una funzione
+    continua?": the function is its "F")."""
     for need in (2, 1):
         found = {n for n, (p, _, sentence) in enumerate(candidates)
                  if any(defines(sentence, w, hits[p].chunk.language or language, need)
-                        for w in wanted)}
+                        for w in wanted if need == 2 or _few(w))}
         if found:
             return found
     return set()
 
 
+def _few(wanted: set[str]) -> bool:
+    """A question about one thing of one or two words ("una funzione continua"), whose
+    definition may write only one of them by its defining phrase; words of three letters or
+    fewer ("cos" of "cos'è") aside."""
+    return 1 <= sum(len(t) >= 4 for t in wanted) <= 2
+
+
 def defining_passage(question: str, search: str, hits: Sequence[Hit], language: str,
                      intent: str) -> bool:
-    """Does one of the first passages define what a what-is question asks about (a
-    sentence with a defining phrase and one of the question's terms right after it, in a
-    passage with two of them)? Always true for other questions."""
+    """Does one of the first passages define what a what-is question about one or two
+    words asks about (a sentence with a defining phrase and one of them right after it, in
+    a passage with both)? Always true for other questions."""
     if _cue_kind(question, intent) != "definition":
         return True
     for hit in hits[:PASSAGES]:
         lang = hit.chunk.language or language
         wanted = {t for t in tokenize(search or question, lang) if t not in ANY_STOPWORD}
-        held = wanted & set(tokenize(hit.chunk.text, lang))
-        if len(held) >= min(2, len(wanted)) and any(
+        if not _few(wanted):
+            return True  # a longer question: its definition is not read deeper for
+        held = {t for t in wanted if len(t) >= 4} & set(tokenize(hit.chunk.text, lang))
+        if len(held) >= sum(len(t) >= 4 for t in wanted) and any(
                 defines(u, wanted, lang, 1) for u in units(hit.chunk.text, lang)):
             return True
     return False
