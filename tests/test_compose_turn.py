@@ -177,6 +177,16 @@ def _line(sid: str, text: str) -> Line:
                 1.0)
 
 
+def test_the_sentence_written_from_alone_opens_a_proof_only_when_one_is_asked() -> None:
+    from coursetutor.tutor.stages.compose import _closest
+
+    proof = _line("S1", "*→ Proof.* 由上确界定义, ∀ ε>0, ∃ a_N>a−ε, 那么 ∀ n≥ N, a−aₙ<ε.")
+    theorem = _line("S2", "**定理 1.3.2 (确界存在)** 若非空的 E⊂ℝ 存在上界, 则 sup E 在 ℝ 内存在.")
+    assert _closest([proof, theorem], "确界原理是什么？", "definition") is theorem
+    assert _closest([theorem, proof], "确界原理是怎么证明的？", "explain") is proof
+    assert _closest([proof], "确界原理是什么？", "definition") is proof  # nothing else
+
+
 def test_a_reply_that_is_not_the_contract_is_asked_for_once_more(
         make_tutor: MakeTutor) -> None:
     class Plain(ScriptedLLM):

@@ -15,6 +15,9 @@ from coursetutor.tutor.wording import answers_polar, dangles, opposed, polarity,
     ("Newton-Raphson needs one step for a quadratic form [1].", "en", False),
     ("第二类间断点定义为 [1]。", "zh", True),
     ("函数在该点连续 [1]。", "zh", False),
+    ("若非空的 E⊂ℝ 存在上界, 则 sup E 在 ℝ 内存在 [1]。", "zh", False),  # 存在: exists
+    ("级数的和等于各项之和 [1]。", "zh", False),
+    ("它的极限在 [1]。", "zh", True),  # a lone 在 ("at") still dangles
     ("뉴턴 방법은 한 번에 수렴합니다 [1].", "ko", False),
     ("ξ가 존재하고, 이를 이동하면 .", "ko", True),  # "if we move it ."
     ("x를 구하려면 f를 [1].", "ko", True),

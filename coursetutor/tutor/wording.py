@@ -225,6 +225,7 @@ def dangles(claim: str, language: str) -> bool:
     if not ending:
         return False
     if has_cjk(bare[-1:]):
-        return any(bare.endswith(w) for w in ending if has_cjk(w))
+        return any(bare.endswith(w) for w in ending if has_cjk(w)) and not any(
+            bare.endswith(w) for w in _words(language, "not_dangling"))
     words = _WORD.findall(bare.casefold())
     return bool(words) and bare[-1].isalpha() and words[-1] in ending

@@ -433,10 +433,12 @@ def _quote_translated(tools: Tools, line: Line, language: str, deadline: float) 
 def _closest(lines: Sequence[Line], question: str, intent: str) -> Line:
     """The one sentence the second attempt writes from, and the quote of last resort: the
     proof's first sentence for a question on how a result is proved (given the theorem
-    alone, the model wrote "介值定理是用定理 3.2.4 的证明方法证明的"), else the best."""
-    if asks_proof(question, intent):
-        return next((line for line in lines if is_proof(line.text)), lines[0])
-    return lines[0]
+    alone, the model wrote "介值定理是用定理 3.2.4 的证明方法证明的"), else the best that
+    opens no proof (for "确界原理是什么？", "定理 1.3.2 (确界存在) …", not the proof line ranked
+    above it, "*→ Proof.* 由上确界定义, …", from which the model wrote "界原理是定义中所提到的
+    上确界定义")."""
+    proof = asks_proof(question, intent)
+    return next((line for line in lines if is_proof(line.text) is proof), lines[0])
 
 
 def _with_conclusion(best: Line, lines: Sequence[Line]) -> tuple[Line, ...]:
