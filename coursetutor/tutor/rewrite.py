@@ -10,7 +10,7 @@ from ..retrieval.language import UNKNOWN, detect_language, language_code
 from ..retrieval.names import other_spellings
 from ..types import Turn
 from . import glossary, prompts
-from .claims import names, unmask
+from .claims import is_acronym, names, unmask
 from .reply_language import mask_names
 
 MAX_REWRITE_CHARS = 300
@@ -77,7 +77,7 @@ def translation(router: Router, question: str, language_name: str,
     prompt = prompts.render("translate", language=language_name, question=question,
                             terms=vocabulary)
     text = _one_line(router, prompt, 80, log)
-    if lost_names(question, text):
+    if lost_names(question, text, source):
         # "What is a Cauchy sequence?" became "什么是可数序列？", a countable sequence, and
         # so again when told to keep "Cauchy": the search and the statements answered that.
         # Asked once more with its names as placeholders ("What is a ⟨F1⟩ sequence?"), put
@@ -88,21 +88,22 @@ def translation(router: Router, question: str, language_name: str,
         again = _one_line(router, prompts.render("translate", language=language_name,
                                                  question=masked, terms=told), 80, log)
         text = unmask(again, found) or ""
-        if not text or lost_names(question, text):
+        if not text or lost_names(question, text, source):
             return ""
     if asks(question) and not asks(text):
         return ""  # an answer in place of the translation ("Il concetto di roll è …")
     return text
 
 
-def lost_names(question: str, translated: str) -> list[str]:
+def lost_names(question: str, translated: str, language: str = "") -> list[str]:
     """The names of `question` (Latin script: "Cauchy", "BFGS") that `translated` writes
     neither as they are, nor as another spelling of the same name (names.toml: "柯西"), nor
-    as the glossary's term for them."""
+    as the glossary's term for them. German capitalises every noun: there only acronyms."""
     if not translated:
         return []
     folded = translated.casefold()
-    return [n for n in dict.fromkeys(names(question))
+    asked = [n for n in names(question) if language != "de" or is_acronym(n)]
+    return [n for n in dict.fromkeys(asked)
             if n.casefold() not in folded and not glossary.written_in(n, translated)
             and not any(s.casefold() in folded for s in other_spellings(n))]
 
