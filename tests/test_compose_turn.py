@@ -397,12 +397,6 @@ def test_a_translation_that_stops_before_its_end_keeps_the_checked_statement(
     _, answer = run(tutor, "이분법은 무엇을 하나요?")
     assert answer.text == ("이분법은 구간을 반으로 나누고, 이를 반복하면 . "
                            "(Bisection halves the bracket.) [1]")
-    # one that left out a term the glossary translates ("bisection": 이분법) too
-    fake = ScriptedLLM(answer=[Say(write=write)], translate=["What does bisection do?"],
-                       translate_reply=["구간을 반으로 나눕니다."])
-    tutor, _ = make_tutor(fake, reuse=False)  # not the answer above again
-    _, answer = run(tutor, "이분법은 무엇을 하나요?")
-    assert answer.text == "구간을 반으로 나눕니다. (Bisection halves the bracket.) [1]"
 
 
 def test_a_translation_that_left_a_word_in_english_is_asked_for_once_more(

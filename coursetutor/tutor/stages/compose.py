@@ -16,7 +16,6 @@ from difflib import SequenceMatcher
 from ...errors import BackendError, ModelBusyError
 from ...ingest.tex_unicode import to_unicode
 from ...llm import GenParams, Message
-from ...retrieval.tokenize import has_cjk
 from ...types import Citation, MetaEvent, StreamEvent, TokenEvent
 from .. import prompts
 from ..check import CheckResult, Verdict, model_judge
@@ -403,26 +402,16 @@ def _asked(s: Selected, pivot: str) -> str:
 def _translated(tools: Tools, text: str, language: str, pivot: str, wait: bool = True) -> str:
     """A kept statement in the student's language (as written when the model gives no
     translation); one written in the course's language (`pivot`) whose translation lost a
-    name or a number, stops before its end ("… 이를 이동하면 .", "if we move it ."), or left
-    out a term the glossary translates ("… il numero minimo dei maggioranti di A" came back
-    as "A 的上确界是 A 中最大值的集合", without 上界, "upper bounds"), keeps itself after the
-    translation, in parentheses."""
+    name or a number, or stops before its end ("… 이를 이동하면 .", "if we move it ."), keeps
+    itself after the translation, in parentheses."""
     translated = translate_reply(tools.router, text, language_name(language), tools.log,
                                  wait, source=pivot)
     if not translated:
         return text
     if pivot and (not keeps_terms(text, translated) or (
-            dangles(translated, language) and not dangles(text, pivot))
-            or _lost_terms(translated, text, pivot, language)):
+            dangles(translated, language) and not dangles(text, pivot))):
         return f"{translated} ({text})"
     return translated
-
-
-def _lost_terms(translated: str, text: str, source: str, language: str) -> list[str]:
-    """The glossary's terms of `text` its translation left out; a Chinese or Japanese term of
-    three characters or more counts as kept without its last ("最小的" for 最小值)."""
-    return [t for t in dropped(translated, text, source, language)
-            if not (has_cjk(t) and len(t) > 2 and t[:-1] in translated)]
 
 
 def _quote_translated(tools: Tools, line: Line, language: str, deadline: float) -> str:
