@@ -642,8 +642,10 @@ def test_every_prompt_file_is_known() -> None:
     tasks = ["task_compare", "task_definition", "task_exam", "task_example", "task_explain",
              "task_guiding", "task_hint", "task_solution", "task_steps", "task_why_exercise"]
     steps = ["step_guiding", "step_hint", "step_steps"]  # a hint's task from a step
+    # what a hint is asked for when the student demands the result
+    asked = ["hint_request"]
     assert prompt_names == sorted([*PLACEHOLDERS, "system", "statements_system",
-                                   "hint_system", *tasks, *steps])
+                                   "hint_system", *tasks, *steps, *asked])
 
 
 @pytest.mark.parametrize("name", prompt_names)
