@@ -106,11 +106,9 @@ class RungFacts:
         """The exercise's own people and things: its capitalised words that it never writes
         in lower case, that open no sentence as a common word, and that no other passage of
         the course has ("Jam", "Meg", "Elliott"; not "Newton" where a lecture names him)."""
-        lower = {w.casefold() for w in re.findall(r"\b[a-z]\w*", self.exercise)}
-        course = self.course.casefold()
-        return {w for w in _CAPITALISED.findall(self.exercise)
-                if w.casefold() not in lower and w.casefold() not in _STARTS
-                and not re.search(rf"\b{w.casefold()}\b", course)}
+        common = _STARTS | {w.casefold() for w in re.findall(r"\b[a-z]\w*", self.exercise)}
+        common |= {w.casefold() for w in re.findall(r"\w+", self.course)}
+        return {w for w in _CAPITALISED.findall(self.exercise) if w.casefold() not in common}
 
     def own_numbers(self) -> set[float]:
         """The numbers of the student's problem: the exercise's data and the student's

@@ -759,8 +759,8 @@ def defining_passage(question: str, search: str, hits: Sequence[Hit], language: 
         wanted = {t for t in tokenize(search or question, lang) if t not in ANY_STOPWORD}
         if not _few(wanted):
             return True  # a longer question: its definition is not read deeper for
-        held = {t for t in wanted if len(t) >= 4} & set(tokenize(hit.chunk.text, lang))
-        if len(held) >= sum(len(t) >= 4 for t in wanted) and any(
+        long = {t for t in wanted if len(t) >= 4}  # both words, in the passage
+        if long <= set(tokenize(hit.chunk.text, lang)) and any(
                 defines(u, wanted, lang, 1) for u in units(hit.chunk.text, lang)):
             return True
     return False
