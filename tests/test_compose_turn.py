@@ -606,6 +606,24 @@ def test_a_result_asked_about_is_restated_as_if_then() -> None:
     assert _with_conclusion(weierstrass, [weierstrass, elsewhere]) == (weierstrass,)
 
 
+def test_one_sentence_is_not_asked_for_as_steps() -> None:
+    from types import SimpleNamespace
+
+    from coursetutor.tutor.stages.compose import shape_for
+
+    chunk = SimpleNamespace(language="en", id="c1")
+
+    def line(sid: str, text: str) -> Line:
+        return Line(sid, cast(Hit, SimpleNamespace(chunk=chunk)), text, 1.0)
+
+    diverge = line("S1", "Disadvantage: For “bad” starting points: Newton-Raphson may diverge")
+    update = line("S2", "Update scheme: x[t+1] = x[t] + d[t]")
+    # a why with two sentences: the steps of the explanation; with one, no steps to invent
+    assert "steps" in shape_for("Why can Newton-Raphson diverge?", "explain", [diverge, update])
+    alone = shape_for("Why can Newton-Raphson diverge?", "explain", [diverge])
+    assert "steps" not in alone and alone.startswith("Answer with 1 to 3 short statements")
+
+
 def test_the_sentences_of_a_removed_statement_that_hold_are_kept(make_tutor: MakeTutor) -> None:
     # the model opens with a gloss of its own, then restates its line: the gloss goes, the
     # restatement stays ("However," loses the contrast with what is gone)

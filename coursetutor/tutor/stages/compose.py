@@ -530,7 +530,10 @@ def shape_for(question: str, intent: str, lines: Sequence[Line], close: bool = F
         return PROOF_SHAPE
     if asks_definition(question, intent) and states_result(lines[0].text):
         return RESULT_FIRST_SHAPE
-    if steps_wanted(question, intent):
+    if steps_wanted(question, intent) and len(lines) > 1:
+        # steps of one sentence are the model's own: asked "Why can Newton-Raphson diverge?"
+        # with "Disadvantage: For “bad” starting points: Newton-Raphson may diverge" alone,
+        # it wrote a reason and an oscillation the slide never gives
         return ("Explain it as 2 to 5 statements that are the steps of the explanation, in "
                 "the order the evidence gives them.")
     return ("Answer with 1 to 3 short statements: what the evidence says that answers the "
