@@ -41,6 +41,21 @@ def test_unbacked_polarity() -> None:
     assert unbacked_polarity("It does not converge.", "It may not converge.", "en") == set()
 
 
+def test_a_result_under_its_hypothesis_backs_always() -> None:
+    theorem = "**定理 2.3.1** 若单调上升的 {aₙ} 有上界, 则其收敛且 lim aₙ=sup aₙ."
+    assert unbacked_polarity("单调上升的数列有上界时，它一定收敛。", theorem, "zh") == set()
+    # the claim dropped the hypothesis: "always" is its own
+    descent = "If Hessian is positive definite, d[t] is descent direction."
+    assert unbacked_polarity("d[t] is always a descent direction.", descent,
+                             "en") == {"always"}
+    assert unbacked_polarity("If the Hessian is positive definite, d[t] is always a descent "
+                             "direction.", descent, "en") == set()
+    # a passage with no hypothesis backs no "always"
+    assert unbacked_polarity("If f is smooth, it always converges.",
+                             "For f sufficiently smooth: it converges locally.",
+                             "en") == {"always"}
+
+
 def test_a_claim_that_turns_its_passage_round_is_unbacked() -> None:
     assert unbacked_polarity("La serie armonica converge a 1/2 [1].",
                              "La serie armonica diverge.", "it") == {"converg"}

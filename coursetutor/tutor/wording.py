@@ -161,6 +161,8 @@ def unbacked_polarity(claim: str, passage: str, language: str) -> set[str]:
     out = polarity(claim, language) - polarity(passage, language)
     if _FOR_ALL.search(passage):  # "x≤α ∀ x∈ A" says "every", "tutti", "所有" in symbols
         out -= _words(language, "universal")
+    if _find(claim, language, "condition") and _find(passage, language, "condition"):
+        out -= _words(language, "always")  # a result holds whenever its hypothesis does
     if out & _words(language, "negation") and litotes(claim, passage, language):
         out -= _words(language, "negation")
     out |= opposed(claim, passage, language)
