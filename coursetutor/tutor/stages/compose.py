@@ -50,6 +50,7 @@ from ..wording import dangles
 from .find import not_covered
 from .select import Selected
 from .tools import Tools
+from .write import native_instruction
 
 TOKENS = 60  # completion tokens per statement the model may write
 # a "how was it proved" question: the small model restated the theorem ("介值定理是用定理 3.2.4
@@ -514,17 +515,8 @@ def _messages(tools: Tools, s: Selected, lines: Sequence[Line], pivot: str = "",
         history=f"\nEarlier in this conversation:\n{earlier}" if earlier else "",
         question=f.understood.translated if pivot else o.question, shape=shape,
         level=r.level, level_hint=level_hint(r.level), language=language_name(language),
-        native=_native(language))
+        native=native_instruction(language))
     return [Message("system", prompts.load("statements_system")), Message("user", user)]
-
-
-def _native(language: str) -> str:
-    """The language instruction again, in that language, without the prose prompt's "in
-    your own words" ("con parole tue", "用自己的话解释"): told that, the model wrote the
-    ε-δ definition of continuity it knows for the notes' "Si dice che F è continua in x₀
-    se: lim f(x)=f(x₀)", which the check took out."""
-    line = reply("statements_language", language)
-    return f"\n{line}" if line else ""
 
 
 def shape_for(question: str, intent: str, lines: Sequence[Line], close: bool = False,
