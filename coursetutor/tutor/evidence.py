@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 import re
 import time
@@ -102,9 +103,12 @@ class EvidenceFinder:
         the passages that teach its method (`taught`), not other exercises.
 
         `asked`, the question as the student wrote it when `query` is its translation, is
-        searched too, and the better graded of the two searches stands: the small model
-        mistranslates names ("뉴턴-랩슨" as "Newton-Laplace", "헤시안" as "Hamiltonian"),
-        and e5 matches the original across languages better than such a translation.
+        searched too, and the two searches take turns, the better graded first: the small
+        model mistranslates names ("뉴턴-랩슨" as "Newton-Laplace", "헤시안" as "Hamiltonian"),
+        and e5 matches the original across languages better than such a translation; but
+        a search in the course's own language finds the passage that names what is asked
+        ("Cosa dice il teorema degli zeri?": "Teorema 33 (degli zeri)" first, where the
+        English question's passages were a derivative's limits and a corollary).
         """
         if pinned is not None:
             taught, score = self.taught(pinned, query, course, types, intent)
@@ -112,8 +116,8 @@ class EvidenceFinder:
         hits, score = self._search(query, course, types, k, intent)
         if asked and asked != query:
             other, other_score = self._search(asked, course, types, k, intent)
-            if other_score > score:
-                hits, score = other, other_score
+            first, second = (other, hits) if other_score > score else (hits, other)
+            hits, score = _alternate(first, second, k), max(score, other_score)
         verdict = grade(score, self.settings.grade_correct, self.settings.grade_incorrect)
         if verdict != "ambiguous":
             return Evidence(hits, score, verdict)
@@ -170,6 +174,18 @@ def parse_supported(raw: str) -> bool:
     if isinstance(data, dict) and isinstance(data.get("supported"), bool):
         return bool(data["supported"])
     return raw.strip().lower().startswith(("yes", "true"))
+
+
+def _alternate(first: list[Hit], second: list[Hit], k: int) -> list[Hit]:
+    """The two lists' passages in turns, `first`'s first, each once, `k` at most."""
+    out: list[Hit] = []
+    seen: set[str] = set()
+    for pair in itertools.zip_longest(first, second):
+        for hit in pair:
+            if hit is not None and hit.chunk.id not in seen:
+                seen.add(hit.chunk.id)
+                out.append(hit)
+    return out[:k]
 
 
 def _merge(first: list[Hit], second: list[Hit], k: int) -> list[Hit]:
