@@ -134,3 +134,19 @@ def test_weak_area_lifts_its_passages_in_the_tutors_search(ws: Workspace) -> Non
     before = [h.chunk.id for h in plain.hits]
     for h in lifted:  # each lifted passage ranks no lower than it did
         assert [x.chunk.id for x in adapted.hits].index(h.chunk.id) <= before.index(h.chunk.id)
+
+
+def test_a_question_and_its_translation_take_turns(ws: Workspace) -> None:
+    # a question searched as asked and as translated: the two searches' passages alternate,
+    # the better graded search's first, each passage once; the grade is the better one's
+    finder = EvidenceFinder(ws, Router(ws.settings), [])
+    asked, query = "Come funziona il metodo di bisezione?", "How does the bisection method work?"
+    own, own_score = finder._search(query, SAMPLE_COURSE, DOC_TYPES, 6, "concept")
+    other, other_score = finder._search(asked, SAMPLE_COURSE, DOC_TYPES, 6, "concept")
+    found = finder.find(query, SAMPLE_COURSE, DOC_TYPES, "concept", asked=asked)
+    first, second = (other, own) if other_score > own_score else (own, other)
+    ids = [h.chunk.id for h in found.hits]
+    assert ids[0] == first[0].chunk.id
+    assert second[0].chunk.id in ids[:2]
+    assert len(ids) == len(set(ids)) <= 6
+    assert found.score == max(own_score, other_score)
