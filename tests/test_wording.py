@@ -41,6 +41,17 @@ def test_unbacked_polarity() -> None:
     assert unbacked_polarity("It does not converge.", "It may not converge.", "en") == set()
 
 
+def test_a_bad_quality_where_the_passage_names_a_good_one_is_unbacked() -> None:
+    slide = "NEWTON-RAPHSON VS. GD ON BRANIN FUNCTION Newton-Raphson has much better convergence"
+    assert unbacked_polarity("The Newton-Raphson method has poor convergence speed on the "
+                             "Branin function.", slide, "en") == {"poor"}
+    assert unbacked_polarity("Newton-Raphson converges faster here.", slide, "en") == set()
+    # a passage that names a bad quality itself backs one
+    assert unbacked_polarity("It may diverge for bad starting points.",
+                             "Disadvantage: For bad starting points: Newton-Raphson may "
+                             "diverge, where a good one converges fast.", "en") == set()
+
+
 def test_a_result_under_its_hypothesis_backs_always() -> None:
     theorem = "**定理 2.3.1** 若单调上升的 {aₙ} 有上界, 则其收敛且 lim aₙ=sup aₙ."
     assert unbacked_polarity("单调上升的数列有上界时，它一定收敛。", theorem, "zh") == set()

@@ -165,11 +165,25 @@ def unbacked_polarity(claim: str, passage: str, language: str) -> set[str]:
         out -= _words(language, "always")  # a result holds whenever its hypothesis does
     if out & _words(language, "negation") and litotes(claim, passage, language):
         out -= _words(language, "negation")
-    out |= opposed(claim, passage, language)
+    out |= opposed(claim, passage, language) | _blamed(claim, passage, language)
     reasons = causal(claim, language)
     if reasons and not causal(passage, language):
         out |= reasons
     return out
+
+
+def _blamed(claim: str, passage: str, language: str) -> set[str]:
+    """The bad qualities `claim` names, negating nothing, where `passage` names only good
+    ones ("poor convergence speed" from "much better convergence speed")."""
+    praise, blame = _words(language, "praise"), _words(language, "blame")
+    if not blame or negates(claim, language):
+        return set()
+
+    def begun(text: str, beginnings: frozenset[str]) -> set[str]:
+        return {w for w in _WORD.findall(_lowered(text)) if w.startswith(tuple(beginnings))}
+
+    bad = begun(claim, blame)
+    return bad if bad and begun(passage, praise) and not begun(passage, blame) else set()
 
 
 LITOTES_REACH = 2  # words after a negation that may name the good quality it denies
