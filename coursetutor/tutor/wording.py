@@ -178,12 +178,13 @@ def _blamed(claim: str, passage: str, language: str) -> set[str]:
     praise, blame = _words(language, "praise"), _words(language, "blame")
     if not blame or negates(claim, language):
         return set()
+    bad = _begun(claim, blame)
+    return bad if bad and _begun(passage, praise) and not _begun(passage, blame) else set()
 
-    def begun(text: str, beginnings: frozenset[str]) -> set[str]:
-        return {w for w in _WORD.findall(_lowered(text)) if w.startswith(tuple(beginnings))}
 
-    bad = begun(claim, blame)
-    return bad if bad and begun(passage, praise) and not begun(passage, blame) else set()
+def _begun(text: str, beginnings: frozenset[str]) -> set[str]:
+    """The words of `text` that begin with one of `beginnings`."""
+    return {w for w in _WORD.findall(_lowered(text)) if w.startswith(tuple(beginnings))}
 
 
 LITOTES_REACH = 2  # words after a negation that may name the good quality it denies
@@ -199,7 +200,7 @@ def litotes(claim: str, passage: str, language: str) -> bool:
         return False
     words = _WORD.findall(_lowered(claim))
     denials = [i for i, w in enumerate(words) if w in negation]
-    bad = any(w.startswith(tuple(blame)) for w in _WORD.findall(passage.casefold()))
+    bad = bool(_begun(passage, blame))
     return bool(denials) and bad and all(
         any(w.startswith(tuple(praise)) for w in words[i + 1:i + 1 + LITOTES_REACH])
         for i in denials)
