@@ -222,10 +222,11 @@ BRIER = ("R2 → [0, 1], (x1, x2) 7→ 1 1+exp((1,x1 ,x2 )⊤ θ) such that it m
     # what the lead-in introduces, read with it
     ("Sia f continua in [a,b] e derivabile in (a,b). Allora esiste c. Dimostrazione. …",
      "Sia f continua in [a,b] e derivabile in (a,b). Allora esiste c."),
-    # a sum the PDF ran flat: joined up to the clause it garbles, and of that the words after
-    # the map whose arrow ↦ was lost ("7→"): the loss the exercise names
+    # a sum the PDF ran flat: joined up to the clause it garbles, and of that the map's
+    # domain and codomain and the words after the map whose arrow ↦ was lost ("7→"): the
+    # model and the loss the exercise names
     (f"{BRIER}, i.e., Remp = Pn i=1 ∥y(i) − π(x(i))∥2 2.",
-     "… such that it minimizes the Brier-loss."),
+     "R2 → [0, 1] … such that it minimizes the Brier-loss."),
     # garbled from its start, it would take the lead-in out of the evidence with it: left
     ("Remp = Pn i=1 ∥y(i) − π(x(i))∥2 2.", ""),
 ])
@@ -253,7 +254,18 @@ def test_a_garbled_sentence_reads_up_to_the_clause_its_formula_garbles() -> None
 
     assert garbled(f"{BRIER}, i.e., Remp = Pn i=1 ∥y(i) − π(x(i))∥2 2.")
     assert readable_head(f"{BRIER}, i.e., Remp = Pn i=1 ∥y(i) − π(x(i))∥2 2.") == \
-        "… such that it minimizes the Brier-loss."
+        "R2 → [0, 1] … such that it minimizes the Brier-loss."
+    # what reads before the map's argument: kept when it is not garbled itself, up to a
+    # clause whose brackets close ("[0, 1]", not "[0, 1], (x1")
+    assert readable_head("the map goes from the plane to the unit interval, (x1, x2) 7→ 1 "
+                         "1+exp(x1) such that it minimizes the loss, i.e., R = Pn i=1 y2.") == \
+        "the map goes from the plane to the unit interval … such that it minimizes the loss."
+    assert readable_head("the model π : R2 → [0, 1], (x1, x2) 7→ 1 1+exp(x1) such that it "
+                         "minimizes the loss, i.e., R = Pn i=1 y2.") == \
+        "the model π : R2 → [0, 1] … such that it minimizes the loss."
+    assert readable_head("over Pn i=1 ∥y(i)∥2 2, (x1, x2) 7→ 1 1+exp(x1) such that it "
+                         "minimizes the loss, i.e., R = Pn i=1 y2.") == \
+        "… such that it minimizes the loss."  # a flat sum before it: garbled, left out
     assert readable_head("The risk is the mean of the losses, i.e., Remp = Pn i=1 ∥y(i)∥2 2.") \
         == "The risk is the mean of the losses."
     assert readable_head("Remp = Pn i=1 ∥y(i) − π(x(i))∥2 2.") == ""

@@ -388,13 +388,35 @@ def readable_head(sentence: str) -> str:
     the Brier-loss."); "" when nothing with words reads."""
     for match in reversed(list(_CLAUSE_END.finditer(sentence))):
         head = sentence[:match.start()].rstrip(" ,;")
-        if _LOST_MAPSTO.search(head):
+        if lost := _LOST_MAPSTO.search(head):
             tail = list(itertools.takewhile(_WORD_TOKEN.match, reversed(head.split())))
-            head = "… " + " ".join(reversed(tail)) if len(tail) >= MIN_HEAD_WORDS else ""
+            head = (f"{_map_head(head[:lost.start()])}… " + " ".join(reversed(tail))
+                    if len(tail) >= MIN_HEAD_WORDS else "")
         words = sum(1 for t in head.split() if sum(c.isalpha() for c in t) >= 3)
         if words >= MIN_HEAD_WORDS and not garbled(head):
             return head if head.endswith((".", "。")) else f"{head}."
     return ""
+
+
+def _map_head(before: str) -> str:
+    """What reads of a map before its lost arrow: its name, domain and codomain ("R2 → [0,
+    1]" of "R2 → [0, 1], (x1, x2) 7→ …"), up to the clause that names its argument; "" when
+    that is garbled or nothing."""
+    for match in reversed(list(_CLAUSE_END.finditer(before))):
+        head = before[:match.start()].rstrip(" ,;")
+        if head and _balanced(head) and not garbled(head):
+            return f"{head} "
+    return ""
+
+
+def _balanced(text: str) -> bool:
+    """Are the brackets of `text` closed ("[0, 1]", not "[0, 1], (x1")?"""
+    depth = 0
+    for c in text:
+        depth += (c in "([{") - (c in ")]}")
+        if depth < 0:
+            return False
+    return depth == 0
 
 
 def _heading(sentence: str, hit: Hit) -> bool:
