@@ -1173,13 +1173,17 @@ SHEET_SOLUTION = """# Solutions to sheet 9
 In each step we solve (J^T J) d = -J^T r for the direction d.
 """
 
+# the same solution, its step on Gauss-Newton giving no reason: the model writes the hint
+NO_REASON = SHEET_SOLUTION.replace("We can apply Gauss-Newton since R is",
+                                   "Gauss-Newton applies: R is")
 
-def _sheet_course(make_tutor: MakeTutor, tmp_path: Path,
-                  answers: list[str]) -> tuple[Tutor, ScriptedLLM]:
-    """A course "sheet" of SHEET and its hidden SHEET_SOLUTION, the model scripted so."""
+
+def _sheet_course(make_tutor: MakeTutor, tmp_path: Path, answers: list[str],
+                  solved: str = SHEET_SOLUTION) -> tuple[Tutor, ScriptedLLM]:
+    """A course "sheet" of SHEET and its hidden solution, the model scripted so."""
     sheet, solution = tmp_path / "sheet9.md", tmp_path / "solutions9.md"
     sheet.write_text(SHEET, encoding="utf-8")
-    solution.write_text(SHEET_SOLUTION, encoding="utf-8")
+    solution.write_text(solved, encoding="utf-8")
     tutor, fake = make_tutor(ScriptedLLM(answer=answers))
     tutor.ws.create_course("sheet", "Sheet 9")
     tutor.ws.ingest("sheet", [(sheet, FileMeta(doc_type="exercise", title="Sheet 9")),
@@ -1192,7 +1196,7 @@ def test_why_a_part_asks_is_help_with_that_part(make_tutor: MakeTutor,
     # "why is Gauss-Newton applicable in (b)" is what part (b) asks the student to explain:
     # the hint is written from part (b)'s solution, not from the method in general
     hint = "Look at how R is written: what are its residuals, and what does Gauss-Newton need? [1]"
-    tutor, fake = _sheet_course(make_tutor, tmp_path, [hint])
+    tutor, fake = _sheet_course(make_tutor, tmp_path, [hint], NO_REASON)
     events, answer = run(tutor, "Why is Gauss-Newton applicable in exercise 1 (b)?",
                          course="sheet")
     assert (meta(events).intent, answer.level) == ("exercise", "hint")
@@ -1202,6 +1206,25 @@ def test_why_a_part_asks_is_help_with_that_part(make_tutor: MakeTutor,
     assert "chain rule" not in prompt and "Show that the gradient" not in prompt
     assert fake.answer_calls()[0].messages[0].content == prompts.load("hint_system")
     assert answer.text.startswith("Look at how R is written")
+
+
+def test_a_hint_at_a_step_that_gives_its_reason_is_that_reason(make_tutor: MakeTutor,
+                                                                tmp_path: Path) -> None:
+    # "We can apply Gauss-Newton since R is the squared sum of the residuals": the small
+    # model restated the reason wrongly ("because the residuals are quadratic"); the hint is
+    # the reason as the solution words it, and a question, and the model writes nothing
+    tutor, fake = _sheet_course(make_tutor, tmp_path, ["The residuals are quadratic [1]."])
+    _, answer = run(tutor, "Why is Gauss-Newton applicable in exercise 1 (b)?", course="sheet")
+    assert answer.level == "hint" and not fake.answer_calls()
+    reason = "R is the squared sum of the residuals r_i = y_i - pi(x_i) [1]."
+    assert answer.text == reply("step_reason", "en", premise=reason)
+    # asked in Chinese, it is translated like the model's hints (the exercise is English)
+    fake.scripts["translate"] = ["Why can Gauss-Newton be used in exercise 1 (b)?"]
+    said = "提示：R 是残差 r_i = y_i - pi(x_i) 的平方和 [1]。这让你在这一部分可以做什么？"
+    fake.scripts["translate_reply"] = [said, said]
+    chinese = tutor.ask("为什么练习1 (b) 中可以使用高斯-牛顿法？", "sheet", student="bo")
+    assert chinese.level == "hint" and not fake.answer_calls()
+    assert chinese.text == said
 
 
 def test_what_an_exercise_states_is_answered_from_it(make_tutor: MakeTutor,
@@ -1223,7 +1246,7 @@ def test_a_translated_hint_that_lost_a_name_shows_the_hint_as_written(
         make_tutor: MakeTutor, tmp_path: Path) -> None:
     # the small model's Chinese for "Gauss-Newton" was "梯度下降法" (gradient descent)
     hint = "The Gauss-Newton method fits here: R is a squared sum of residuals [1]."
-    tutor, fake = _sheet_course(make_tutor, tmp_path, [hint])
+    tutor, fake = _sheet_course(make_tutor, tmp_path, [hint], NO_REASON)
     fake.scripts["translate"] = ["Why can Gauss-Newton be used in exercise 1 (b)?"]
     fake.scripts["translate_reply"] = ["梯度下降法适用于这里，因为 R 是残差的平方和 [1]。"] * 2
     _, answer = run(tutor, "为什么练习1 (b) 中可以使用高斯-牛顿法？", course="sheet")
@@ -1238,7 +1261,7 @@ def test_a_number_the_exercise_gives_on_its_next_passage_is_no_result(
     # part (c), under a heading of its own, asks for 30 iterations: a hint that repeats the
     # 30 states no result of its own (it was rewritten, then replaced by the fixed hint)
     hint = "Run Gauss-Newton for the 30 iterations that part (c) asks for [1]."
-    tutor, fake = _sheet_course(make_tutor, tmp_path, [hint])
+    tutor, fake = _sheet_course(make_tutor, tmp_path, [hint], NO_REASON)
     sheet = tmp_path / "sheet9.md"
     sheet.write_text(SHEET + "\n### Part (c)\n\n(c) Write a script that runs Gauss-Newton "
                      "(do 30 iterations, x[0] = 0).\n", encoding="utf-8")

@@ -17,6 +17,7 @@ from coursetutor.tutor.wording import answers_polar, dangles, opposed, polarity,
     ("函数在该点连续 [1]。", "zh", False),
     ("若非空的 E⊂ℝ 存在上界, 则 sup E 在 ℝ 内存在 [1]。", "zh", False),  # 存在: exists
     ("级数的和等于各项之和 [1]。", "zh", False),
+    ("Remp 是残差 r = (y(1) − π(x(1)), ⋯)⊤ 的平方和 [1]。", "zh", False),  # a sum of squares
     ("它的极限在 [1]。", "zh", True),  # a lone 在 ("at") still dangles
     ("뉴턴 방법은 한 번에 수렴합니다 [1].", "ko", False),
     ("ξ가 존재하고, 이를 이동하면 .", "ko", True),  # "if we move it ."

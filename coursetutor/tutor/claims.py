@@ -212,6 +212,9 @@ def _whole_spans(tokens: Sequence[str]) -> list[tuple[int, int]]:
     only brackets and signs stand between them ("( ∇2f (x [t]) )−1 ∇f (x [t])")."""
     out: list[tuple[int, int]] = []
     for i, j in _formula_spans(tokens):
+        if out and j <= out[-1][1]:
+            continue  # inside the one before, which ran on to close its brackets
+        j = _closed(tokens, i, j)
         before = tokens[i - 1] if i else ""
         if before.isalpha() and len(before) == 1 and before.casefold() not in _CONNECTORS:
             i -= 1
@@ -219,6 +222,25 @@ def _whole_spans(tokens: Sequence[str]) -> list[tuple[int, int]]:
             i = out.pop()[0]
         out.append((i, j))
     return out
+
+
+def _closed(tokens: Sequence[str], i: int, j: int) -> int:
+    """The end of a formula that opens a bracket it does not close, run on over the maths
+    up to where it closes ("r = (y(1) − π(x(1)), ⋯ , y(n) − π(x(n)))⊤": its ", ⋯ ," is no
+    end); `j` itself when prose comes first."""
+    depth = sum(t.count("(") - t.count(")") for t in tokens[i:j])
+    end = j
+    while depth > 0 and end < len(tokens) and _operand(tokens[end]):
+        depth += tokens[end].count("(") - tokens[end].count(")")
+        end += 1
+    return end if depth <= 0 else j
+
+
+def _operand(token: str) -> bool:
+    """A token a formula may run on over: maths, an operator, a sign or a short symbol."""
+    core = token.strip(".,;:")
+    return (_mathy(token) or token in _OPERATORS or not any(c.isalpha() for c in token)
+            or (0 < len(core) <= 2 and not has_cjk(core)))
 
 
 def unmask(text: str, found: Sequence[str]) -> str | None:

@@ -32,6 +32,7 @@ from typing import Literal
 
 from .arithmetic import asserted_wrong, equations
 from .citations import MARKER
+from .claims import mask_formulas
 from .leak import NUMBER, copies_solution, numbers, states_number
 from .pedagogy import Level
 
@@ -96,6 +97,9 @@ class RungFacts:
     results: tuple[str, ...] = ()
     # the course's other passages shown: the names they have are the course's ("Newton")
     course: str = ""
+    # the words of the solution a hint shows by design: its next step's reason (reason.py),
+    # not copied from the solution when the reply has them
+    reason: str = ""
 
     def given(self) -> set[float]:
         """Every number the student was given or wrote."""
@@ -297,7 +301,8 @@ def check(level: Level, reply: str, facts: RungFacts) -> tuple[Violation, ...]:
     out: list[Violation] = []
     for s in parts:
         out.extend(_sentence_violations(level, s, facts, given))
-    if facts.solution and copies_solution(reply, facts.solution):
+    own = _without_reason(reply, facts.reason)
+    if facts.solution and copies_solution(own, facts.solution):
         out.append(Violation("copies_solution"))
     if level == "example":
         if story := _own_story(parts, facts):
@@ -309,6 +314,16 @@ def check(level: Level, reply: str, facts: RungFacts) -> tuple[Violation, ...]:
         elif not asks(parts[-1]):
             out.append(Violation("ends_in_statement", parts[-1]))
     return tuple(out)
+
+
+def _without_reason(reply: str, reason: str) -> str:
+    """`reply` without the solution's words a hint shows by design: the reason, and its
+    formulas, which a translation of the hint keeps as written."""
+    if not reason:
+        return reply
+    for shown in (reason, *mask_formulas(reason)[1]):
+        reply = reply.replace(shown, " ")
+    return reply
 
 
 def _own_story(parts: Sequence[str], facts: RungFacts) -> list[str]:

@@ -112,6 +112,11 @@ def _words(language: str, key: str) -> frozenset[str]:
 _FOR_ALL = re.compile(r"∀|\\forall\b")
 
 
+def reason_words(language: str) -> frozenset[str]:
+    """The words after which a step of a worked solution gives its reason (reason.py)."""
+    return _words(language, "reason")
+
+
 def polarity(text: str, language: str) -> set[str]:
     """The polarity words of `text` in `language`: negations, quantifiers, restrictions."""
     return _find(text, language, "polarity")

@@ -3,8 +3,10 @@ solution (of the part asked about, when the exercise has parts) and what the stu
 finds the next step they have not taken (next_step.py: its computed numbers masked), and
 has the model write the help from the exercise and that step alone, in a short prompt of its
 own: the small model, given the whole prompt of sources with the step appended, restated the
-task or answered NOT_COVERED. The solution read here is the one the leak check (verify)
-holds the reply against."""
+task or answered NOT_COVERED. A hint at a step that gives its reason ("we can apply
+Gauss-Newton since Remp is the squared sum of the residuals") is that reason as the solution
+words it, and a question (reason.py): the model restated it wrongly. The solution read here
+is the one the leak check (verify) holds the reply against."""
 
 from __future__ import annotations
 
@@ -17,7 +19,8 @@ from .. import prompts
 from ..exercise import exercise_hit, exercise_text, parts, solution_text
 from ..next_step import MASK, Step, next_step
 from ..pedagogy import FROM_STEP
-from ..replies import language_name
+from ..reason import premise
+from ..replies import language_name, reply
 from .tools import Tools
 from .write import Prompted, mistakes
 
@@ -68,9 +71,16 @@ def plan(tools: Tools, p: Prompted) -> Prompted:
         mistakes=mistakes(u.recalled.opened.question),
         task=prompts.load(f"step_{p.level}"), language=language_name(pivot or f.cat.language))
     # the student reads the exercise and the lecture as before; the model, a small one,
-    # writes from the exercise and this one step of its solution alone
+    # writes from the exercise and this one step of its solution alone, or for a hint at a
+    # step that gives its reason, the hint is that reason (in the exercise's language when
+    # the reply pivots through it, translated once checked)
+    reason = premise(step.text, hit.chunk.language or f.cat.language) if (
+        p.level == "hint") else ""
+    prepared = reply("step_reason", pivot or f.cat.language,
+                     premise=f"{reason} [{number}].") if reason else ""
     return dataclasses.replace(p, solution=solution, step=lines, pivot=pivot, messages=(
-        Message("system", prompts.load("hint_system")), Message("user", user)))
+        Message("system", prompts.load("hint_system")), Message("user", user)),
+        prepared=prepared, reason=reason)
 
 
 def _unmarked(part: str) -> str:

@@ -59,6 +59,10 @@ class Prompted:
     # the course's language when the reply is written in it, from the question as
     # translated, checked there and translated for the student (verify.py); else ""
     pivot: str = ""
+    # help the project wrote from the step itself, which the model does not write: a hint
+    # that is the step's `reason`, in the solution's own words (plan.py)
+    prepared: str = ""
+    reason: str = ""
 
     @property
     def buffered(self) -> bool:
@@ -138,6 +142,8 @@ def generate(tools: Tools, p: Prompted) -> Generator[StreamEvent, None, Written]
     o = f.understood.recalled.opened
     yield MetaEvent(o.session_id, cat.category, cat.intent, p.level or "", f.evidence.grade,
                     cat.language)
+    if p.prepared:  # checked and shown whole like the model's help (verify.py)
+        return Written(p, Draft(text=p.prepared), None)
     params = GenParams(temperature=tools.settings.llm_temperature,
                        max_tokens=max_tokens(p.level, tools.settings.llm_max_tokens), stop=STOP)
     # a reply in the wrong script is never shown: held until its first words tell
