@@ -339,6 +339,24 @@ def test_a_lead_in_gets_the_formula_its_line_introduces(make_tutor: MakeTutor) -
     assert not answer.removed
 
 
+def test_a_statement_that_sends_to_its_sentence_is_removed_not_completed(
+        make_tutor: MakeTutor) -> None:
+    # "La definizione del limite … è descritta in [S1].": completed with its line's formula it
+    # read "… è descritta in. $$…$$"; it says nothing, and the next statement is the answer
+    iteration = "x_{n+1} = x_n - f(x_n) / f'(x_n)"
+
+    def write(prompt: str) -> str:
+        sid = next(sid for sid, text in evidence(prompt) if to_unicode(iteration) in text)
+        return json.dumps({"statements": [
+            {"text": f"Newton's iteration is described in [{sid}].", "evidence": [sid]},
+            {"text": f"Newton's iteration is {to_unicode(iteration)}.", "evidence": [sid]}]})
+    tutor, _ = make_tutor(ScriptedLLM(answer=[Say(write=write)]), answer_check=True)
+    _, answer = run(tutor, "What is the formula of Newton's iteration?")
+    assert answer.removed == ("Newton's iteration is described in.",)
+    assert answer.text.startswith(f"Newton's iteration is {to_unicode(iteration)}")
+    assert "described in" not in answer.text
+
+
 def test_statements_across_languages_are_written_in_the_course_language_then_translated(
         make_tutor: MakeTutor) -> None:
     fake = ScriptedLLM(answer=[restating()], translate=["How does bisection work?"],

@@ -428,6 +428,10 @@ def test_a_statement_loses_the_numbers_and_ids_the_reply_adds_itself() -> None:
            '"evidence": ["S2"]}, {"text": "2) Then [S1, S2] it stops.", "evidence": ["S1"]}]}')
     assert parse(raw, ["S1", "S2"]) == [Statement("区间套, 可以套出 $f(c)=\\eta$.", ("S2",)),
                                         Statement("Then it stops.", ("S1",))]
+    # an id its last word points at sends to the sentence; one after what it said cites it
+    pointed = ('{"statements": [{"text": "La definizione è descritta in [S1].", "evidence": '
+               '["S1"]}, {"text": "f è continua in x₀ [S1].", "evidence": ["S1"]}]}')
+    assert [s.points for s in parse(pointed, ["S1"]) or []] == [True, False]
 
 
 def test_a_proof_question_asks_for_the_proof_not_the_theorem() -> None:

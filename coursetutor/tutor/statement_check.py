@@ -393,6 +393,9 @@ def _terms_and_form(statement: Statement, own: Sequence[Line], question: str,
     if not own:
         return StatementVerdict(statement, False, reason="cites no evidence sentence")
     text = statement.text
+    if statement.points:  # "La definizione … è descritta in [S1]."
+        return StatementVerdict(statement, False, reason="sends to its sentence instead of "
+                                "saying what it says")
     if repeats_itself(text):
         return StatementVerdict(statement, False, reason="says one thing over and over")
     if sum(c.isalpha() for c in text) < MIN_LETTERS or lead_in(text, language):

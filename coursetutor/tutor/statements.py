@@ -18,6 +18,8 @@ import re
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from .wording import points_at
+
 MAX_STATEMENTS = 5
 # a JSON escape, or (the empty group) a backslash that starts none: LaTeX's
 _ESCAPE = re.compile(r'\\(\\|"|/|u[0-9a-fA-F]{4}|[bfnrt](?![a-zA-Z])|)')
@@ -29,6 +31,9 @@ class Statement:
 
     text: str
     evidence: tuple[str, ...]
+    # the model wrote an evidence id as what its last words point at ("La definizione è
+    # descritta in [S1]."): the statement sends to its sentence instead of saying it
+    points: bool = False
 
 
 def schema(ids: Sequence[str], most: int = MAX_STATEMENTS) -> dict[str, Any]:
@@ -72,9 +77,10 @@ def parse(raw: str, ids: Sequence[str]) -> list[Statement] | None:
         cited = [cited] if isinstance(cited, str) else cited if isinstance(cited, list) else []
         evidence = tuple(dict.fromkeys(str(e).strip().upper() for e in cited
                                        if str(e).strip().upper() in known))
-        text = _bare(" ".join(item["text"].split()))
+        written = " ".join(item["text"].split())
+        text = _bare(written)
         if text and evidence:
-            out.append(Statement(text, evidence))
+            out.append(Statement(text, evidence, points=_points(written)))
     return out
 
 
@@ -89,6 +95,16 @@ _ITEM_INSIDE = re.compile(r"(?<=[.;:!?])\s+\d{1,2}[.)]\s+(?=[^\W\d_])")
 def _bare(text: str) -> str:
     """A statement's text without the list numbers and evidence ids the model wrote in it."""
     return _IDS.sub("", _ITEM_INSIDE.sub(" ", _ENUMERATED.sub("", text))).strip()
+
+
+_POINTED = re.compile(r"^(.*?)\s*\[\s*S\d{1,2}(?:\s*,\s*S\d{1,2})*\s*\]\s*[.\u3002]?\s*$", re.I)
+
+
+def _points(text: str) -> bool:
+    """Does the text end on an evidence id that its last word points at ("descritta in
+    [S1].", "见 [S2]"), not one that cites what it said ("… è continua in x₀ [S1].")?"""
+    found = _POINTED.match(text)
+    return found is not None and points_at(found.group(1))
 
 
 def latex_safe(raw: str) -> str:

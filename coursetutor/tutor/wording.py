@@ -234,6 +234,21 @@ def _unclosed_maths(text: str) -> bool:
     return opened > closed or text.replace("\\$", "").count("$") % 2 == 1
 
 
+def points_at(text: str) -> bool:
+    """Does `text` end on a word that sends the reader elsewhere ("described in", "see",
+    "descritta nel", "见"), in any language? An evidence id the model wrote after it is
+    where it sends (statements.py)."""
+    bare = text.rstrip(" .,:;\u3002\uff1a").casefold()
+    words = _WORD.findall(bare)
+    for table in _lists().values():
+        pointing = table.get("pointing", frozenset())
+        if any(bare.endswith(w) for w in pointing if has_cjk(w)):
+            return True
+        if words and bare[-1:].isalpha() and words[-1] in pointing:
+            return True
+    return False
+
+
 def dangles(claim: str, language: str) -> bool:
     """The claim stops before it says what it set out to: its last word (citation markers and
     the full stop aside) is one a sentence does not end on ("is given by [1].", "è definita

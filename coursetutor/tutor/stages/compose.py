@@ -560,6 +560,8 @@ def _whole(statement: Statement, lines: dict[str, Line], question: str,
     lead-in completed, a formula asked for given as the page writes it, the whole list its
     sentence gives for a question that asks which ones (`question`: as asked and as
     searched)."""
+    if statement.points:  # it sends to its sentence: nothing of it to complete
+        return statement
     ids = [i for i in statement.evidence if i in lines]
     own = [lines[i].text for i in ids]
     if asks_which(question) and (listed := every_item(statement.text, own)):
