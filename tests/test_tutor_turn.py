@@ -1218,13 +1218,22 @@ def test_a_hint_at_a_step_that_gives_its_reason_is_that_reason(make_tutor: MakeT
     assert answer.level == "hint" and not fake.answer_calls()
     reason = "R is the squared sum of the residuals r_i = y_i - pi(x_i) [1]."
     assert answer.text == reply("step_reason", "en", premise=reason)
-    # asked in Chinese, it is translated like the model's hints (the exercise is English)
+    # asked in Chinese, the reason is translated (the exercise is English) and the question
+    # around it is the project's own Chinese
     fake.scripts["translate"] = ["Why can Gauss-Newton be used in exercise 1 (b)?"]
-    said = "提示：R 是残差 r_i = y_i - pi(x_i) 的平方和 [1]。这让你在这一部分可以做什么？"
-    fake.scripts["translate_reply"] = [said, said]
+    said = "R 是残差 r_i = y_i - pi(x_i) 的平方和 [1]。"
+    fake.scripts["translate_reply"] = [said, said]  # (its formula no placeholder: asked twice)
     chinese = tutor.ask("为什么练习1 (b) 中可以使用高斯-牛顿法？", "sheet", student="bo")
     assert chinese.level == "hint" and not fake.answer_calls()
-    assert chinese.text == said
+    assert chinese.text.split() == reply("step_reason", "zh", premise=said).replace(
+        "。 ", "。").split()
+    translated = [c.messages[-1].content for c in fake.calls if c.kind == "translate_reply"]
+    assert "What does that let you do" not in " ".join(translated)
+    # a translation that lost a name or a number of the reason: the reason as written
+    fake.scripts["translate"] = ["Why can Gauss-Newton be used in exercise 1 (b)?"]
+    fake.scripts["translate_reply"] = ["R 是残差的平方和 [1]。"] * 2
+    lost = tutor.ask("为什么练习1 (b) 中可以使用高斯-牛顿法？", "sheet", student="cy")
+    assert lost.text.split() == reply("step_reason", "zh", premise=reason).split()
 
 
 def test_what_an_exercise_states_is_answered_from_it(make_tutor: MakeTutor,

@@ -16,11 +16,13 @@ import re
 from ...llm import Message
 from ...types import Chunk
 from .. import prompts
+from ..claims import mask_formulas
 from ..exercise import exercise_hit, exercise_text, parts, solution_text
 from ..next_step import MASK, Step, next_step
 from ..pedagogy import FROM_STEP
 from ..reason import premise
 from ..replies import language_name, reply
+from ..reply_language import keeps_terms, translate_reply
 from .tools import Tools
 from .write import Prompted, mistakes
 
@@ -71,16 +73,31 @@ def plan(tools: Tools, p: Prompted) -> Prompted:
         mistakes=mistakes(u.recalled.opened.question),
         task=prompts.load(f"step_{p.level}"), language=language_name(pivot or f.cat.language))
     # the student reads the exercise and the lecture as before; the model, a small one,
-    # writes from the exercise and this one step of its solution alone, or for a hint at a
-    # step that gives its reason, the hint is that reason (in the exercise's language when
-    # the reply pivots through it, translated once checked)
-    reason = premise(step.text, hit.chunk.language or f.cat.language) if (
+    # writes from the exercise and this one step of its solution alone
+    prepared, reason = "", premise(step.text, hit.chunk.language or f.cat.language) if (
         p.level == "hint") else ""
-    prepared = reply("step_reason", pivot or f.cat.language,
-                     premise=f"{reason} [{number}].") if reason else ""
+    if reason:  # a hint at a step that gives its reason: that reason, and a question
+        prepared, pivot = _reason_hint(tools, f"{reason} [{number}].", f.cat.language,
+                                       pivot), ""
     return dataclasses.replace(p, solution=solution, step=lines, pivot=pivot, messages=(
         Message("system", prompts.load("hint_system")), Message("user", user)),
         prepared=prepared, reason=reason)
+
+
+def _reason_hint(tools: Tools, reason: str, language: str, source: str) -> str:
+    """The hint that shows a step's `reason`, in the student's `language`: the reason
+    translated from the exercise's language (`source`, "" when the same) into it, or as
+    the solution words it when the translation lost a name, a number or a formula (the
+    question around it is the project's own, in the student's language: translated with
+    it, "What does that let you do in this part?" came back from Korean as "How can I help
+    you in this part?")."""
+    if source:
+        translated = translate_reply(tools.router, reason, language_name(language),
+                                     tools.log, source=source)
+        if translated and keeps_terms(reason, translated) and all(
+                formula in translated for formula in mask_formulas(reason)[1]):
+            reason = translated
+    return reply("step_reason", language, premise=reason)
 
 
 def _unmarked(part: str) -> str:
