@@ -347,6 +347,16 @@ ARCHIMEDES = (r"Teorema 5 (Proprietà archimedea). Siano - $\alpha,\beta>0$ - $\
     ("zh", "为什么闭区间上的连续函数一致连续？", "*→ Proof.* 考虑有限开覆盖的 Lebesgue 数即可.",
      "因此，我们可以通过考虑有限开覆盖的 Lebesgue 数来证明这一点。",
      "因此，我们可以通过有界数列的收敛子列来证明函数的有界性。"),
+    # a definition whose logic symbols the restatement spells out ("对于任意 ε>0，存在 N")
+    ("zh", "什么是数列的极限？",
+     "**定义 2.1.1 (极限)** 对序列 {aₙ}, ∀ε>0, ∃ N, ∀ n≥ N, |a−aₙ|<ε, 则称 a 为 {aₙ} 的极限.",
+     "如果序列 {aₙ} 满足对于任意 ε>0，存在 N，对于所有 n≥ N，|a−aₙ|<ε，那么称 a 为 {aₙ} 的极限。",
+     "如果序列 {aₙ} 单调有界，那么它的极限等于它的上确界。"),
+    ("it", "Come si definisce il limite di una successione?",
+     "Si dice che aₙ → ℓ se ∀ ϵ > 0 ∃ n₀ ∈ ℕ : ∀ n ≥ n₀ si ha |aₙ − ℓ| < ϵ.",
+     "La successione aₙ tende a ℓ se per ogni ϵ > 0 esiste n₀ ∈ ℕ tale che per ogni n ≥ n₀ "
+     "si ha |aₙ − ℓ| < ϵ.",
+     "La successione aₙ tende a ℓ se è monotona e limitata, come ogni successione reale."),
 ])
 def test_the_overlap_counts_what_a_paraphrase_restates(
         language: str, question: str, sentence: str, paraphrase: str, own: str) -> None:

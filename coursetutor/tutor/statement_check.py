@@ -53,7 +53,13 @@ from .ordinals import unbacked_ordinals
 from .sentences import Line, unlabelled, variant_words
 from .statements import Statement
 from .whole import lead_in
-from .wording import answers_polar, dropped_negation, negates, unbacked_polarity
+from .wording import (
+    answers_polar,
+    dropped_negation,
+    negates,
+    spelled_symbols,
+    unbacked_polarity,
+)
 
 # e5 cosines, statement to its own sentence (course pack and sample course, docs/tutor.md)
 KEEP = 0.88
@@ -77,10 +83,11 @@ _RESULT_NUMBER = re.compile(r"(?:定理|引理|定义|推论|命题|정리|보�
                             r"corollario|proposizione|satz|définition|théorème)\b)\s*"
                             r"\d+(?:\.\d+)*", re.I)
 # the connectives a Chinese restatement wraps around its sentence's words ("因此，我们可以通过
-# 考虑有限开覆盖的 Lebesgue 数来证明这一点" for "考虑有限开覆盖的 Lebesgue 数即可"): counted, its
-# words are mostly not its sentence's, character pairs being words there
+# 考虑有限开覆盖的 Lebesgue 数来证明这一点" for "考虑有限开覆盖的 Lebesgue 数即可"; "如果 … 满足 …
+# 那么" around a definition): counted, its words are mostly not its sentence's, character
+# pairs being words there
 _FILLER_CJK = re.compile("因此|所以|因而|于是|从而|我们可以|我们|可以|通过|来证明|这一点|"
-                         "也就是说|换句话说|是指")
+                         "也就是说|换句话说|是指|如果|那么|满足|对于")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -426,7 +433,8 @@ def _terms_and_form(statement: Statement, own: Sequence[Line], question: str,
             return StatementVerdict(statement, False, reason="leaves out the variant its "
                                     "sentence is about: " + ", ".join(sorted(variant)))
     mine = content_words(_FILLER_CJK.sub(" ", text), language)
-    found = content_words(" ".join(x.text for x in same) + " " + question, language)
+    said = " ".join(x.text for x in same)
+    found = content_words(f"{said} {question} {spelled_symbols(said, language)}", language)
     if same and mine and len(mine & found) < OVERLAP_LOW * len(mine):
         return StatementVerdict(statement, False, reason="most of its words are not in its "
                                                          "sentences")
@@ -435,7 +443,6 @@ def _terms_and_form(statement: Statement, own: Sequence[Line], question: str,
     if same and says_little(text, same, question, language):
         return StatementVerdict(statement, False, reason="carries next to nothing its "
                                 "sentences add to the question")
-    said = " ".join(x.text for x in same)
     if same and has_cjk(text) and (dropped := dropped_negation(text, said)):
         return StatementVerdict(statement, False, reason="drops the negation of its "
                                 "sentences: " + ", ".join(sorted(dropped)))

@@ -24,7 +24,8 @@ _WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?", re.UNICODE)
 
 @functools.cache
 def _lists() -> dict[str, dict[str, frozenset[str]]]:
-    return {lang: {key: frozenset(words) for key, words in table.items() if key != "opposites"}
+    return {lang: {key: frozenset(words) for key, words in table.items()
+                   if key not in ("opposites", "symbols")}
             for lang, table in _toml().items()}
 
 
@@ -232,6 +233,13 @@ def _unclosed_maths(text: str) -> bool:
     opened = text.count("\\(") + text.count("\\[")
     closed = text.count("\\)") + text.count("\\]")
     return opened > closed or text.replace("\\$", "").count("$") % 2 == 1
+
+
+def spelled_symbols(text: str, language: str) -> str:
+    """The words that say the logic symbols of `text` in `language` ("任意 所有 存在" for
+    "∀ε>0, ∃ N"): a statement that spells them out says what its sentence says."""
+    return " ".join(word for symbol, *words in _toml().get(language, {}).get("symbols", [])
+                    if symbol in text for word in words)
 
 
 def points_at(text: str) -> bool:
