@@ -98,6 +98,28 @@ def test_mrbench_reader_keeps_dialogues_ending_with_the_student(tmp_path: Path) 
     assert d.last_student == "I added 3 and 4."
 
 
+
+def test_mrbench_reader_reads_a_lesson_under_way(tmp_path: Path) -> None:
+    # a Bridge dialogue: no problem stated, the tutor's messages in a row, the student's
+    # last one answering the tutor's last question
+    history = ("Tutor: Do you understand that step?\u00a0\n\u00a0Tutor: Next, we have to "
+               "multiply 6 and 26.\u00a0\n\u00a0Tutor: What is the product of 26 and 6?"
+               "\u00a0\n\u00a0Student: 4")
+    opened = ("Student: sorry for the typo\n Tutor: Not an issue.\n Tutor: How many times "
+              "1000 goes into 7000?\n Student: it cant")
+    rows = [{"conversation_id": n, "conversation_history": h,
+             "Ground_Truth_Solution": "Not Available", "anno_llm_responses": {}}
+            for n, h in (("b1", history), ("b2", opened))]
+    path = tmp_path / "mrbench.json"
+    path.write_text(json.dumps(rows))
+    first, second = load_mrbench(path)
+    said = ("Do you understand that step? Next, we have to multiply 6 and 26. What is the "
+            "product of 26 and 6?")
+    assert (first.problem, first.turns, first.last_student) == (said, [("", said)], "4")
+    asked = "Not an issue. How many times 1000 goes into 7000?"
+    assert (second.problem, second.turns) == (asked, [("sorry for the typo", asked)])
+
+
 def test_sample_exercises_pair_each_exercise_with_its_solution() -> None:
     pairs = sample_exercises(SAMPLE_DIR)
     assert sorted(pairs) == ["1", "2", "3", "4"]

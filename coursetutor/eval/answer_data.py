@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import re
 from pathlib import Path
 from typing import Any, cast
@@ -49,25 +48,49 @@ _SPEAKER = re.compile(r"(?:^|\n)\s*(Tutor|Student):\s*", re.IGNORECASE)
 
 
 def _utterances(history: str) -> list[tuple[str, str]]:
+    """The speakers' turns, each speaker's messages in a row joined into one ("Tutor: Next,
+    we have to multiply 6 and 26. Tutor: What is the product of 26 and 6?")."""
     parts = _SPEAKER.split(history.replace("\u00a0", " "))
-    return [(parts[i].lower(), parts[i + 1].strip()) for i in range(1, len(parts) - 1, 2)]
+    said: list[tuple[str, str]] = []
+    for i in range(1, len(parts) - 1, 2):
+        who, text = parts[i].lower(), parts[i + 1].strip()
+        if said and said[-1][0] == who:
+            said[-1] = (who, f"{said[-1][1]} {text}".strip())
+        else:
+            said.append((who, text))
+    return said
+
+
+_OPENING = "The question is:"
 
 
 def load_mrbench(path: Path) -> list[Dialogue]:
-    """Dialogues whose history ends with a student message (the tutor speaks next)."""
+    """Dialogues whose history ends with a student message (the tutor speaks next). A
+    MathDial dialogue opens with the tutor's request and the problem ("The question is:
+    …"); a Bridge dialogue is a lesson under way with no problem stated, so its problem is
+    what the tutor last said, the question the student's last message answers ("How many
+    milliliters are in one liter?" before "is that a 20"), and a tutor's message with no
+    student message before it is a turn of its own."""
     out: list[Dialogue] = []
     for row in _read_json(path):
         said = _utterances(row["conversation_history"])
         if len(said) < 2 or said[-1][0] != "student":
             continue
         opening = said[0][1]
-        problem = opening.split("The question is:", 1)[-1].strip()
+        if _OPENING in opening:
+            problem, body = opening.split(_OPENING, 1)[-1].strip(), said[1:]
+        else:
+            problem, body = said[-2][1], said
         solution = row["Ground_Truth_Solution"].strip()
         final = solution.splitlines()[-1].strip()
         pairs: list[tuple[str, str]] = []
-        for (who, text), (nxt, reply) in itertools.pairwise(said[1:]):
-            if who == "student" and nxt == "tutor":
-                pairs.append((text, reply))
+        student = ""
+        for who, text in body[:-1]:
+            if who == "student":
+                student = text
+            else:
+                pairs.append((student, text))
+                student = ""
         out.append(Dialogue(row["conversation_id"], problem, solution, final, pairs,
                             said[-1][1]))
     return out
