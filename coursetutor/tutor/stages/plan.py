@@ -74,11 +74,12 @@ def plan(tools: Tools, p: Prompted) -> Prompted:
         task=prompts.load(f"step_{p.level}"), language=language_name(pivot or f.cat.language))
     # the student reads the exercise and the lecture as before; the model, a small one,
     # writes from the exercise and this one step of its solution alone
-    prepared, reason = "", premise(step.text, hit.chunk.language or f.cat.language) if (
-        p.level == "hint") else ""
+    reason = (premise(step.text, hit.chunk.language or f.cat.language)
+              if p.level == "hint" else "")
+    prepared = ""
     if reason:  # a hint at a step that gives its reason: that reason, and a question
-        prepared, pivot = _reason_hint(tools, f"{reason} [{number}].", f.cat.language,
-                                       pivot), ""
+        prepared = _reason_hint(tools, f"{reason} [{number}].", f.cat.language, pivot)
+        pivot = ""  # written in the student's language already
     return dataclasses.replace(p, solution=solution, step=lines, pivot=pivot, messages=(
         Message("system", prompts.load("hint_system")), Message("user", user)),
         prepared=prepared, reason=reason)
