@@ -58,3 +58,17 @@ def test_a_hint_that_shows_the_reason_copies_no_solution() -> None:
     assert check("hint", chinese, shown) == ()
     copied = f"{hint} For Gauss-Newton, we solve in each update step (∇r⊤∇r) d = −∇r⊤ r."
     assert [v.rule for v in check("hint", copied, shown)] == ["copies_solution"]
+
+
+@pytest.mark.parametrize(("reason", "apart"), [
+    ("Remp is the squared sum of the residuals r = (y(1) − π(x(1)))⊤",
+     "Remp is the squared sum of the residuals, r = (y(1) − π(x(1)))⊤"),
+    ("Remp è la somma dei quadrati dei residui r = (y − π)",
+     "Remp è la somma dei quadrati dei residui, r = (y − π)"),
+    ("f is continuous where g = 0", "f is continuous where g = 0"),  # no noun: as it is
+])
+def test_a_noun_and_the_formula_that_names_it_are_set_apart_for_translation(
+        reason: str, apart: str) -> None:
+    from coursetutor.tutor.stages.plan import _apposed
+
+    assert _apposed(reason) == apart

@@ -1225,15 +1225,22 @@ def test_a_hint_at_a_step_that_gives_its_reason_is_that_reason(make_tutor: MakeT
     fake.scripts["translate_reply"] = [said, said]  # (its formula no placeholder: asked twice)
     chinese = tutor.ask("为什么练习1 (b) 中可以使用高斯-牛顿法？", "sheet", student="bo")
     assert chinese.level == "hint" and not fake.answer_calls()
-    assert chinese.text.split() == reply("step_reason", "zh", premise=said).replace(
-        "。 ", "。").split()
+    assert chinese.text.split() == reply("step_reason", "zh", premise=said).split()
     translated = [c.messages[-1].content for c in fake.calls if c.kind == "translate_reply"]
     assert "What does that let you do" not in " ".join(translated)
+    # the noun and the formula that names it apart: the translation keeps the noun (残差)
+    assert "the residuals, r_i = y_i - pi(x_i)" in translated[-1]
     # a translation that lost a name or a number of the reason: the reason as written
     fake.scripts["translate"] = ["Why can Gauss-Newton be used in exercise 1 (b)?"]
     fake.scripts["translate_reply"] = ["R 是残差的平方和 [1]。"] * 2
     lost = tutor.ask("为什么练习1 (b) 中可以使用高斯-牛顿法？", "sheet", student="cy")
     assert lost.text.split() == reply("step_reason", "zh", premise=reason).split()
+    # a reason translated as two sentences is shown whole, with its question
+    fake.scripts["translate"] = ["Why can Gauss-Newton be used in exercise 1 (b)?"]
+    two = "R 是残差的平方和。r_i = y_i - pi(x_i) [1]。"
+    fake.scripts["translate_reply"] = [two, two]
+    whole = tutor.ask("为什么练习1 (b) 中可以使用高斯-牛顿法？", "sheet", student="di")
+    assert whole.text.endswith(reply("step_reason", "zh", premise="").split()[-1])
 
 
 def test_what_an_exercise_states_is_answered_from_it(make_tutor: MakeTutor,

@@ -93,12 +93,27 @@ def _reason_hint(tools: Tools, reason: str, language: str, source: str) -> str:
     it, "What does that let you do in this part?" came back from Korean as "How can I help
     you in this part?")."""
     if source:
-        translated = translate_reply(tools.router, reason, language_name(language),
+        translated = translate_reply(tools.router, _apposed(reason), language_name(language),
                                      tools.log, source=source)
         if translated and keeps_terms(reason, translated) and all(
                 formula in translated for formula in mask_formulas(reason)[1]):
             reason = translated
     return reply("step_reason", language, premise=reason)
+
+
+# a noun after its article and the formula that names it ("the residuals r = (…)"), with no
+# comma between
+_APPOSITION = re.compile(
+    r"(?<![\w-])((?:the|a|an|its|their|il|lo|la|i|gli|le|un|una|dei|degli|delle|del|della|"
+    r"der|die|das|den|dem|des|ein|eine|les|une|du|el|los|las) [^\W\d_]{3,}) "
+    r"(?=[^\W\d_][\w()\[\]]* = )", re.IGNORECASE)
+
+
+def _apposed(reason: str) -> str:
+    """The reason with a comma between a noun and the formula that names it ("the residuals,
+    r = (…)"): without it, the Chinese translation made the formula the noun ("Remp 是 r = (…)
+    的平方和", the residuals gone); with it, "Remp 是残差的平方和，r = (…)"."""
+    return _APPOSITION.sub(r"\1, ", reason)
 
 
 def _unmarked(part: str) -> str:

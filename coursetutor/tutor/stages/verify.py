@@ -110,7 +110,8 @@ def verify(tools: Tools, w: Written) -> Generator[StreamEvent, None, Reply]:
         check = (CheckResult(text, (), ()) if guarded.fallback
                  else _check(tools, u, text, ctx, cat, level, step=p.step))
         kept = check.text if check.changed else text
-        text = kept if guarded.fallback else short(kept, level)  # the rung's own help: whole
+        # the rung's own help and a hint the project wrote (a step's reason) are shown whole
+        text = kept if guarded.fallback or p.prepared else short(kept, level)
         # a list some of whose items were taken out counts on without gaps; what the check
         # left of it may be a lead-in and markers ("Here are the steps …: [1]\n\n5 [1].")
         text = relabel(text.strip())
