@@ -39,13 +39,14 @@ class Guarded:
 
 
 def facts_for(exercise: str, solution: str, student: str = "", shown: str = "",
-              course: str = "") -> RungFacts:
+              course: str = "", reason: str = "") -> RungFacts:
     """What the replies on one exercise are checked against (`course`: the passages shown
-    from other documents than the exercise's)."""
+    from other documents than the exercise's; `reason`: the solution's words a hint shows
+    by design, reason.py)."""
     answers = tuple(final_answers(solution, exercise)[:8]) if solution else ()
     return RungFacts(exercise=exercise, student=student, shown=shown, answers=answers,
                      solution=solution, results=tuple(stated_finals(solution)[:4]),
-                     course=course)
+                     course=course, reason=reason)
 
 
 def fallback_help(level: Level, language: str, number: int | None) -> str:

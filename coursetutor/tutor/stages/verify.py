@@ -7,7 +7,6 @@ sources in their own words, and translated for the student last."""
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from collections.abc import Generator
 
@@ -96,8 +95,8 @@ def verify(tools: Tools, w: Written) -> Generator[StreamEvent, None, Reply]:
                           "\n".join([*(s.text for s in ctx.sources),
                                      *(h.answer for h in u.recalled.history)]),
                           "\n".join(s.text for s in ctx.sources
-                                    if not hit or s.hit.chunk.document_id != hit.chunk.document_id))
-        facts = dataclasses.replace(facts, reason=p.reason)  # a hint that shows its reason
+                                    if not hit or s.hit.chunk.document_id != hit.chunk.document_id),
+                          reason=p.reason)  # a hint that shows its step's reason
         # a reply tidied down to "here are the passages", or cut off after a word or two
         # ("Certainly [1]", the deadline), gives no help on this rung
         text = whole_sentences(text)  # a hint cut at its token limit ends where one did
