@@ -7,7 +7,7 @@ import dataclasses
 import pytest
 
 from coursetutor.tutor.guard import facts_for
-from coursetutor.tutor.reason import premise
+from coursetutor.tutor.reason import named, premise
 from coursetutor.tutor.replies import reply
 from coursetutor.tutor.rungs import check
 
@@ -58,6 +58,28 @@ def test_a_hint_that_shows_the_reason_copies_no_solution() -> None:
     assert check("hint", chinese, shown) == ()
     copied = f"{hint} For Gauss-Newton, we solve in each update step (∇r⊤∇r) d = −∇r⊤ r."
     assert [v.rule for v in check("hint", copied, shown)] == ["copies_solution"]
+
+
+TASK = ("Explain why Gauss-Newton is applicable here and write an R script to find an optimal "
+        "model via Gauss-Newton (do 30 iterations, x[0] = 0).")
+
+
+@pytest.mark.parametrize(("step", "task", "target", "term"), [
+    # the method the step applies, named by the part too: in the student's language, and
+    # in Latin letters as short as it stands without an article
+    (GN, TASK, "en", "Gauss-Newton"),
+    (GN, TASK, "it", "Gauss-Newton"),
+    (GN, TASK, "zh", "高斯-牛顿法"),
+    (GN, TASK, "ko", "가우스-뉴턴 방법"),
+    # a part that does not name it: the hint does not either (the step is what to find)
+    (GN, "Write an R script to find an optimal model (do 30 iterations).", "en", ""),
+    # a term of the reason is no term of what the step does
+    ("We stop here since the Hessian is positive definite at x.",
+     "Show that the Hessian is positive definite.", "en", ""),
+    ("Compute the derivative of f.", "Compute the derivative of f.", "en", ""),  # no reason
+])
+def test_the_method_a_hint_may_name(step: str, task: str, target: str, term: str) -> None:
+    assert named(step, task, "en", target) == term
 
 
 @pytest.mark.parametrize(("reason", "apart"), [

@@ -777,3 +777,33 @@ def test_a_name_written_in_another_script_names_the_result() -> None:
     wanted = _wanted("柯西收敛准则是什么？ Cauchy", "zh")
     assert named(sentence, wanted, "zh", {"cauchy"}) > 0
     assert named(sentence, wanted, "zh") == 0.0
+
+
+@pytest.mark.parametrize(("question", "search"), [
+    ("뉴턴-랩슨 방법의 단점은 무엇인가요?",
+     "What are the limitations of the Newton-Raphson method?"),
+    ("What are the disadvantages of the Newton-Raphson method?", ""),
+    ("Quali sono i limiti del metodo di Newton-Raphson?",
+     "What are the limitations of the Newton-Raphson method?"),
+])
+def test_a_question_about_drawbacks_gets_the_sentences_labelled_so(question: str,
+                                                                   search: str) -> None:
+    from coursetutor.tutor.sentences import select
+    from coursetutor.types import Hit
+
+    slides = ["DISCUSSION Advantage: For f sufficiently smooth: Newton-Raphson converges "
+              "locally quadratically. Disadvantage: For “bad” starting points: Newton-Raphson "
+              "may diverge.",
+              "LIMITATIONS Problem 2: Hessian can be computationally expensive to calculate. "
+              "Aim: Find quasi-second order methods not relying on exact Hessians: the "
+              "Quasi-Newton method and the Gauss-Newton method."]
+    hits = [Hit(_chunk(n, text, "en", 7), 1.0, {}, {}, Locator(page=7 + n))
+            for n, text in enumerate(slides)]
+    picked = select(question, search, hits, "ko" if search else "en", "concept",
+                    _FlatEmbedder())  # type: ignore[arg-type]
+    texts = [line.text for line in picked.lines]
+    assert any("may diverge" in t for t in texts)
+    # searched as "limitations", the slide titled so gives its problem too
+    assert any("expensive" in t for t in texts) or "limitations" not in search
+    # what the slides say beside them, the advantage and the remedy, is no drawback
+    assert not any("Aim:" in t or "Advantage:" in t for t in texts)

@@ -1212,35 +1212,65 @@ def test_a_hint_at_a_step_that_gives_its_reason_is_that_reason(make_tutor: MakeT
                                                                 tmp_path: Path) -> None:
     # "We can apply Gauss-Newton since R is the squared sum of the residuals": the small
     # model restated the reason wrongly ("because the residuals are quadratic"); the hint is
-    # the reason as the solution words it, and a question, and the model writes nothing
+    # the reason as the solution words it, and a question that names the method the part
+    # names too, and the model writes nothing
     tutor, fake = _sheet_course(make_tutor, tmp_path, ["The residuals are quadratic [1]."])
     _, answer = run(tutor, "Why is Gauss-Newton applicable in exercise 1 (b)?", course="sheet")
     assert answer.level == "hint" and not fake.answer_calls()
     reason = "R is the squared sum of the residuals r_i = y_i - pi(x_i) [1]."
-    assert answer.text == reply("step_reason", "en", premise=reason)
+    assert answer.text == reply("step_reason_named", "en", premise=reason, named="Gauss-Newton")
+    assert answer.text.endswith("How does that relate to Gauss-Newton in this part of the "
+                                "exercise?")
     # asked in Chinese, the reason is translated (the exercise is English) and the question
-    # around it is the project's own Chinese
+    # around it is the project's own Chinese, with the method as the glossary writes it
     fake.scripts["translate"] = ["Why can Gauss-Newton be used in exercise 1 (b)?"]
     said = "R 是残差 r_i = y_i - pi(x_i) 的平方和 [1]。"
     fake.scripts["translate_reply"] = [said, said]  # (its formula no placeholder: asked twice)
     chinese = tutor.ask("为什么练习1 (b) 中可以使用高斯-牛顿法？", "sheet", student="bo")
     assert chinese.level == "hint" and not fake.answer_calls()
-    assert chinese.text.split() == reply("step_reason", "zh", premise=said).split()
+    assert chinese.text.split() == reply("step_reason_named", "zh", premise=said,
+                                         named="高斯-牛顿法").split()
     translated = [c.messages[-1].content for c in fake.calls if c.kind == "translate_reply"]
-    assert "What does that let you do" not in " ".join(translated)
+    assert "How does that relate" not in " ".join(translated)
     # the noun and the formula that names it apart: the translation keeps the noun (残差)
     assert "the residuals, r_i = y_i - pi(x_i)" in translated[-1]
     # a translation that lost a name or a number of the reason: the reason as written
     fake.scripts["translate"] = ["Why can Gauss-Newton be used in exercise 1 (b)?"]
     fake.scripts["translate_reply"] = ["R 是残差的平方和 [1]。"] * 2
     lost = tutor.ask("为什么练习1 (b) 中可以使用高斯-牛顿法？", "sheet", student="cy")
-    assert lost.text.split() == reply("step_reason", "zh", premise=reason).split()
+    assert lost.text.split() == reply("step_reason_named", "zh", premise=reason,
+                                      named="高斯-牛顿法").split()
     # a reason translated as two sentences is shown whole, with its question
     fake.scripts["translate"] = ["Why can Gauss-Newton be used in exercise 1 (b)?"]
     two = "R 是残差的平方和。r_i = y_i - pi(x_i) [1]。"
     fake.scripts["translate_reply"] = [two, two]
     whole = tutor.ask("为什么练习1 (b) 中可以使用高斯-牛顿法？", "sheet", student="di")
-    assert whole.text.endswith(reply("step_reason", "zh", premise="").split()[-1])
+    assert whole.text.endswith(reply("step_reason_named", "zh", premise="",
+                                     named="高斯-牛顿法").split()[-1])
+
+
+def test_a_reason_that_ends_on_a_formula_is_translated_without_it(
+        make_tutor: MakeTutor, tmp_path: Path) -> None:
+    # "… the residuals r = (…)": the Korean translation made the formula a sentence of its
+    # own; the formula stays out of the translation and follows the noun in brackets
+    solved = SHEET_SOLUTION.replace("the residuals r_i = y_i - pi(x_i).",
+                                    "the residuals r = (y - pi(x)).")
+    tutor, fake = _sheet_course(make_tutor, tmp_path, ["The residuals are quadratic [1]."],
+                                solved)
+    fake.scripts["translate"] = ["Why can Gauss-Newton be used in exercise 1 (b)?"]
+    fake.scripts["translate_reply"] = ["R은 잔차의 제곱합입니다."] * 2
+    korean = tutor.ask("연습 문제 1 (b)에서 왜 가우스-뉴턴 방법을 사용할 수 있나요?", "sheet",
+                       student="ko")
+    premise_ko = "R은 잔차의 제곱합입니다 (r = (y - pi(x))) [1]."
+    assert korean.text == reply("step_reason_named", "ko", premise=premise_ko,
+                                named="가우스-뉴턴 방법")
+    translated = [c.messages[-1].content for c in fake.calls if c.kind == "translate_reply"]
+    assert "r = (y - pi(x))" not in translated[-1] and "the residuals" in translated[-1]
+    # asked in Chinese, the bracket closes before the Chinese stop
+    fake.scripts["translate"] = ["Why can Gauss-Newton be used in exercise 1 (b)?"]
+    fake.scripts["translate_reply"] = ["R 是残差的平方和。"] * 2
+    chinese = tutor.ask("为什么练习1 (b) 中可以使用高斯-牛顿法？", "sheet", student="zh")
+    assert "R 是残差的平方和 (r = (y - pi(x))) [1]。" in chinese.text
 
 
 def test_what_an_exercise_states_is_answered_from_it(make_tutor: MakeTutor,

@@ -104,6 +104,17 @@ def dropped(translated: str, source_text: str, source: str, target: str) -> list
     return out
 
 
+def spelling(n: int, language: str) -> str:
+    """Term `n` as `language` writes it: in a language of Latin letters its shortest
+    spelling, which stands in a sentence without the article a longer one needs
+    ("Gauss-Newton", not "metodo di Gauss-Newton"); in another its first. "" when the
+    glossary has none."""
+    spellings = _terms()[n].get(language, ())
+    if not spellings:
+        return ""
+    return spellings[0] if language in _SUFFIXED else min(spellings, key=len)
+
+
 def written_in(name: str, text: str) -> bool:
     """Does `text` hold the glossary's term that `name` (English) names, in any language's
     spelling? "Gauss-Newton" is kept in "高斯-牛顿法适用于这里", as the glossary tells the

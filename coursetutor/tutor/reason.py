@@ -17,6 +17,7 @@ import functools
 import re
 
 from ..retrieval.retriever import CJK_LANGUAGES
+from .glossary import found, spelling
 from .next_step import MASK
 from .sentences import garbled
 from .wording import reason_words
@@ -46,19 +47,7 @@ def premise(step: str, language: str) -> str:
     squared sum of the residuals r = (…)⊤" of "we can apply Gauss-Newton since Remp is …");
     "" when it gives none or one that cannot be shown: with a hidden number (…) in it,
     garbled, too short or too long, or with nothing the step does with it."""
-    pattern = _pattern(language)
-    text = step.strip()
-    found = pattern.search(text) if pattern else None
-    if found is None:
-        return ""
-    before, after = text[:found.start()], text[found.end():]
-    if not before.strip(" ,，、"):
-        # "Since P, C": the reason runs to the comma that ends it, outside brackets
-        cut = _clause_end(after)
-        reason, rest = after[:cut], after[cut:]
-    else:
-        reason, rest = after, before
-    reason = _END.sub("", _NEXT.split(reason.strip(" ,，、"), maxsplit=1)[0])
+    reason, rest = _split(step, language)
     if not (_said(rest, language, MIN_BEFORE) and _said(reason, language, MIN_WORDS)):
         return ""
     if MASK in reason or len(reason) > MAX_CHARS or garbled(reason):
@@ -67,6 +56,39 @@ def premise(step: str, language: str) -> str:
     # a sentence's first word capitalised, not a variable ("f 在 [a,b] 上连续")
     return reason[:1].upper() + reason[1:] if first.isalpha() and first.islower() and len(
         first) > 1 and first.isascii() else reason
+
+
+def named(step: str, task: str, language: str, target: str) -> str:
+    """The term of the course's glossary that what `step` does with its reason names and
+    that the exercise's `task` names too ("Gauss-Newton" of "we can apply Gauss-Newton since
+    …", when the part says "Explain why Gauss-Newton is applicable"), spelled in the
+    `target` language; "" when there is none. The task shows it to the student already, so
+    a hint may name it: asked for the part's result, the hint that showed only the reason
+    left out which method the reason is for."""
+    _, rest = _split(step, language)
+    tasked = {n for _, n in found(task, language)}
+    for spelled, n in found(rest, language):
+        if n in tasked:
+            return spelled if target == language else spelling(n, target) or spelled
+    return ""
+
+
+def _split(step: str, language: str) -> tuple[str, str]:
+    """(the reason `step` gives, what it does with it): ("", "") when it gives none."""
+    pattern = _pattern(language)
+    text = step.strip()
+    found_at = pattern.search(text) if pattern else None
+    if found_at is None:
+        return "", ""
+    before, after = text[:found_at.start()], text[found_at.end():]
+    if not before.strip(" ,，、"):
+        # "Since P, C": the reason runs to the comma that ends it, outside brackets
+        cut = _clause_end(after)
+        reason, rest = after[:cut], after[cut:]
+    else:
+        reason, rest = after, before
+    reason = _END.sub("", _NEXT.split(reason.strip(" ,，、"), maxsplit=1)[0])
+    return reason, rest.strip(" ,，、")
 
 
 def _said(text: str, language: str, least: int) -> bool:

@@ -43,6 +43,8 @@ CLOSE = 0.05  # a sentence this close to the best one's score is evidence too
 PASSAGES = 5  # the first passages read
 TERM_WEIGHT = 0.05
 CUE_WEIGHT = 0.03
+DRAWBACK_WEIGHT = 0.08  # a question about drawbacks: the sentence a slide labels as one
+DRAWBACK_WIDTH = 0.15  # ... and those labelled so this close to the best one, no others
 FORMULA_WEIGHT = 0.05
 SECTION_WEIGHT = 0.04  # a passage whose section title the question names
 NAMED_WEIGHT = 0.06  # the label of the result the question names, at most
@@ -67,7 +69,23 @@ _CUES = {
                       r"quindi|dunque)\b|因为|所以|由于|때문|따라서", re.I),
     "proof": re.compile(r"\b(?:proof|suppose|assume|let|then|dimostrazione|supponiamo|sia|"
                         r"allora)\b|证明|假设|设|则|증명", re.I),
+    # what a page calls a drawback: "Disadvantage: For “bad” starting points: Newton-Raphson
+    # may diverge", "Problem 2: Hessian can be computationally expensive"
+    "drawback": re.compile(
+        r"\b(?:disadvantages?|drawbacks?|limitations?|problem \d{1,2}|weakness(?:es)?|"
+        r"downsides?|shortcomings?|svantagg[io]|limitazion[ei]|difett[io]|nachteile?|"
+        r"inconvénients?|desventajas?|limitaciones)\b|缺点|局限|弊端|단점|한계|문제점|欠点|短所",
+        re.I),
 }
+# a question about drawbacks ("뉴턴-랩슨 방법의 단점은 무엇인가요?", searched as "What are the
+# limitations of the Newton-Raphson method?"): the slide of its "Aim: Find quasi-second order
+# methods" came before the one of its "Disadvantage"
+_DRAWBACK_ASKED = re.compile(
+    r"\b(?:disadvantages?|drawbacks?|limitations?|weakness(?:es)?|downsides?|shortcomings?|"
+    r"pitfalls?|svantagg[io]|limitazion[ei]|difett[io]|punti deboli|nachteile?|schwächen|"
+    r"inconvénients?|faiblesses?|desventajas?|limitaciones)\b|缺点|局限|不足之处|弊端|劣势|"
+    r"단점|한계|약점|문제점|欠点|短所|デメリット", re.I)
+
 _JOINS_NEXT = re.compile(r"[,:=+\-−(\[{]$|\b(?:with|of|and|or|to|the|a|is|by|for|where)$", re.I)
 _GOES_ON = re.compile(r"^(?:[a-zà-ÿ(\[{=+\-−∇∑∫√`$]|\d)")
 _BRACE_GLYPHS = re.compile(r"[}{]\s*\|\s*[{}]|\}\|\s*\{|z\s*\}\|")
@@ -490,7 +508,10 @@ def select(question: str, search: str, hits: Sequence[Hit], language: str, inten
               for q, lang in zip(asked, [language, hits[0].chunk.language or language],
                                      strict=False)]
     kind = _cue_kind(question, intent)
+    if not kind and _DRAWBACK_ASKED.search(search):
+        kind = "drawback"
     cue = _CUES.get(kind)
+    cued = DRAWBACK_WEIGHT if kind == "drawback" else CUE_WEIGHT
     formula = asks_formula(question) or asks_formula(search)
     scores = []
     # a term of the passage's section title counts for each of its sentences alike (a slide
@@ -508,7 +529,7 @@ def select(question: str, search: str, hits: Sequence[Hit], language: str, inten
         terms = max(len(w & (set(tokenize(sentence, lang)) | titles[p])) for w in wanted)
         bonus_named = max(max(named(sentence, w, lang, people), item_named(sentence, w, titles[p],
                                                                    lang)) for w in wanted)
-        bonus = CUE_WEIGHT if cue and cue.search(sentence) else 0.0
+        bonus = cued if cue and cue.search(sentence) else 0.0
         if n in definers:
             bonus += DEFINES_WEIGHT
         if formula and any(RELATION.search(f) for _, f in line_formulas(sentence)):
@@ -523,6 +544,12 @@ def select(question: str, search: str, hits: Sequence[Hit], language: str, inten
     order = clean
     top = order[0]
     chosen = [i for i in order if scores[i] >= scores[top] - CLOSE][:MAX_SENTENCES]
+    if kind == "drawback" and cue and cue.search(candidates[top][2]):
+        # the drawbacks the pages label as such, and not what their slides say beside them
+        # ("Aim: Find quasi-second order methods", the remedy, beside "Problem 2: Hessian
+        # can be computationally expensive")
+        chosen = [i for i in order if scores[i] >= scores[top] - DRAWBACK_WIDTH
+                  and cue.search(candidates[i][2])][:MAX_SENTENCES]
     chosen = _with_antecedents(chosen, candidates, set(order))
     if steps_wanted(question, intent):
         after = [i for i in order if candidates[i][0] == candidates[top][0]
@@ -925,10 +952,13 @@ def asks_proof(question: str, intent: str) -> bool:
 
 
 def _cue_kind(question: str, intent: str) -> str:
-    """What kind of sentence the question asks for: definition, why, proof, how or ""."""
+    """What kind of sentence the question asks for: definition, why, proof, drawback, how
+    or ""."""
     q = question.lower()
     if re.search(r"\b(?:prove|proof|proved|dimostra|dimostrazione)\b|证明|증명", q):
         return "proof"
+    if _DRAWBACK_ASKED.search(q):
+        return "drawback"
     if WHY.search(q):
         return "why"
     if re.search(r"\b(?:defined|definit[oaie]|si definisce|définie?s?|definiert)\b|定义|정의",

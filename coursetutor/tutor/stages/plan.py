@@ -20,7 +20,7 @@ from ..claims import mask_formulas
 from ..exercise import exercise_hit, exercise_text, parts, solution_text
 from ..next_step import MASK, Step, next_step
 from ..pedagogy import FROM_STEP
-from ..reason import premise
+from ..reason import named, premise
 from ..replies import language_name, reply
 from ..reply_language import keeps_terms, translate_reply
 from .tools import Tools
@@ -78,27 +78,53 @@ def plan(tools: Tools, p: Prompted) -> Prompted:
               if p.level == "hint" else "")
     prepared = ""
     if reason:  # a hint at a step that gives its reason: that reason, and a question
-        prepared = _reason_hint(tools, f"{reason} [{number}].", f.cat.language, pivot)
+        term = named(step.text, asked or stated, hit.chunk.language or f.cat.language,
+                     f.cat.language)
+        prepared = _reason_hint(tools, reason, number, f.cat.language, pivot, term)
         pivot = ""  # written in the student's language already
     return dataclasses.replace(p, solution=solution, step=lines, pivot=pivot, messages=(
         Message("system", prompts.load("hint_system")), Message("user", user)),
         prepared=prepared, reason=reason)
 
 
-def _reason_hint(tools: Tools, reason: str, language: str, source: str) -> str:
-    """The hint that shows a step's `reason`, in the student's `language`: the reason
-    translated from the exercise's language (`source`, "" when the same) into it, or as
-    the solution words it when the translation lost a name, a number or a formula (the
-    question around it is the project's own, in the student's language: translated with
-    it, "What does that let you do in this part?" came back from Korean as "How can I help
-    you in this part?")."""
+def _reason_hint(tools: Tools, reason: str, number: int, language: str, source: str,
+                 term: str) -> str:
+    """The hint that shows a step's `reason`, cited as source `number`, in the student's
+    `language`: the reason translated from the exercise's language (`source`, "" when the
+    same) into it, or as the solution words it when the translation lost a name, a number
+    or a formula (the question around it is the project's own, in the student's language:
+    translated with it, "What does that let you do in this part?" came back from Korean as
+    "How can I help you in this part?"). The question names `term`, the method the step
+    applies that the exercise names too, when there is one."""
+    cited = f"{reason} [{number}]."
     if source:
-        translated = translate_reply(tools.router, _apposed(reason), language_name(language),
-                                     tools.log, source=source)
-        if translated and keeps_terms(reason, translated) and all(
-                formula in translated for formula in mask_formulas(reason)[1]):
-            reason = translated
-    return reply("step_reason", language, premise=reason)
+        translated = _translated(tools, reason, number, language, source)
+        if translated and keeps_terms(cited, translated) and all(
+                formula in translated for formula in mask_formulas(cited)[1]):
+            cited = translated
+    if term:
+        return reply("step_reason_named", language, premise=cited, named=term)
+    return reply("step_reason", language, premise=cited)
+
+
+_STOP = re.compile(r"[\s.。．]+$")
+
+
+def _translated(tools: Tools, reason: str, number: int, language: str, source: str) -> str:
+    """`reason`, cited as source `number`, translated into `language`. A formula that ends
+    it naming the noun before it ("… of the residuals r = (…)⊤") stays out of the
+    translation and follows in brackets: the Korean translation made it a sentence of its
+    own ("Remp는 잔차의 제곱합입니다. r = (…)⊤ [1]."), which reads as no statement."""
+    body, formula = _formula_apart(reason)
+    if not formula:
+        return translate_reply(tools.router, f"{_apposed(reason)} [{number}].",
+                               language_name(language), tools.log, source=source)
+    said = translate_reply(tools.router, f"{body}.", language_name(language), tools.log,
+                           source=source)
+    if not said:
+        return ""
+    stop = "。" if language in ("zh", "ja") else "."
+    return f"{_STOP.sub('', said.strip())} ({formula}) [{number}]{stop}"
 
 
 # a noun after its article and the formula that names it ("the residuals r = (…)"), with no
@@ -107,6 +133,16 @@ _APPOSITION = re.compile(
     r"(?<![\w-])((?:the|a|an|its|their|il|lo|la|i|gli|le|un|una|dei|degli|delle|del|della|"
     r"der|die|das|den|dem|des|ein|eine|les|une|du|el|los|las) [^\W\d_]{3,}) "
     r"(?=[^\W\d_][\w()\[\]]* = )", re.IGNORECASE)
+
+
+def _formula_apart(reason: str) -> tuple[str, str]:
+    """("… of the residuals", "r = (…)⊤") of a reason that ends on a noun and the formula
+    that names it; (reason, "") of any other."""
+    for found in _APPOSITION.finditer(reason):
+        rest = reason[found.end():].strip()
+        if mask_formulas(rest)[1] == [rest]:
+            return reason[:found.end()].rstrip(), rest
+    return reason, ""
 
 
 def _apposed(reason: str) -> str:
