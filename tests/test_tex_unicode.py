@@ -214,6 +214,23 @@ def test_a_masked_formula_is_whole_and_placeholders_run_together_stay_apart() ->
         "업데이트는 x [t+1] = x [t] + d[t], d[t] = − ( ∇2f (x [t]) )−1 ∇f (x [t])입니다.")
 
 
+@pytest.mark.parametrize(("text", "found"), [
+    # a bracket opened on a word is the prose's, which the translation must see ("hanno"
+    # went through untranslated, its bracket never closed)
+    ("f continua e f(a)⋅ f(b)≠ 0 (hanno segno diverso), allora",
+     ["f(a)⋅ f(b)≠ 0"]),
+    ("x = 2 (the root)", ["x = 2"]),
+    # one opened on maths is the formula's, up to where it closes
+    ("f(x) = (sin x)^2 here", ["f(x) = (sin x)^2"]),
+    ("r = (y(1) − π(x(1)), ⋯ , y(n) − π(x(n)))⊤ holds",
+     ["r = (y(1) − π(x(1)), ⋯ , y(n) − π(x(n)))⊤"]),
+])
+def test_a_masked_formula_ends_where_its_maths_does(text: str, found: list[str]) -> None:
+    from coursetutor.tutor.claims import mask_formulas
+
+    assert mask_formulas(text)[1] == found
+
+
 def test_the_closest_topics_read_as_the_student_reads_them() -> None:
     from coursetutor.tutor.evidence import Evidence
     from coursetutor.tutor.stages.find import _closest_topics

@@ -215,6 +215,8 @@ def _whole_spans(tokens: Sequence[str]) -> list[tuple[int, int]]:
         if out and j <= out[-1][1]:
             continue  # inside the one before, which ran on to close its brackets
         j = _closed(tokens, i, j)
+        while j - i > 1 and _opens_prose(tokens[j - 1]):
+            j -= 1  # "(hanno" of "f(a)⋅ f(b)≠ 0 (hanno segno diverso)": the prose's bracket
         before = tokens[i - 1] if i else ""
         if before.isalpha() and len(before) == 1 and before.casefold() not in _CONNECTORS:
             i -= 1
@@ -222,6 +224,19 @@ def _whole_spans(tokens: Sequence[str]) -> list[tuple[int, int]]:
             i = out.pop()[0]
         out.append((i, j))
     return out
+
+
+_FUNCTIONS = frozenset({"sin", "cos", "tan", "cot", "sec", "csc", "log", "exp", "lim", "max",
+                        "min", "sup", "inf", "det", "arg", "sinh", "cosh", "tanh", "arcsin",
+                        "arccos", "arctan", "sgn", "var", "cov", "tr", "rank", "diag"})
+
+
+def _opens_prose(token: str) -> bool:
+    """A bracket opened on a word ("(hanno", "(the"), not on maths ("(x", "(sin"): the
+    prose that follows a formula, which the translation must see."""
+    word = token.lstrip("([{").rstrip(".,;:")
+    return (token[:1] in "([{" and len(word) >= 3 and word.isalpha() and not has_cjk(word)
+            and word.casefold() not in _FUNCTIONS)
 
 
 def _closed(tokens: Sequence[str], i: int, j: int) -> int:
