@@ -434,7 +434,8 @@ def _terms_and_form(statement: Statement, own: Sequence[Line], question: str,
                                     "sentence is about: " + ", ".join(sorted(variant)))
     mine = content_words(_FILLER_CJK.sub(" ", text), language)
     said = " ".join(x.text for x in same)
-    found = content_words(f"{said} {question} {spelled_symbols(said, language)}", language)
+    found = content_words(f"{said} {question} {spelled_symbols(to_unicode(said), language)}",
+                          language)
     if same and mine and len(mine & found) < OVERLAP_LOW * len(mine):
         return StatementVerdict(statement, False, reason="most of its words are not in its "
                                                          "sentences")
