@@ -184,6 +184,15 @@ def test_a_statement_that_points_back_gets_what_its_sentence_says_before_it() ->
     assert with_antecedent("此处的导数为零, 由 Fermat 引理.", [ROLLE_PROOF]) is None
 
 
+def test_here_on_a_slide_is_its_title_as_a_reader_writes_it() -> None:
+    # in capitals, the translation took each of the title's words for a name
+    slide = ("NEWTON-RAPHSON VS. GD ON BRANIN FUNCTION Newton-Raphson has much better "
+             "convergence speed here")
+    assert with_antecedent("Newton-Raphson has much better convergence speed here", [slide]) == (
+        "Newton-Raphson vs. GD on Branin Function: Newton-Raphson has much better convergence "
+        "speed here")
+
+
 EQUIVALENT = (r"到此可以声明, 至少在 $\R$ 上, 区间套定理, 有限覆盖定理, Weierstrass 定理, "
               r"聚点定理是两两等价的; 区间套定理与 Dedekind 定理等价, 而 Cauchy 收敛原理也与"
               r"它们等价.")

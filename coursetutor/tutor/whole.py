@@ -315,8 +315,41 @@ def with_antecedent(statement: str, lines: Sequence[str]) -> str | None:
         letters = [i for i, c in enumerate(plain) if not c.isspace()]
         before = plain[:letters[at]].strip()  # up to where the statement's words begin
         if before and len(before) <= MAX_BEFORE:
+            if shouted(before):  # a slide's title: where "here" is
+                return f"{_title_cased(before, plain)}: {body}"
             return f"{before} {body}"
     return None
+
+
+def shouted(text: str) -> bool:
+    """Is `text` a title in capitals ("NEWTON-RAPHSON VS. GD ON BRANIN FUNCTION"), two words
+    or more?"""
+    words = re.findall(r"[^\W\d_][\w'’-]*", text)
+    return len(words) >= 2 and all(w.isupper() for w in words)
+
+
+def _title_cased(title: str, line: str) -> str:
+    """A title in capitals as a reader writes it: each word as the line writes it elsewhere
+    ("Newton-Raphson"), a short word that is no word of prose as it stands ("GD"), the
+    others capitalised, small words small ("Newton-Raphson vs. GD on Branin Function"). In
+    capitals, the translation took each word for a name and the Chinese reply read
+    "牛顿-拉弗森法（NEWTON-RAPHSON）在 VS 和 GD 上对 BRANIN FUNCTION … 进行迭代"."""
+    written = {w.casefold(): w for w in re.findall(r"[^\W\d_][\w'’-]*", line)
+               if not w.isupper()}
+    out = []
+    for n, word in enumerate(title.split()):
+        core = word.strip(".,:;()")
+        key = core.casefold()
+        if key in written:
+            cased = written[key]
+        elif key in ("vs", "v") or (key in ANY_STOPWORD and n):
+            cased = key
+        elif len(core) <= 3:
+            cased = core
+        else:
+            cased = core.capitalize()
+        out.append(word.replace(core, cased, 1) if core else word)
+    return " ".join(out)
 
 
 # a result a Chinese or Japanese sentence names ("有限覆盖定理", "Cauchy 收敛原理")
