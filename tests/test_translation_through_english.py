@@ -55,3 +55,13 @@ def test_a_whole_translation_or_one_from_english_is_made_once() -> None:
     assert translate_reply(lossy, english, "Korean (한국어)", [],  # type: ignore[arg-type]
                            source="en") == "c에서 함수의 값은 0입니다."
     assert len(lossy.asked) == 1  # from English already: nothing to go through
+
+
+def test_a_translation_that_ran_away_is_made_through_english() -> None:
+    model = _Translator({
+        ("Korean", ROLLE): "c에서 함수의 도함수는 0입니다. [2]",  # a marker the text has not
+        ("English", ROLLE): "the derivative of the function at c is zero",
+        ("Korean", "the derivative of the function at c is zero"): "c에서 함수의 도함수는 0입니다.",
+    })
+    out = translate_reply(model, ROLLE, "Korean (한국어)", [], source="it")  # type: ignore[arg-type]
+    assert out == "c에서 함수의 도함수는 0입니다."
