@@ -684,3 +684,14 @@ def test_a_formula_stays_with_the_sentence_it_completes_when_checked_by_sentence
     assert _parts(text) == [text]
     assert _parts("Bisection halves the bracket. Newton uses the tangent.") == [
         "Bisection halves the bracket.", "Newton uses the tangent."]
+
+
+def test_a_word_of_prose_that_opens_a_remark_is_no_name_left_out() -> None:
+    # "(Non immporta …)": asked what the sentence "says about Non", the model wrote a gloss
+    rolle = _line("S1", "Teorema 42 (di Rolle). Se f è continua in [a,b] e f(a)=f(b) allora "
+                        "∃ c∈ (a,b) : f'(c)=0 (Non immporta la non derivabilità degli estremi)")
+    assert names_left_out(["Se f è continua in [a,b] e f(a)=f(b), allora f'(c)=0."], [rolle],
+                          "Quale è il teorema di Rolle?") is None
+    wolfe = _line("S1", "Use step size α > 0 to satisfy Wolfe conditions (or just Armijo rule)")
+    assert names_left_out(["Use a step size α > 0."], [wolfe], "What is the step size?") == (
+        wolfe, ("Wolfe", "Armijo"))

@@ -352,8 +352,8 @@ ARCHIMEDES = (r"Teorema 5 (Proprietà archimedea). Siano - $\alpha,\beta>0$ - $\
      "**定义 2.1.1 (极限)** 对序列 {aₙ}, ∀ε>0, ∃ N, ∀ n≥ N, |a−aₙ|<ε, 则称 a 为 {aₙ} 的极限.",
      "如果序列 {aₙ} 满足对于任意 ε>0，存在 N，对于所有 n≥ N，|a−aₙ|<ε，那么称 a 为 {aₙ} 的极限。",
      "如果序列 {aₙ} 单调有界，那么它的极限等于它的上确界。"),
-    # a result in LaTeX said in words: its function and its zero are the sentence's
-    # "f:[a,b]\to\mathbb{R}" and "f(x_0)=0"
+    # a result in LaTeX said in words: its zero is the sentence's "f(x_0)=0", its "esiste"
+    # the sentence's "\exists"
     ("it", "Cosa dice il teorema degli zeri?",
      r"Teorema 33 (degli zeri). sia $f:[a,b]\to\mathbb{R}$, $f$ continua, $f(a)\cdot f(b)"
      r"\neq 0$ (hanno segno diverso). Allora $\exists x_0\in (a,b)$ tale che $f(x_0)=0$",
@@ -361,6 +361,15 @@ ARCHIMEDES = (r"Teorema 5 (Proprietà archimedea). Siano - $\alpha,\beta>0$ - $\
      "allora esiste almeno un punto intermedio tra questi due punti dove la funzione è zero.",
      "Il teorema degli zeri dice che una funzione derivabile ha sempre un massimo e un minimo "
      "in ogni intervallo aperto, come una funzione monotona."),
+    # "a function" is no word of a sentence that writes f:[a,b]→ℝ: the wrong gloss goes
+    ("it", "Quale è il teorema di Rolle?",
+     r"Teorema 42 (di Rolle). Sia $f:[a,b]\to\mathbb{R}$. Se: - $f$ è continua in $[a,b]$ - "
+     r"$f$ è derivabile su $(a,b)$ - $f(a)=f(b)$ allora: $\exists c\in (a,b) : f^'(c)=0$ "
+     r"(Non immporta la non derivabilità degli estremi)",
+     "Se f è continua in [a,b], derivabile su (a,b) e f(a)=f(b), allora esiste c in (a,b) "
+     "tale che f'(c)=0.",
+     "Il teorema di Rolle è un teorema di calcolo differenziale che fornisce una condizione "
+     "sufficiente per la derivabilità di una funzione continua su un intervallo."),
     ("it", "Come si definisce il limite di una successione?",
      "Si dice che aₙ → ℓ se ∀ ϵ > 0 ∃ n₀ ∈ ℕ : ∀ n ≥ n₀ si ha |aₙ − ℓ| < ϵ.",
      "La successione aₙ tende a ℓ se per ogni ϵ > 0 esiste n₀ ∈ ℕ tale che per ogni n ≥ n₀ "

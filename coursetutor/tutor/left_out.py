@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..retrieval.language import ANY_STOPWORD
 from .claims import SourceText, is_acronym, names
 from .sentences import Line
 
@@ -27,6 +28,7 @@ def names_left_out(said: Sequence[str], cited: Sequence[Line],
     for line in cited:
         body = _without_label(line.text)
         found = [n for n in names(body) if (line.language != "de" or is_acronym(n))
+                 and n.casefold() not in ANY_STOPWORD
                  and not _opens_clause(n, body) and not _is_label(n, body)]
         left = tuple(dict.fromkeys(n for n in found if not told.has_name(n)))
         if left:
