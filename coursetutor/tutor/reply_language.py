@@ -109,9 +109,10 @@ def translate_reply(router: Router, text: str, language_name: str,
         out = _translated(router, text, language_name, log, wait, told(text))
     if runaway(text, out) or foreign_script(text, out, target):
         out = ""  # "금융의 금융의 금융의 ...", "определire": the reply as written is better
-    if checked(target) and source not in ("en", UNKNOWN) and target != "en" and (
-            not out or glossary.dropped(out, text, source, target)):
-        out = _through_english(router, text, language_name, log, wait, source, out)
+    if checked(target) and source not in ("en", UNKNOWN) and target != "en":
+        lost = glossary.dropped(out, text, source, target) if out else []
+        if not out or lost:
+            out = _through_english(router, text, language_name, log, wait, source, out, lost)
     if not out:
         return ""
     cited = cited_numbers(text)
@@ -121,14 +122,14 @@ def translate_reply(router: Router, text: str, language_name: str,
 
 
 def _through_english(router: Router, text: str, language_name: str, log: list[CallRecord],
-                     wait: bool, source: str, out: str) -> str:
+                     wait: bool, source: str, out: str, lost: list[str]) -> str:
     """The translation of `text` from `source` into the named language made through English,
-    when the direct one (`out`) failed ("") or left out textbook terms the text holds, and
-    this one leaves out no more; else `out`. The bundled model translates from English best: "Il
-    teorema di Rolle è un teorema … se la funzione ha gli estremi f(a) e f(b) uguali, allora
-    esiste almeno un punto c … tale che la derivata della funzione in c sia zero" came out
-    in Korean as "… 이 함수의 최소값이 존재하는 점 c가 …" (a minimum, and no f(a) = f(b)), and
-    through English whole."""
+    when the direct one (`out`) failed ("") or left out textbook terms the text holds
+    (`lost`), and this one leaves out no more; else `out`. The bundled model translates
+    from English best: "Il teorema di Rolle è un teorema … se la funzione ha gli estremi
+    f(a) e f(b) uguali, allora esiste almeno un punto c … tale che la derivata della
+    funzione in c sia zero" came out in Korean as "… 이 함수의 최소값이 존재하는 점 c가 …" (a
+    minimum, and no f(a) = f(b)), and through English whole."""
     english = translate_reply(router, text, LANGUAGE_NAMES["en"], log, wait, source=source)
     if not english:
         return out
@@ -136,7 +137,6 @@ def _through_english(router: Router, text: str, language_name: str, log: list[Ca
     via = translate_reply(router, english, language_name, log, wait, source="en")
     if not via or not out:
         return via or out
-    lost = glossary.dropped(out, text, source, target)
     return via if len(glossary.dropped(via, text, source, target)) <= len(lost) else out
 
 

@@ -61,6 +61,11 @@ TITLE_WORDS = 5  # a line of this many capitalised words, most of its words: tit
 TITLE_SHARE = 0.6
 
 _STEPS = ("how", "why", "proof", "explain")
+# what names a drawback, on a page and in a question
+_DRAWBACKS = (r"disadvantages?|drawbacks?|limitations?|weakness(?:es)?|downsides?|shortcomings?|"
+              r"svantagg[io]|limitazion[ei]|difett[io]|nachteile?|inconvénients?|desventajas?|"
+              r"limitaciones")
+_DRAWBACKS_CJK = "缺点|局限|弊端|단점|한계|문제점|欠点|短所"
 _CUES = {
     "definition": re.compile(
         r"\b(?:is called|is defined|we call|denotes|si dice|si chiama|è detta|è detto|"
@@ -71,20 +76,14 @@ _CUES = {
                         r"allora)\b|证明|假设|设|则|증명", re.I),
     # what a page calls a drawback: "Disadvantage: For “bad” starting points: Newton-Raphson
     # may diverge", "Problem 2: Hessian can be computationally expensive"
-    "drawback": re.compile(
-        r"\b(?:disadvantages?|drawbacks?|limitations?|problem \d{1,2}|weakness(?:es)?|"
-        r"downsides?|shortcomings?|svantagg[io]|limitazion[ei]|difett[io]|nachteile?|"
-        r"inconvénients?|desventajas?|limitaciones)\b|缺点|局限|弊端|단점|한계|문제점|欠点|短所",
-        re.I),
+    "drawback": re.compile(rf"\b(?:problem \d{{1,2}}|{_DRAWBACKS})\b|{_DRAWBACKS_CJK}", re.I),
 }
 # a question about drawbacks ("뉴턴-랩슨 방법의 단점은 무엇인가요?", searched as "What are the
 # limitations of the Newton-Raphson method?"): the slide of its "Aim: Find quasi-second order
 # methods" came before the one of its "Disadvantage"
 _DRAWBACK_ASKED = re.compile(
-    r"\b(?:disadvantages?|drawbacks?|limitations?|weakness(?:es)?|downsides?|shortcomings?|"
-    r"pitfalls?|svantagg[io]|limitazion[ei]|difett[io]|punti deboli|nachteile?|schwächen|"
-    r"inconvénients?|faiblesses?|desventajas?|limitaciones)\b|缺点|局限|不足之处|弊端|劣势|"
-    r"단점|한계|약점|문제점|欠点|短所|デメリット", re.I)
+    rf"\b(?:{_DRAWBACKS}|pitfalls?|punti deboli|schwächen|faiblesses?)\b|{_DRAWBACKS_CJK}|"
+    r"不足之处|劣势|약점|デメリット", re.I)
 
 _JOINS_NEXT = re.compile(r"[,:=+\-−(\[{]$|\b(?:with|of|and|or|to|the|a|is|by|for|where)$", re.I)
 _GOES_ON = re.compile(r"^(?:[a-zà-ÿ(\[{=+\-−∇∑∫√`$]|\d)")

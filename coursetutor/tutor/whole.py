@@ -321,10 +321,13 @@ def with_antecedent(statement: str, lines: Sequence[str]) -> str | None:
     return None
 
 
+_WORD = re.compile(r"[^\W\d_][\w'’-]*")
+
+
 def shouted(text: str) -> bool:
     """Is `text` a title in capitals ("NEWTON-RAPHSON VS. GD ON BRANIN FUNCTION"), two words
     or more?"""
-    words = re.findall(r"[^\W\d_][\w'’-]*", text)
+    words = _WORD.findall(text)
     return len(words) >= 2 and all(w.isupper() for w in words)
 
 
@@ -334,8 +337,7 @@ def _title_cased(title: str, line: str) -> str:
     others capitalised, small words small ("Newton-Raphson vs. GD on Branin Function"). In
     capitals, the translation took each word for a name and the Chinese reply read
     "牛顿-拉弗森法（NEWTON-RAPHSON）在 VS 和 GD 上对 BRANIN FUNCTION … 进行迭代"."""
-    written = {w.casefold(): w for w in re.findall(r"[^\W\d_][\w'’-]*", line)
-               if not w.isupper()}
+    written = {w.casefold(): w for w in _WORD.findall(line) if not w.isupper()}
     out = []
     for n, word in enumerate(title.split()):
         core = word.strip(".,:;()")
